@@ -1,0 +1,144 @@
+package meta
+
+// TypeMeta names an object's kind and API version on the wire.
+type TypeMeta struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+}
+
+// GetTypeMeta returns the receiver; embedding TypeMeta gives a kind the
+// method that Object requires.
+func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
+
+// GroupVersionKind returns the group, version and kind named by t.
+func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
+	gv := ParseGroupVersion(t.APIVersion)
+	return gv.WithKind(t.Kind)
+}
+
+// SetGroupVersionKind sets Kind and APIVersion from gvk.
+func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
+	t.Kind = gvk.Kind
+	t.APIVersion = gvk.GroupVersion().String()
+}
+
+// ObjectMeta is the metadata every persisted object carries.
+type ObjectMeta struct {
+	Name                       string               `json:"name,omitempty"`
+	GenerateName               string               `json:"generateName,omitempty"`
+	Namespace                  string               `json:"namespace,omitempty"`
+	SelfLink                   string               `json:"selfLink,omitempty"`
+	UID                        UID                  `json:"uid,omitempty"`
+	ResourceVersion            string               `json:"resourceVersion,omitempty"`
+	Generation                 int64                `json:"generation,omitempty"`
+	CreationTimestamp          Time                 `json:"creationTimestamp,omitzero"`
+	DeletionTimestamp          *Time                `json:"deletionTimestamp,omitempty"`
+	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty"`
+	Labels                     map[string]string    `json:"labels,omitempty"`
+	Annotations                map[string]string    `json:"annotations,omitempty"`
+	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty"`
+	Initializers               *Initializers        `json:"initializers,omitempty"`
+	Finalizers                 []string             `json:"finalizers,omitempty"`
+	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
+}
+
+// GetObjectMeta returns the receiver; embedding ObjectMeta gives a kind the
+// method that Object requires.
+func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
+
+// UID is a unique identifier of an object over its whole lifetime.
+type UID string
+
+// Initializers tracks the initializers still to act on an object. While
+// Pending is not empty the object is hidden from ordinary reads.
+type Initializers struct {
+	Pending []Initializer `json:"pending"`
+	Result  *Status       `json:"result,omitempty"`
+}
+
+// Initializer names one pending initializer.
+type Initializer struct {
+	Name string `json:"name"`
+}
+
+// OwnerReference points from a dependent to its owner, for garbage collection.
+type OwnerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                UID    `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// ManagedFieldsEntry is carried so that server-side-apply metadata written by
+// clients survives a round trip; orkit does not interpret it.
+type ManagedFieldsEntry struct {
+	Manager     string  `json:"manager,omitempty"`
+	Operation   string  `json:"operation,omitempty"`
+	APIVersion  string  `json:"apiVersion,omitempty"`
+	Time        *Time   `json:"time,omitempty"`
+	FieldsType  string  `json:"fieldsType,omitempty"`
+	FieldsV1    RawJSON `json:"fieldsV1,omitempty"`
+	Subresource string  `json:"subresource,omitempty"`
+}
+
+// ListMeta is the metadata of a list response.
+type ListMeta struct {
+	SelfLink           string `json:"selfLink,omitempty"`
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+// GetListMeta returns the receiver; embedding ListMeta gives a list the
+// method that ListObject requires.
+func (m *ListMeta) GetListMeta() *ListMeta { return m }
+
+// List is the wire shape of every list kind (PodList, NodeList, ...):
+// define a list as `type PodList = meta.List[Pod]`.
+type List[T any] struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata"`
+	Items    []T `json:"items"`
+}
+
+// Object is implemented by every top-level kind through its embedded
+// TypeMeta and ObjectMeta (use a pointer: *core.Pod is an Object).
+type Object interface {
+	GetTypeMeta() *TypeMeta
+	GetObjectMeta() *ObjectMeta
+}
+
+// ListObject is implemented by every list kind through List.
+type ListObject interface {
+	GetTypeMeta() *TypeMeta
+	GetListMeta() *ListMeta
+}
+
+// OwnerReferences ---------------------------------------------------------
+
+// ControllerOf returns the owner reference with Controller set, or nil.
+func ControllerOf(m *ObjectMeta) *OwnerReference {
+	for i := range m.OwnerReferences {
+		if r := &m.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
+}
+
+// HasFinalizer reports whether m lists the finalizer f.
+func (m *ObjectMeta) HasFinalizer(f string) bool {
+	for _, x := range m.Finalizers {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// IsInitialized reports whether no initializer is pending on m.
+func (m *ObjectMeta) IsInitialized() bool {
+	return m.Initializers == nil || len(m.Initializers.Pending) == 0
+}

@@ -1,0 +1,9 @@
+// Package store defines orkit's durable, revisioned, watchable key-value
+// storage, modelled on etcd's: one global revision that every write
+// increments, compare-and-swap on a key's modification revision, consistent
+// paginated lists, and watches that replay history from any revision not yet
+// compacted.
+//
+// Interface is the contract; store/bbolt is the default embedded backend and
+// store/storetest is the conformance suite every backend passes.
+package store
