@@ -1,0 +1,43 @@
+package errors
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/orkit/orkit/api/field"
+	"github.com/orkit/orkit/api/meta"
+)
+
+func TestMessagesAndPredicates(t *testing.T) {
+	pods := meta.GroupResource{Resource: "pods"}
+	deploys := meta.GroupResource{Group: "apps", Resource: "deployments"}
+	tests := []struct {
+		name string
+		err  *meta.Status
+		code int32
+		msg  string
+		is   func(error) bool
+	}{
+		{"not found", NewNotFound(pods, "web"), http.StatusNotFound, `pods "web" not found`, IsNotFound},
+		{"exists", NewAlreadyExists(deploys, "web"), http.StatusConflict, `deployments.apps "web" already exists`, IsAlreadyExists},
+		{"conflict", NewConflict(pods, "web", fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again")),
+			http.StatusConflict, `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again`, IsConflict},
+		{"invalid", NewInvalid(meta.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "web",
+			field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), -1, "must be greater than or equal to 0")}),
+			http.StatusUnprocessableEntity, `Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`, IsInvalid},
+		{"gone", NewGone("too old resource version: 1 (5)"), http.StatusGone, "too old resource version: 1 (5)", IsGone},
+		{"429", NewTooManyRequests("too many requests", 1), http.StatusTooManyRequests, "too many requests", IsTooManyRequests},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.code, tt.err.Code)
+			assert.Equal(t, tt.msg, tt.err.Message)
+			assert.Equal(t, "Status", tt.err.Kind)
+			assert.True(t, tt.is(fmt.Errorf("wrapped: %w", tt.err)))
+			assert.False(t, tt.is(fmt.Errorf("plain")))
+		})
+	}
+}
