@@ -1,0 +1,84 @@
+// Command hello is the program of the orkit.local/hello:v1 image: by
+// default an HTTP server, and a multi-call tool for exec hooks, probes and
+// tests in an image without a shell.
+//
+// Server (no subcommand, or "serve"): listens on :8080 (env PORT
+// overrides); GET / answers the hostname, /healthz answers 200, or 500 when
+// HELLO_FAIL_HEALTH is set to a non-path value or names a file that exists;
+// every request is logged to stdout; HELLO_EXIT_AFTER (a Go duration) makes
+// it exit after that long with code HELLO_EXIT_CODE (default 0); SIGTERM or
+// SIGINT end it with code 0.
+//
+// Subcommands, chosen by argv[1] or by the basename of argv[0]:
+//
+//	wget URL              print the body; exit 1 on failure or a non-2xx status
+//	cat FILE              print the file
+//	write FILE TEXT       write TEXT to FILE
+//	sleep DURATION        sleep (SIGTERM ends it with code 0)
+//	sleep-ignore-term D   sleep D, ignoring SIGTERM
+//	exit CODE             exit with CODE
+//	env                   print the environment
+//	ls DIR                list the directory
+//	resolve NAME          print NAME's addresses
+//	echo ARGS...          print ARGS on stdout
+//	echo-err ARGS...      print ARGS on stderr
+//	print TEXT            print TEXT with no newline
+//	alloc MIB             allocate and touch MIB MiB, then sleep
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand or the server and returns the exit code.
+func run(argv []string, stdout, stderr io.Writer) int {
+	name, args := "serve", []string(nil)
+	if len(argv) > 0 {
+		if _, ok := commands[filepath.Base(argv[0])]; ok {
+			name, args = filepath.Base(argv[0]), argv[1:]
+		} else if len(argv) > 1 {
+			name, args = argv[1], argv[2:]
+		}
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "hello: unknown command %q\n", name)
+		return 2
+	}
+	if len(args) < cmd.minArgs {
+		fmt.Fprintf(stderr, "hello: usage: %s %s\n", name, cmd.usage)
+		return 2
+	}
+	return cmd.run(args, stdout, stderr)
+}
+
+// command is one subcommand.
+type command struct {
+	minArgs int
+	usage   string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{
+	"serve":             {0, "", func(_ []string, o, e io.Writer) int { return serve(os.Getenv, o, e) }},
+	"wget":              {1, "URL", cmdWget},
+	"cat":               {1, "FILE", cmdCat},
+	"write":             {2, "FILE TEXT", cmdWrite},
+	"sleep":             {1, "DURATION", cmdSleep},
+	"sleep-ignore-term": {1, "DURATION", cmdSleepIgnoreTerm},
+	"exit":              {1, "CODE", cmdExit},
+	"env":               {0, "", cmdEnv},
+	"ls":                {1, "DIR", cmdLs},
+	"resolve":           {1, "NAME", cmdResolve},
+	"echo":              {0, "ARGS...", cmdEcho},
+	"echo-err":          {0, "ARGS...", cmdEchoErr},
+	"print":             {1, "TEXT", cmdPrint},
+	"alloc":             {1, "MIB", cmdAlloc},
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func fail(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "hello: "+format+"\n", a...)
+	return 1
+}
+
+func cmdWget(args []string, stdout, stderr io.Writer) int {
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(args[0])
+	if err != nil {
+		return fail(stderr, "wget: %v", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(stdout, resp.Body); err != nil {
+		return fail(stderr, "wget: read body: %v", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return fail(stderr, "wget: %s: status %s", args[0], resp.Status)
+	}
+	return 0
+}
+
+func cmdCat(args []string, stdout, stderr io.Writer) int {
+	f, err := os.Open(args[0])
+	if err != nil {
+		return fail(stderr, "cat: %v", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(stdout, f); err != nil {
+		return fail(stderr, "cat: %v", err)
+	}
+	return 0
+}
+
+func cmdWrite(args []string, _, stderr io.Writer) int {
+	if err := os.WriteFile(args[0], []byte(strings.Join(args[1:], " ")), 0o644); err != nil {
+		return fail(stderr, "write: %v", err)
+	}
+	return 0
+}
+
+func cmdSleep(args []string, _, stderr io.Writer) int {
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		return fail(stderr, "sleep: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return 0
+}
+
+func cmdSleepIgnoreTerm(args []string, stdout, stderr io.Writer) int {
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		return fail(stderr, "sleep-ignore-term: %v", err)
+	}
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	fmt.Fprintln(stdout, "ignoring SIGTERM")
+	time.Sleep(d)
+	return 0
+}
+
+func cmdExit(args []string, _, stderr io.Writer) int {
+	code, err := strconv.Atoi(args[0])
+	if err != nil || code < 0 || code > 255 {
+		return fail(stderr, "exit: bad code %q", args[0])
+	}
+	return code
+}
+
+func cmdEnv(_ []string, stdout, _ io.Writer) int {
+	env := os.Environ()
+	sort.Strings(env)
+	for _, kv := range env {
+		fmt.Fprintln(stdout, kv)
+	}
+	return 0
+}
+
+func cmdLs(args []string, stdout, stderr io.Writer) int {
+	entries, err := os.ReadDir(args[0])
+	if err != nil {
+		return fail(stderr, "ls: %v", err)
+	}
+	for _, e := range entries {
+		fmt.Fprintln(stdout, e.Name())
+	}
+	return 0
+}
+
+func cmdResolve(args []string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupHost(ctx, args[0])
+	if err != nil {
+		return fail(stderr, "resolve: %v", err)
+	}
+	for _, a := range addrs {
+		fmt.Fprintln(stdout, a)
+	}
+	return 0
+}
+
+func cmdEcho(args []string, stdout, _ io.Writer) int {
+	fmt.Fprintln(stdout, strings.Join(args, " "))
+	return 0
+}
+
+func cmdEchoErr(args []string, _, stderr io.Writer) int {
+	fmt.Fprintln(stderr, strings.Join(args, " "))
+	return 0
+}
+
+func cmdPrint(args []string, stdout, _ io.Writer) int {
+	fmt.Fprint(stdout, strings.Join(args, " "))
+	return 0
+}
+
+// cmdAlloc allocates MIB mebibytes, touching every page so that they count
+// against the memory cgroup, then sleeps: under a smaller limit the OOM
+// killer ends it.
+func cmdAlloc(args []string, stdout, stderr io.Writer) int {
+	mib, err := strconv.Atoi(args[0])
+	if err != nil || mib < 0 {
+		return fail(stderr, "alloc: bad size %q", args[0])
+	}
+	chunks := make([][]byte, 0, mib)
+	for i := 0; i < mib; i++ {
+		b := make([]byte, 1<<20)
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = 1
+		}
+		chunks = append(chunks, b)
+	}
+	fmt.Fprintf(stdout, "allocated %d MiB\n", len(chunks))
+	return cmdSleep([]string{"1h"}, stdout, stderr)
+}
