@@ -1,0 +1,63 @@
+// Package bbolt is orkit's default store.Interface backend: an embedded,
+// durable, revisioned and watchable key-value store in one bbolt file.
+//
+// # Layout
+//
+// The file holds three buckets (see codec.go for the byte layout):
+//
+//   - orkit.meta: schema magic and version, the current revision, the
+//     compacted revision and how far that compaction's deletions got;
+//   - orkit.keys: every live key → create revision, mod revision, value;
+//   - orkit.history: revision → the event written at it (type, key, value,
+//     create revision, previous mod revision). It is an append-only MVCC log.
+//
+// Get and a List at the current revision read orkit.keys. A List at a past
+// revision R reads orkit.keys and undoes the writes after R: the first
+// history record after R for a key names (by its previous mod revision) the
+// version that was current at R. A Watch replays orkit.history from its
+// start revision, looking up Prev the same way, then switches to live
+// events. Compact(rev) keeps, for each key, its newest version at or
+// before rev, and deletes every older version and every delete record at or
+// before rev, so both paths stay answerable for every revision ≥ rev.
+//
+// # Writes: group commit
+//
+// Writers validate their input (store.ValidateKey, store.ValidateValue:
+// nothing is queued for bad input), append an op to the Store's queue and
+// wait. One committer goroutine, owned by the Store, takes everything
+// queued (up to Options.MaxBatchOps / MaxBatchBytes), applies each op in
+// order inside ONE bbolt read-write transaction — each op checks its own
+// precondition, so a conflicting op fails alone and takes no revision —
+// commits (bbolt fsyncs the data and then the meta page), publishes the
+// events to watchers, and wakes each writer with its own revision. It then
+// starts the next transaction at once with whatever queued meanwhile: there
+// is no batching delay, and the more writers wait, the more each fsync
+// carries. A storage error fails every op of that transaction and writes
+// none of them.
+//
+// # Watch fan-out
+//
+// Live watchers are grouped by prefix in a hub; after each commit the
+// committer hands each matching watcher its events without blocking. Each
+// watcher has a goroutine and a bounded pending buffer
+// (Options.WatchBuffer); a watcher whose buffer would overflow is removed
+// and, after its pending events, receives a final Event with
+// store.ErrWatcherTooSlow. Writers and other watchers never wait for a
+// watcher. A watch starting in the past replays history in short read
+// transactions from its own goroutine (it is "unsynced" and not in the
+// hub, so a slow replay stalls nobody) and joins the hub under the hub's
+// lock once it has delivered every published revision; live events at or
+// below the revision it replayed through are skipped, so there is no gap
+// and no duplicate.
+//
+// # Keys, files and failure
+//
+// Keys follow store.ValidateKey (at most store.MaxKeySize = 1 KiB, "/"
+// separated, no empty, "." or ".." segment, no NUL); values at most
+// store.MaxValueSize. Open checks bbolt's meta pages itself (a foreign or
+// truncated file fails with store.ErrCorrupt before bbolt maps it), checks
+// the schema, and by default runs bbolt's page-level check; every bbolt
+// call runs under a guard that turns a panic or a memory fault into
+// store.ErrCorrupt. The file lock makes a second Open, in any process,
+// wait Options.LockTimeout and fail with ErrLocked.
+package bbolt

@@ -1,0 +1,209 @@
+package bbolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/orkit/orkit/store"
+)
+
+var _ store.Interface = (*Store)(nil)
+
+// Store is the bbolt-backed store.Interface. It owns one database file, one
+// committer goroutine (group commit, see write.go) and one goroutine per
+// open watch. All methods are safe for concurrent use. Close releases the
+// file; afterwards every method returns store.ErrClosed.
+//
+// Lock order: Store.mu, then hub.mu, then watcher.mu. The committer holds
+// none of them while it runs a bbolt transaction.
+type Store struct {
+	db   *bolt.DB
+	path string
+	opts Options
+	log  *slog.Logger
+
+	// mu guards queue and closed, and orders watch registration against
+	// Close (wg.Add happens under mu while closed is false).
+	mu     sync.Mutex
+	queue  []*op
+	closed bool
+	kick   chan struct{} // capacity 1: "the queue changed or Close began"
+
+	committerDone chan struct{} // closed when the committer has exited
+	closing       chan struct{} // closed by Close after the committer ends
+	watchers      sync.WaitGroup
+	closeOnce     sync.Once
+	closeErr      error
+
+	rev        atomic.Int64 // last committed revision
+	compactRev atomic.Int64 // compacted revision (history below it is gone)
+	compactMu  sync.Mutex   // serialises Compact calls
+
+	hub *hub
+}
+
+// Open opens the store at path, creating the file if it does not exist.
+// opts may be nil for defaults. The file is locked for the Store's lifetime;
+// ErrLocked if it stays locked for Options.LockTimeout.
+//
+// A file that is damaged (truncated, bad header, unreadable pages, broken
+// records) or that is a bbolt file of another program fails with an error
+// wrapping store.ErrCorrupt; Open never panics on bad files and never
+// modifies them. An unfinished compaction is completed before Open returns.
+func Open(path string, opts *Options) (*Store, error) {
+	o := opts.withDefaults()
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	db, err := openBolt(path, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		db:            db,
+		path:          path,
+		opts:          o,
+		log:           o.Logger.With("store", path),
+		kick:          make(chan struct{}, 1),
+		committerDone: make(chan struct{}),
+		closing:       make(chan struct{}),
+	}
+	if err := s.load(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := s.finishCompaction(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("resume compaction of %s: %w", path, err)
+	}
+	s.hub = newHub(s.rev.Load())
+	go s.commitLoop()
+	s.log.Info("store opened", "revision", s.rev.Load(), "compacted", s.compactRev.Load())
+	return s, nil
+}
+
+// openBolt opens the bbolt file with a guard: bbolt may panic or fault on
+// pages that passed the header check but are still damaged.
+func openBolt(path string, o Options) (db *bolt.DB, err error) {
+	err = guard(path, func() error {
+		var err error
+		db, err = bolt.Open(path, o.FileMode, &bolt.Options{
+			Timeout:         o.LockTimeout,
+			InitialMmapSize: o.InitialMmapSize,
+			FreelistType:    bolt.FreelistMapType,
+		})
+		return err
+	})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
+		return nil, fmt.Errorf("open %s: %w: %w", path, err, store.ErrCorrupt)
+	case err != nil:
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// guard runs fn, turning a panic or a memory fault (a read past the end of
+// a damaged mapping) into an error wrapping store.ErrCorrupt.
+func guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: bbolt failed on damaged data: %v: %w", path, r, store.ErrCorrupt)
+		}
+	}()
+	return fn()
+}
+
+// view runs fn in a read transaction under guard, mapping a closed
+// database to store.ErrClosed.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	err := guard(s.path, func() error { return s.db.View(fn) })
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return store.ErrClosed
+	}
+	return err
+}
+
+// isClosed reports whether Close has begun.
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Get returns the current value of key: store.ErrInvalidKey for a malformed
+// key, store.ErrNotFound when absent. The returned value is a copy the
+// caller owns.
+func (s *Store) Get(ctx context.Context, key string) (store.KV, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.KV{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.KV{}, err
+	}
+	if s.isClosed() {
+		return store.KV{}, store.ErrClosed
+	}
+	var kv store.KV
+	err := s.view(func(tx *bolt.Tx) error {
+		k := []byte(key)
+		raw := tx.Bucket(bucketKeys).Get(k)
+		if raw == nil {
+			return fmt.Errorf("get %q: %w", key, store.ErrNotFound)
+		}
+		cur, err := decodeCurrent(k, raw)
+		if err != nil {
+			return err
+		}
+		kv = store.KV{Key: key, Value: clone(cur.value), CreateRevision: cur.createRev, ModRevision: cur.modRev}
+		return nil
+	})
+	return kv, err
+}
+
+// Revision returns the last committed revision (0 for an empty store).
+func (s *Store) Revision(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if s.isClosed() {
+		return 0, store.ErrClosed
+	}
+	return s.rev.Load(), nil
+}
+
+// Close stops accepting work, commits the writes already queued, ends every
+// watch (each gets a final Event with store.ErrClosed when its consumer has
+// room for it; its channel is closed either way), waits for the watch
+// goroutines and closes the file. Close is idempotent; later calls return
+// the first call's result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+		<-s.committerDone
+		close(s.closing)
+		s.hub.close()
+		s.watchers.Wait()
+		s.closeErr = s.db.Close()
+		s.log.Info("store closed", "revision", s.rev.Load())
+	})
+	return s.closeErr
+}

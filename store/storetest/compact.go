@@ -1,0 +1,70 @@
+package storetest
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/store"
+)
+
+// testCompaction compacts a random history in steps and checks after each
+// that everything at or after the compacted revision still reads exactly as
+// the model says, and everything before it fails with ErrTooOld.
+func testCompaction(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := testContext(t)
+	m := newModel(revision(t, s))
+	rng := rand.New(rand.NewPCG(11, 12))
+	randomWrites(ctx, t, s, m, rng, "/c/", 6, 120)
+	cur := m.last()
+
+	err := s.Compact(ctx, cur+1)
+	require.ErrorIs(t, err, store.ErrFutureRevision)
+
+	for _, c := range []int64{m.base + 10, m.base + 40, m.base + 41, m.base + 90} {
+		require.NoError(t, s.Compact(ctx, c), "compact to %d", c)
+		t.Run(key("after compact %d", c), func(t *testing.T) {
+			_, err := s.List(ctx, "/c/", store.ListOptions{Revision: c - 1})
+			assert.ErrorIs(t, err, store.ErrTooOld, "list below compaction")
+			_, err = s.Watch(ctx, "/c/", c-1)
+			assert.ErrorIs(t, err, store.ErrTooOld, "watch below compaction")
+			for rev := c; rev <= cur; rev++ {
+				want := m.sorted(rev, "/c/")
+				got, _, err := listAll(ctx, s, "/c/", rev, 3)
+				require.NoError(t, err, "list at %d", rev)
+				require.Len(t, got, len(want), "list at %d", rev)
+				for i := range want {
+					assertKV(t, want[i], got[i])
+				}
+			}
+			for _, from := range []int64{c, (c + cur) / 2} {
+				ch, err := s.Watch(ctx, "/c/", from)
+				require.NoError(t, err)
+				got := collect(t, ch, func(evs []store.Event) bool { return int64(len(evs)) >= cur-from })
+				for i, ev := range got {
+					assertEvent(t, m.events[from+1+int64(i)], ev)
+				}
+			}
+		})
+	}
+	require.NoError(t, s.Compact(ctx, m.base+5), "compacting to an older revision is a no-op")
+	for k, want := range m.at(cur) {
+		got, err := s.Get(ctx, k)
+		require.NoError(t, err)
+		assertKV(t, want, got)
+	}
+	// Writes continue after compaction, and a compaction up to the newest
+	// revision keeps the current state listable.
+	randomWrites(ctx, t, s, m, rng, "/c/", 6, 20)
+	require.NoError(t, s.Compact(ctx, m.last()))
+	got, _, err := listAll(ctx, s, "/c/", m.last(), 0)
+	require.NoError(t, err)
+	want := m.sorted(m.last(), "/c/")
+	require.Len(t, got, len(want))
+	for i := range want {
+		assertKV(t, want[i], got[i])
+	}
+}

@@ -1,0 +1,9 @@
+// Package storetest is the conformance suite for store.Interface: every
+// backend's tests call Run (semantics, concurrency, watch ordering,
+// compaction, slow watchers, bad input) and, if its data lives in files,
+// RunDurable (reopen, and a crash test that SIGKILLs a writing child
+// process and checks every acknowledged write survived).
+//
+// The suite uses only the public contract; it makes no timing assertions
+// (waits poll with generous deadlines) and runs under -race.
+package storetest
