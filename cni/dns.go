@@ -129,14 +129,21 @@ func dedupe[T comparable](in []T) []T {
 // ':') is already present replaces it in place.
 func mergeOptions(base, extra []string) []string {
 	out := slices.Clone(base)
+	index := make(map[string]int, len(out)+len(extra))
+	for i, o := range out {
+		name, _, _ := strings.Cut(o, ":")
+		if _, dup := index[name]; !dup {
+			index[name] = i
+		}
+	}
 	for _, opt := range extra {
 		name, _, _ := strings.Cut(opt, ":")
-		i := slices.IndexFunc(out, func(o string) bool { n, _, _ := strings.Cut(o, ":"); return n == name })
-		if i >= 0 {
+		if i, ok := index[name]; ok {
 			out[i] = opt
-		} else {
-			out = append(out, opt)
+			continue
 		}
+		index[name] = len(out)
+		out = append(out, opt)
 	}
 	return out
 }

@@ -208,9 +208,21 @@ func (n *LibCNI) TearDown(ctx context.Context, pod PodNetwork) error {
 	return errors.Join(errs...)
 }
 
+// del runs DEL for list. Without a netns the bridge plugin leaves its
+// masquerade rules behind; del then removes them (see ipmasq.go).
 func (n *LibCNI) del(ctx context.Context, list *libcni.NetworkConfigList, rt *libcni.RuntimeConf) error {
+	var ips []netip.Addr
+	cleanMasq := rt.NetNS == "" && masquerades(list)
+	if cleanMasq {
+		ips = n.knownIPs(list, rt)
+	}
 	if err := n.cni.DelNetworkList(ctx, list, rt); err != nil {
 		return fmt.Errorf("%w: network %q, sandbox %q: %w", ErrTearDown, list.Name, rt.ContainerID, err)
+	}
+	if cleanMasq {
+		if err := removeIPMasq(ctx, list.Name, rt.ContainerID, ips); err != nil {
+			return fmt.Errorf("%w: network %q, sandbox %q: masquerade rules: %w", ErrTearDown, list.Name, rt.ContainerID, err)
+		}
 	}
 	return nil
 }

@@ -371,3 +371,10 @@ func TestConvertResultDualStack(t *testing.T) {
 	assert.Equal(t, []netip.Addr{netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("fd00::5")}, res.PodIPs())
 	assert.Equal(t, netip.MustParseAddr("fd00::1"), res.IPs[1].Gateway)
 }
+
+func TestUsableNetNS(t *testing.T) {
+	assert.Equal(t, "/proc/self/ns/net", usableNetNS("/proc/self/ns/net"))
+	assert.Empty(t, usableNetNS(""))
+	assert.Empty(t, usableNetNS("/nonexistent"))
+	assert.Empty(t, usableNetNS(t.TempDir()), "a directory is not a namespace")
+}
