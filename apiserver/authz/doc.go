@@ -1,0 +1,18 @@
+// Package authz owns the second stage of the API server's handler chain:
+// deciding whether the authenticated user may do what the request asks.
+//
+// An Authorizer answers Allow, Deny or NoOpinion for a request's
+// Attributes. Chain asks several in order — first Allow wins, a Deny
+// stops, NoOpinion goes on — and the server forbids the request (403,
+// worded by ForbiddenMessage) unless the chain allows it. The
+// implementations follow kube-apiserver's authorization modes:
+//
+//	Attributes ─▶ Chain ─┬─ Masters   (group system:masters: always Allow)
+//	                     ├─ Node      (system:node:<name>: its pods, secrets, lease, ...; Deny otherwise)
+//	                     ├─ RBAC      (Roles, ClusterRoles and their bindings, from the server's caches)
+//	                     ├─ ABAC      (a JSON-lines policy file)
+//	                     └─ Webhook   (SubjectAccessReview to a remote service, cached)
+//
+// BootstrapPolicy gives the default ClusterRoles and ClusterRoleBindings the
+// server seeds at start. Every authorizer is safe for concurrent use.
+package authz
