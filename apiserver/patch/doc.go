@@ -1,0 +1,25 @@
+// Package patch applies the three PATCH formats the Kubernetes API accepts to
+// a JSON document: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and
+// strategic merge patch, the Kubernetes extension that kubectl sends for
+// built-in kinds.
+//
+// The one entry point is [Apply]. It takes the current object as JSON, the
+// patch body and the object's kind, and returns the patched object as JSON.
+// It never modifies its inputs: a patch that fails part-way (a JSON patch
+// whose third operation fails, say) returns an error and no document, so the
+// caller's original is untouched and the operation is atomic.
+//
+// Strategic merge patch needs to know, for every list in the object, whether
+// it is replaced as a whole (the default), merged as a set of primitives
+// (metadata.finalizers) or merged element by element on a merge key
+// (spec.containers by name). Kubernetes reads that from struct tags; this
+// package carries the same facts as a table keyed by the list's parent path
+// and field name, per kind (see schema.go). Kinds the table does not know
+// fall back to defaults keyed by field name alone.
+//
+// Errors are sentinels from errors.go, wrapped with %w and a message naming
+// the operation or field at fault: [ErrInvalidPatch] (400), [ErrUnsupported]
+// (415), [ErrTooLarge] (413) and [ErrInvalidDocument] (the original was not
+// JSON, a server-side fault). All functions are safe for concurrent use; the
+// package holds no state.
+package patch
