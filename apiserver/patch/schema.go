@@ -45,7 +45,9 @@ func mergeOn(keys ...string) listRule { return listRule{strategy: mergeByKey, ke
 func asSet() listRule { return listRule{strategy: mergeSet} }
 
 // containerFields returns the PodSpec lists that hold containers.
-func containerFields() []string { return []string{"containers", "initContainers", "ephemeralContainers"} }
+func containerFields() []string {
+	return []string{"containers", "initContainers", "ephemeralContainers"}
+}
 
 // podSpecPath returns where the PodSpec is in objects of kind, if they
 // carry one.

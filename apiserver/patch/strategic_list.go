@@ -323,4 +323,3 @@ func position(e any, ids func(any) (string, bool), serverPos map[string]int) (in
 	p, ok := serverPos[id]
 	return p, ok
 }
-
