@@ -1,0 +1,536 @@
+package core
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/orkit/orkit/api/field"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/validation"
+)
+
+// containerContext is what container validation needs from the pod.
+type containerContext struct {
+	volumes     map[string]bool
+	hostNetwork bool
+	gracePeriod int64
+}
+
+// validateContainers checks the app containers; names records every name seen.
+func validateContainers(cs []Container, ctx containerContext, names map[string]bool, p *field.Path) field.ErrorList {
+	if len(cs) == 0 {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	for i := range cs {
+		c, ip := &cs[i], p.Index(i)
+		errs = append(errs, validateContainerCommon(c, ctx, names, ip)...)
+		errs = append(errs, validateProbes(c, ip)...)
+		if c.RestartPolicy != nil {
+			errs = append(errs, field.Forbidden(ip.Child("restartPolicy"), "may not be set for non-init containers"))
+		}
+	}
+	return errs
+}
+
+// validateInitContainers checks the init containers; regular ones may not
+// have probes or hooks, sidecars (restartPolicy Always) may.
+func validateInitContainers(cs []Container, ctx containerContext, names map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i := range cs {
+		c, ip := &cs[i], p.Index(i)
+		errs = append(errs, validateContainerCommon(c, ctx, names, ip)...)
+		if c.RestartPolicy != nil && *c.RestartPolicy != ContainerRestartPolicyAlways {
+			errs = append(errs, field.NotSupported(ip.Child("restartPolicy"), string(*c.RestartPolicy),
+				[]string{string(ContainerRestartPolicyAlways)}))
+		}
+		if IsRestartableInitContainer(c) {
+			errs = append(errs, validateProbes(c, ip)...)
+			continue
+		}
+		const why = "may not be set for init containers without restartPolicy=Always"
+		if c.Lifecycle != nil {
+			errs = append(errs, field.Forbidden(ip.Child("lifecycle"), why))
+		}
+		if c.LivenessProbe != nil {
+			errs = append(errs, field.Forbidden(ip.Child("livenessProbe"), why))
+		}
+		if c.ReadinessProbe != nil {
+			errs = append(errs, field.Forbidden(ip.Child("readinessProbe"), why))
+		}
+		if c.StartupProbe != nil {
+			errs = append(errs, field.Forbidden(ip.Child("startupProbe"), why))
+		}
+	}
+	return errs
+}
+
+// validateContainerCommon checks what every kind of container shares.
+func validateContainerCommon(c *Container, ctx containerContext, names map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	np := p.Child("name")
+	if c.Name == "" {
+		errs = append(errs, field.Required(np, ""))
+	} else {
+		errs = append(errs, validateDNS1123Label(c.Name, np)...)
+	}
+	if names[c.Name] {
+		errs = append(errs, field.Duplicate(np, c.Name))
+	} else {
+		names[c.Name] = true
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(p.Child("image"), ""))
+	} else if c.Image != strings.TrimSpace(c.Image) {
+		errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+	}
+	errs = append(errs, validateEnum(c.ImagePullPolicy, true, p.Child("imagePullPolicy"),
+		PullAlways, PullIfNotPresent, PullNever)...)
+	errs = append(errs, validateEnum(c.TerminationMessagePolicy, true, p.Child("terminationMessagePolicy"),
+		TerminationMessageReadFile, TerminationMessageFallbackToLogsOnError)...)
+	errs = append(errs, validateContainerPorts(c.Ports, ctx.hostNetwork, p.Child("ports"))...)
+	errs = append(errs, validateEnvFrom(c.EnvFrom, p.Child("envFrom"))...)
+	errs = append(errs, validateEnv(c.Env, p.Child("env"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, ctx.volumes, p.Child("volumeMounts"))...)
+	errs = append(errs, validateResourceRequirements(&c.Resources, p.Child("resources"))...)
+	errs = append(errs, validateSecurityContext(c.SecurityContext, p.Child("securityContext"))...)
+	if c.Lifecycle != nil {
+		errs = append(errs, validateLifecycle(c.Lifecycle, ctx.gracePeriod, p.Child("lifecycle"))...)
+	}
+	return errs
+}
+
+func validateContainerPorts(ports []ContainerPort, hostNetwork bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, port := range ports {
+		ip := p.Index(i)
+		if port.Name != "" {
+			if msgs := validation.IsValidPortName(port.Name); len(msgs) != 0 {
+				errs = append(errs, invalidAll(ip.Child("name"), port.Name, msgs)...)
+			} else if names[port.Name] {
+				errs = append(errs, field.Duplicate(ip.Child("name"), port.Name))
+			} else {
+				names[port.Name] = true
+			}
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(ip.Child("containerPort"), ""))
+		} else {
+			errs = append(errs, invalidAll(ip.Child("containerPort"), port.ContainerPort,
+				validation.IsValidPortNum(int(port.ContainerPort)))...)
+		}
+		if port.HostPort != 0 {
+			errs = append(errs, invalidAll(ip.Child("hostPort"), port.HostPort, validation.IsValidPortNum(int(port.HostPort)))...)
+		}
+		if hostNetwork && port.HostPort != port.ContainerPort {
+			errs = append(errs, field.Invalid(ip.Child("containerPort"), port.ContainerPort,
+				"must match `hostPort` when `hostNetwork` is true"))
+		}
+		errs = append(errs, validateEnum(port.Protocol, true, ip.Child("protocol"), ProtocolSCTP, ProtocolTCP, ProtocolUDP)...)
+	}
+	return errs
+}
+
+// validateEnvVarName checks an environment variable name with Kubernetes'
+// relaxed rule: printable ASCII other than '='.
+func validateEnvVarName(name string, p *field.Path) field.ErrorList {
+	for _, r := range name {
+		if r < ' ' || r > '~' || r == '=' {
+			return field.ErrorList{field.Invalid(p, name,
+				"a valid environment variable name must consist only of printable ASCII characters other than '='")}
+		}
+	}
+	return nil
+}
+
+func validateEnvFrom(sources []EnvFromSource, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, s := range sources {
+		ip := p.Index(i)
+		if s.Prefix != "" {
+			errs = append(errs, validateEnvVarName(s.Prefix, ip.Child("prefix"))...)
+		}
+		n := 0
+		if s.ConfigMapRef != nil {
+			n++
+			errs = append(errs, validateRefName(s.ConfigMapRef.Name, ip.Child("configMapRef", "name"))...)
+		}
+		if s.SecretRef != nil {
+			n++
+			errs = append(errs, validateRefName(s.SecretRef.Name, ip.Child("secretRef", "name"))...)
+		}
+		switch {
+		case n == 0:
+			errs = append(errs, field.Invalid(ip, "", "must specify one of: `configMapRef` or `secretRef`"))
+		case n > 1:
+			errs = append(errs, field.Invalid(ip, "", "may not have more than one field specified at a time"))
+		}
+	}
+	return errs
+}
+
+func validateRefName(name string, p *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	return validateDNS1123Subdomain(name, p)
+}
+
+func validateEnv(vars []EnvVar, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, ev := range vars {
+		ip := p.Index(i)
+		if ev.Name == "" {
+			errs = append(errs, field.Required(ip.Child("name"), ""))
+		} else {
+			errs = append(errs, validateEnvVarName(ev.Name, ip.Child("name"))...)
+		}
+		if ev.ValueFrom != nil {
+			errs = append(errs, validateEnvVarSource(ev, ip.Child("valueFrom"))...)
+		}
+	}
+	return errs
+}
+
+func validateEnvVarSource(ev EnvVar, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	src, n := ev.ValueFrom, 0
+	if src.FieldRef != nil {
+		n++
+		errs = append(errs, validateObjectFieldSelector(src.FieldRef, p.Child("fieldRef"))...)
+	}
+	if src.ResourceFieldRef != nil {
+		n++
+		errs = append(errs, validateResourceFieldSelector(src.ResourceFieldRef, true, p.Child("resourceFieldRef"))...)
+	}
+	if r := src.ConfigMapKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, p.Child("configMapKeyRef"))...)
+	}
+	if r := src.SecretKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, p.Child("secretKeyRef"))...)
+	}
+	switch {
+	case n == 0:
+		errs = append(errs, field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+	case n > 1:
+		errs = append(errs, field.Invalid(p, "", "may not have more than one field specified at a time"))
+	case ev.Value != "":
+		errs = append(errs, field.Invalid(p, "", "may not be specified when `value` is not empty"))
+	}
+	return errs
+}
+
+func validateKeySelector(name, key string, p *field.Path) field.ErrorList {
+	errs := validateRefName(name, p.Child("name"))
+	if key == "" {
+		return append(errs, field.Required(p.Child("key"), ""))
+	}
+	return append(errs, invalidAll(p.Child("key"), key, IsConfigMapKey(key))...)
+}
+
+// validFieldPaths are the pod fields the downward API exposes.
+var validFieldPaths = []string{
+	"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
+	"spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+}
+
+var subscriptedFieldPath = regexp.MustCompile(`^metadata\.(labels|annotations)\['([^']+)'\]$`)
+
+func validateObjectFieldSelector(s *ObjectFieldSelector, p *field.Path) field.ErrorList {
+	if s.APIVersion == "" {
+		return field.ErrorList{field.Required(p.Child("apiVersion"), "")}
+	}
+	if s.FieldPath == "" {
+		return field.ErrorList{field.Required(p.Child("fieldPath"), "")}
+	}
+	if s.APIVersion != "v1" {
+		return field.ErrorList{field.Invalid(p.Child("apiVersion"), s.APIVersion, `unsupported version: must be "v1"`)}
+	}
+	if m := subscriptedFieldPath.FindStringSubmatch(s.FieldPath); m != nil {
+		return validateQualifiedName(strings.ToLower(m[2]), p.Child("fieldPath"))
+	}
+	for _, v := range validFieldPaths {
+		if v == s.FieldPath {
+			return nil
+		}
+	}
+	return field.ErrorList{field.NotSupported(p.Child("fieldPath"), s.FieldPath, validFieldPaths)}
+}
+
+var validContainerResources = []string{
+	"limits.cpu", "limits.ephemeral-storage", "limits.memory",
+	"requests.cpu", "requests.ephemeral-storage", "requests.memory",
+}
+
+func validateResourceFieldSelector(s *ResourceFieldSelector, needContainer bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if needContainer && s.ContainerName == "" {
+		errs = append(errs, field.Required(p.Child("containerName"), ""))
+	}
+	if s.Resource == "" {
+		return append(errs, field.Required(p.Child("resource"), ""))
+	}
+	ok := strings.HasPrefix(s.Resource, "limits.hugepages-") || strings.HasPrefix(s.Resource, "requests.hugepages-")
+	for _, v := range validContainerResources {
+		ok = ok || v == s.Resource
+	}
+	if !ok {
+		errs = append(errs, field.NotSupported(p.Child("resource"), s.Resource, validContainerResources))
+	}
+	if s.Divisor != nil && s.Divisor.Sign() <= 0 {
+		errs = append(errs, field.Invalid(p.Child("divisor"), s.Divisor.String(), "must be greater than zero"))
+	}
+	return errs
+}
+
+func validateVolumeMounts(mounts []VolumeMount, volumes map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := map[string]bool{}
+	for i, m := range mounts {
+		ip := p.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(ip.Child("name"), ""))
+		} else if !volumes[m.Name] {
+			errs = append(errs, field.NotFound(ip.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(ip.Child("mountPath"), ""))
+		} else if paths[m.MountPath] {
+			errs = append(errs, field.Invalid(ip.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths[m.MountPath] = true
+		if m.SubPath != "" {
+			errs = append(errs, validateLocalDescendingPath(m.SubPath, ip.Child("subPath"))...)
+		}
+		if m.MountPropagation != nil {
+			errs = append(errs, validateEnum(*m.MountPropagation, true, ip.Child("mountPropagation"),
+				MountPropagationBidirectional, MountPropagationHostToContainer, MountPropagationNone)...)
+		}
+	}
+	return errs
+}
+
+// validateResourceRequirements checks resource names and quantities, and
+// that no request exceeds its limit (or differs from it, for resources
+// that cannot be overcommitted).
+func validateResourceRequirements(r *ResourceRequirements, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := p.Child("limits"), p.Child("requests")
+	for _, name := range sortedNames(r.Limits) {
+		kp := limPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, kp)...)
+		errs = append(errs, validateQuantity(name, r.Limits[name], kp)...)
+	}
+	for _, name := range sortedNames(r.Requests) {
+		q, kp := r.Requests[name], reqPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, kp)...)
+		errs = append(errs, validateQuantity(name, q, kp)...)
+		lim, ok := r.Limits[name]
+		switch {
+		case ok && q.Cmp(lim) != 0 && !isOvercommitAllowed(name):
+			errs = append(errs, field.Invalid(reqPath, q.String(),
+				fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+		case ok && q.Cmp(lim) > 0:
+			errs = append(errs, field.Invalid(reqPath, q.String(),
+				fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		case !ok && !isOvercommitAllowed(name):
+			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+		}
+	}
+	return errs
+}
+
+// Probes and hooks ---------------------------------------------------------
+
+func validateProbes(c *Container, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.LivenessProbe != nil {
+		errs = append(errs, validateProbe(c.LivenessProbe, p.Child("livenessProbe"))...)
+		if c.LivenessProbe.SuccessThreshold != 1 {
+			errs = append(errs, field.Invalid(p.Child("livenessProbe", "successThreshold"), c.LivenessProbe.SuccessThreshold, "must be 1"))
+		}
+	}
+	if c.ReadinessProbe != nil {
+		errs = append(errs, validateProbe(c.ReadinessProbe, p.Child("readinessProbe"))...)
+		if c.ReadinessProbe.TerminationGracePeriodSeconds != nil {
+			errs = append(errs, field.Invalid(p.Child("readinessProbe", "terminationGracePeriodSeconds"),
+				*c.ReadinessProbe.TerminationGracePeriodSeconds, "must not be set for readinessProbes"))
+		}
+	}
+	if c.StartupProbe != nil {
+		errs = append(errs, validateProbe(c.StartupProbe, p.Child("startupProbe"))...)
+		if c.StartupProbe.SuccessThreshold != 1 {
+			errs = append(errs, field.Invalid(p.Child("startupProbe", "successThreshold"), c.StartupProbe.SuccessThreshold, "must be 1"))
+		}
+	}
+	return errs
+}
+
+func validateProbe(pr *Probe, p *field.Path) field.ErrorList {
+	h := pr.ProbeHandler
+	errs := validateHandler(handlers{exec: h.Exec, httpGet: h.HTTPGet, tcpSocket: h.TCPSocket, grpc: h.GRPC}, 0, p)
+	errs = append(errs, validateNonnegative(int64(pr.InitialDelaySeconds), p.Child("initialDelaySeconds"))...)
+	errs = append(errs, validateNonnegative(int64(pr.TimeoutSeconds), p.Child("timeoutSeconds"))...)
+	errs = append(errs, validateNonnegative(int64(pr.PeriodSeconds), p.Child("periodSeconds"))...)
+	errs = append(errs, validateNonnegative(int64(pr.SuccessThreshold), p.Child("successThreshold"))...)
+	errs = append(errs, validateNonnegative(int64(pr.FailureThreshold), p.Child("failureThreshold"))...)
+	if g := pr.TerminationGracePeriodSeconds; g != nil && *g <= 0 {
+		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), *g, "must be greater than 0"))
+	}
+	return errs
+}
+
+func validateLifecycle(l *Lifecycle, gracePeriod int64, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, hook := range []struct {
+		name string
+		h    *LifecycleHandler
+	}{{"postStart", l.PostStart}, {"preStop", l.PreStop}} {
+		if h := hook.h; h != nil {
+			errs = append(errs, validateHandler(handlers{exec: h.Exec, httpGet: h.HTTPGet, tcpSocket: h.TCPSocket,
+				sleep: h.Sleep}, gracePeriod, p.Child(hook.name))...)
+		}
+	}
+	return errs
+}
+
+// handlers is the union of probe and hook actions.
+type handlers struct {
+	exec      *ExecAction
+	httpGet   *HTTPGetAction
+	tcpSocket *TCPSocketAction
+	grpc      *GRPCAction
+	sleep     *SleepAction
+}
+
+func validateHandler(h handlers, gracePeriod int64, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	if h.exec != nil {
+		n++
+		if len(h.exec.Command) == 0 {
+			errs = append(errs, field.Required(p.Child("exec", "command"), ""))
+		}
+	}
+	if h.httpGet != nil {
+		if n++; n > 1 {
+			errs = append(errs, field.Forbidden(p.Child("httpGet"), "may not specify more than 1 handler type"))
+		} else {
+			errs = append(errs, validateHTTPGet(h.httpGet, p.Child("httpGet"))...)
+		}
+	}
+	if h.tcpSocket != nil {
+		if n++; n > 1 {
+			errs = append(errs, field.Forbidden(p.Child("tcpSocket"), "may not specify more than 1 handler type"))
+		} else {
+			errs = append(errs, validatePortNumOrName(h.tcpSocket.Port, p.Child("tcpSocket", "port"))...)
+		}
+	}
+	if h.grpc != nil {
+		if n++; n > 1 {
+			errs = append(errs, field.Forbidden(p.Child("grpc"), "may not specify more than 1 handler type"))
+		} else {
+			errs = append(errs, invalidAll(p.Child("grpc", "port"), h.grpc.Port, validation.IsValidPortNum(int(h.grpc.Port)))...)
+		}
+	}
+	if h.sleep != nil {
+		if n++; n > 1 {
+			errs = append(errs, field.Forbidden(p.Child("sleep"), "may not specify more than 1 handler type"))
+		} else if h.sleep.Seconds < 0 || h.sleep.Seconds > gracePeriod {
+			errs = append(errs, field.Invalid(p.Child("sleep", "seconds"), h.sleep.Seconds,
+				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", gracePeriod)))
+		}
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(p, "must specify a handler type"))
+	}
+	return errs
+}
+
+var httpHeaderNameRE = regexp.MustCompile(`^[-A-Za-z0-9]+$`)
+
+func validateHTTPGet(h *HTTPGetAction, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if h.Path == "" {
+		errs = append(errs, field.Required(p.Child("path"), ""))
+	}
+	errs = append(errs, validatePortNumOrName(h.Port, p.Child("port"))...)
+	errs = append(errs, validateEnum(h.Scheme, false, p.Child("scheme"), URISchemeHTTP, URISchemeHTTPS)...)
+	for i, hdr := range h.HTTPHeaders {
+		if !httpHeaderNameRE.MatchString(hdr.Name) {
+			errs = append(errs, field.Invalid(p.Child("httpHeaders").Index(i).Child("name"), hdr.Name,
+				"a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')"))
+		}
+	}
+	return errs
+}
+
+func validatePortNumOrName(port meta.IntOrString, p *field.Path) field.ErrorList {
+	if port.IsString {
+		return invalidAll(p, port.StrVal, validation.IsValidPortName(port.StrVal))
+	}
+	return invalidAll(p, port.IntVal, validation.IsValidPortNum(int(port.IntVal)))
+}
+
+// Security contexts --------------------------------------------------------
+
+func validateSecurityContext(sc *SecurityContext, p *field.Path) field.ErrorList {
+	if sc == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	errs = append(errs, validateID(sc.RunAsUser, p.Child("runAsUser"))...)
+	errs = append(errs, validateID(sc.RunAsGroup, p.Child("runAsGroup"))...)
+	if sc.Privileged != nil && *sc.Privileged && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
+		errs = append(errs, field.Invalid(p, "", "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+	}
+	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, p.Child("seccompProfile"))...)
+	return errs
+}
+
+func validatePodSecurityContext(sc *PodSecurityContext, p *field.Path) field.ErrorList {
+	if sc == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	errs = append(errs, validateID(sc.RunAsUser, p.Child("runAsUser"))...)
+	errs = append(errs, validateID(sc.RunAsGroup, p.Child("runAsGroup"))...)
+	errs = append(errs, validateID(sc.FSGroup, p.Child("fsGroup"))...)
+	for i, g := range sc.SupplementalGroups {
+		errs = append(errs, validateID(&g, p.Child("supplementalGroups").Index(i))...)
+	}
+	for i, s := range sc.Sysctls {
+		if s.Name == "" {
+			errs = append(errs, field.Required(p.Child("sysctls").Index(i).Child("name"), ""))
+		}
+	}
+	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, p.Child("seccompProfile"))...)
+	return errs
+}
+
+func validateID(id *int64, p *field.Path) field.ErrorList {
+	if id != nil && (*id < 0 || *id > 2147483647) {
+		return field.ErrorList{field.Invalid(p, *id, inclusiveRangeError(0, 2147483647))}
+	}
+	return nil
+}
+
+func validateSeccompProfile(s *SeccompProfile, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	errs := validateEnum(s.Type, true, p.Child("type"),
+		SeccompProfileTypeLocalhost, SeccompProfileTypeRuntimeDefault, SeccompProfileTypeUnconfined)
+	switch {
+	case s.Type == SeccompProfileTypeLocalhost && (s.LocalhostProfile == nil || *s.LocalhostProfile == ""):
+		errs = append(errs, field.Required(p.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
+	case s.Type != SeccompProfileTypeLocalhost && s.LocalhostProfile != nil:
+		errs = append(errs, field.Invalid(p.Child("localhostProfile"), *s.LocalhostProfile,
+			"can only be set when seccomp type is Localhost"))
+	}
+	return errs
+}

@@ -1,0 +1,206 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/orkit/orkit/api/field"
+	"github.com/orkit/orkit/api/validation"
+)
+
+// ValidateNamespace checks a Namespace: a DNS-label name and finalizers
+// that are qualified names.
+func ValidateNamespace(ns *Namespace) field.ErrorList {
+	errs := validation.ValidateObjectMeta(&ns.ObjectMeta, false, validation.NameIsDNSLabel, field.NewPath("metadata"))
+	for i, f := range ns.Spec.Finalizers {
+		errs = append(errs, validateQualifiedName(string(f), field.NewPath("spec", "finalizers").Index(i))...)
+	}
+	errs = append(errs, validateEnum(ns.Status.Phase, false, field.NewPath("status", "phase"),
+		NamespaceActive, NamespaceTerminating)...)
+	return errs
+}
+
+// ValidateNamespaceUpdate checks ns as a replacement for old. The spec's
+// finalizers change only through the finalize subresource, so a changed
+// list is an error here.
+func ValidateNamespaceUpdate(ns, old *Namespace) field.ErrorList {
+	errs := validation.ValidateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	errs = append(errs, ValidateNamespace(ns)...)
+	if fmt.Sprint(ns.Spec.Finalizers) != fmt.Sprint(old.Spec.Finalizers) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "finalizers"),
+			"may only be changed through the finalize subresource"))
+	}
+	return errs
+}
+
+// ValidateSecret checks a Secret: name, keys that are valid config keys,
+// total data at most 1 MiB, and the keys its type requires.
+func ValidateSecret(s *Secret) field.ErrorList {
+	errs := validation.ValidateObjectMeta(&s.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	dp := field.NewPath("data")
+	total := 0
+	for _, k := range sortedKeys(s.Data) {
+		errs = append(errs, invalidAll(dp.Key(k), k, IsConfigMapKey(k))...)
+		total += len(s.Data[k])
+	}
+	if total > MaxSecretSize {
+		errs = append(errs, field.TooLong(dp, "", MaxSecretSize))
+	}
+	return append(errs, validateSecretType(s, dp)...)
+}
+
+// requiredSecretKeys lists the keys each secret type must carry.
+var requiredSecretKeys = map[SecretType][]string{
+	SecretTypeDockercfg:        {DockerConfigKey},
+	SecretTypeDockerConfigJSON: {DockerConfigJSONKey},
+	SecretTypeTLS:              {TLSCertKey, TLSPrivateKeyKey},
+	SecretTypeSSHAuth:          {SSHAuthPrivateKey},
+}
+
+func validateSecretType(s *Secret, dp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch s.Type {
+	case SecretTypeServiceAccountToken:
+		if s.Annotations[AnnotationServiceAccountName] == "" {
+			errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key(AnnotationServiceAccountName), ""))
+		}
+	case SecretTypeBasicAuth:
+		_, u := s.Data[BasicAuthUsernameKey]
+		_, pw := s.Data[BasicAuthPasswordKey]
+		if !u && !pw {
+			errs = append(errs, field.Required(dp.Key(BasicAuthUsernameKey), ""))
+			errs = append(errs, field.Required(dp.Key(BasicAuthPasswordKey), ""))
+		}
+	case "":
+		errs = append(errs, field.Required(field.NewPath("type"), ""))
+	}
+	for _, k := range requiredSecretKeys[s.Type] {
+		if _, ok := s.Data[k]; !ok {
+			errs = append(errs, field.Required(dp.Key(k), ""))
+		}
+	}
+	return errs
+}
+
+// ValidateSecretUpdate checks s as a replacement for old: the type is
+// immutable, and an immutable secret's data may not change nor may it
+// become mutable again.
+func ValidateSecretUpdate(s, old *Secret) field.ErrorList {
+	errs := validation.ValidateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	errs = append(errs, validateImmutable(s.Type, old.Type, field.NewPath("type"))...)
+	if old.Immutable != nil && *old.Immutable {
+		if s.Immutable == nil || !*s.Immutable {
+			errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
+		}
+		if !equalBytesMaps(s.Data, old.Data) {
+			errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+		}
+	}
+	return append(errs, ValidateSecret(s)...)
+}
+
+// ValidateConfigMap checks a ConfigMap: name, keys valid and not in both
+// data and binaryData, total size at most 1 MiB.
+func ValidateConfigMap(cm *ConfigMap) field.ErrorList {
+	errs := validation.ValidateObjectMeta(&cm.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	total := 0
+	for _, k := range sortedKeys(cm.Data) {
+		errs = append(errs, invalidAll(field.NewPath("data").Key(k), k, IsConfigMapKey(k))...)
+		total += len(cm.Data[k])
+	}
+	for _, k := range sortedKeys(cm.BinaryData) {
+		bp := field.NewPath("binaryData").Key(k)
+		errs = append(errs, invalidAll(bp, k, IsConfigMapKey(k))...)
+		if _, dup := cm.Data[k]; dup {
+			errs = append(errs, field.Invalid(bp, k, "duplicate of key present in data"))
+		}
+		total += len(cm.BinaryData[k])
+	}
+	if total > MaxSecretSize {
+		errs = append(errs, field.TooLong(field.NewPath(""), "", MaxSecretSize))
+	}
+	return errs
+}
+
+// ValidateConfigMapUpdate checks cm as a replacement for old: an
+// immutable config map's data may not change nor may it become mutable.
+func ValidateConfigMapUpdate(cm, old *ConfigMap) field.ErrorList {
+	errs := validation.ValidateObjectMetaUpdate(&cm.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	if old.Immutable != nil && *old.Immutable {
+		if cm.Immutable == nil || !*cm.Immutable {
+			errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
+		}
+		if fmt.Sprint(cm.Data) != fmt.Sprint(old.Data) {
+			errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+		}
+		if !equalBytesMaps(cm.BinaryData, old.BinaryData) {
+			errs = append(errs, field.Forbidden(field.NewPath("binaryData"), "field is immutable when `immutable` is set"))
+		}
+	}
+	return append(errs, ValidateConfigMap(cm)...)
+}
+
+// ValidateServiceAccount checks a ServiceAccount's metadata.
+func ValidateServiceAccount(sa *ServiceAccount) field.ErrorList {
+	return validation.ValidateObjectMeta(&sa.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
+}
+
+// ValidateBinding checks a Binding: the target names a Node.
+func ValidateBinding(b *Binding) field.ErrorList {
+	var errs field.ErrorList
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}))
+	}
+	if b.Target.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
+	}
+	return errs
+}
+
+// ValidateEvent checks a core/v1 Event: the involved object's namespace
+// matches the event's, type is Normal or Warning, and reason, message,
+// action and reporting fields respect Kubernetes' lengths.
+func ValidateEvent(ev *Event) field.ErrorList {
+	errs := validation.ValidateObjectMeta(&ev.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	if ns := ev.InvolvedObject.Namespace; ns != "" && ns != ev.Namespace {
+		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), ns, "does not match event.namespace"))
+	}
+	if ev.Type != "" && ev.Type != EventTypeNormal && ev.Type != EventTypeWarning {
+		errs = append(errs, field.NotSupported(field.NewPath("type"), ev.Type, []string{EventTypeNormal, EventTypeWarning}))
+	}
+	for _, l := range []struct {
+		name  string
+		value string
+		max   int
+	}{
+		{"reason", ev.Reason, 128}, {"action", ev.Action, 128}, {"message", ev.Message, 4096},
+		{"reportingComponent", ev.ReportingController, 253}, {"reportingInstance", ev.ReportingInstance, 128},
+	} {
+		if len(l.value) > l.max {
+			errs = append(errs, field.TooLong(field.NewPath(l.name), "", l.max))
+		}
+	}
+	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func equalBytesMaps(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || string(v) != string(w) {
+			return false
+		}
+	}
+	return true
+}
