@@ -34,7 +34,7 @@ type testIssuer struct {
 	discoverAs string // issuer the discovery document names ("" = the real one)
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	is := &testIssuer{published: map[string]crypto.Signer{}}
 	mux := http.NewServeMux()
@@ -64,7 +64,7 @@ func (is *testIssuer) publish(kid string, key crypto.Signer) {
 	is.published[kid] = key
 }
 
-func (is *testIssuer) jwks(t *testing.T) []byte {
+func (is *testIssuer) jwks(t testing.TB) []byte {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	var keys []map[string]string
@@ -75,7 +75,7 @@ func (is *testIssuer) jwks(t *testing.T) []byte {
 	return b
 }
 
-func jwkOf(t *testing.T, kid string, pub crypto.PublicKey) map[string]string {
+func jwkOf(t testing.TB, kid string, pub crypto.PublicKey) map[string]string {
 	switch p := pub.(type) {
 	case *rsa.PublicKey:
 		return map[string]string{"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
@@ -91,7 +91,7 @@ func jwkOf(t *testing.T, kid string, pub crypto.PublicKey) map[string]string {
 }
 
 // sign mints a compact JWS with the given header fields and claims.
-func sign(t *testing.T, key crypto.Signer, header map[string]any, claims map[string]any) string {
+func sign(t testing.TB, key crypto.Signer, header map[string]any, claims map[string]any) string {
 	t.Helper()
 	h, err := json.Marshal(header)
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ type fakeClock struct{ now atomic.Int64 }
 func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.now.Load()) }
 func (c *fakeClock) Advance(d time.Duration) { c.now.Add(int64(d)) }
 
-func newOIDC(t *testing.T, is *testIssuer, clk *fakeClock, mod func(*Config)) *OIDCAuthenticator {
+func newOIDC(t testing.TB, is *testIssuer, clk *fakeClock, mod func(*Config)) *OIDCAuthenticator {
 	t.Helper()
 	cfg := Config{
 		IssuerURL:   is.srv.URL,

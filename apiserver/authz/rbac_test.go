@@ -213,6 +213,13 @@ func TestBootstrapPolicyShape(t *testing.T) {
 	assert.False(t, rbac.RulesAllow(edit.Rules, "create", "rbac.authorization.k8s.io", "rolebindings", "", ""))
 	assert.True(t, rbac.RulesAllow(admin.Rules, "create", "rbac.authorization.k8s.io", "rolebindings", "", ""))
 	assert.NotNil(t, admin.AggregationRule)
+	// Every object passes the API's own validation, so the server can store it.
+	for _, r := range p.ClusterRoles {
+		assert.Empty(t, rbac.ValidateClusterRole(r), r.Name)
+	}
+	for _, b := range p.ClusterRoleBindings {
+		assert.Empty(t, rbac.ValidateClusterRoleBinding(b), b.Name)
+	}
 	// Fresh objects each call.
 	p.ClusterRoles[0].Name = "changed"
 	assert.Equal(t, "cluster-admin", BootstrapPolicy().ClusterRoles[0].Name)
