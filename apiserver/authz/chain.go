@@ -17,10 +17,11 @@ type ChainAuthorizer struct {
 var _ Authorizer = (*ChainAuthorizer)(nil)
 
 // Chain returns an authorizer that asks auths in order: the first Allow
-// wins, a Deny stops the chain, NoOpinion (or an error, as in
-// kube-apiserver's union authorizer) goes on to the next. If none
-// decides, the result is NoOpinion with the reasons joined by "; " and
-// every error joined. Put Masters() first. Nil entries are skipped.
+// wins, a Deny stops the chain (each returned with the deciding
+// authorizer's own reason and error), NoOpinion — with or without an
+// error, as in kube-apiserver's union authorizer — goes on to the next.
+// If none decides, the result is NoOpinion with the reasons joined by
+// "; " and every error joined. Put Masters() first. Nil entries are skipped.
 func Chain(auths ...Authorizer) *ChainAuthorizer {
 	list := make([]Authorizer, 0, len(auths))
 	for _, a := range auths {
@@ -44,7 +45,7 @@ func (c *ChainAuthorizer) Authorize(ctx context.Context, a Attributes) (Decision
 		}
 		switch d {
 		case DecisionAllow, DecisionDeny:
-			return d, reason, nil
+			return d, reason, err
 		}
 		if reason != "" {
 			reasons = append(reasons, reason)

@@ -31,6 +31,8 @@ func TestChain(t *testing.T) {
 		{"error goes on", []Authorizer{decide(DecisionNoOpinion, "", boom), decide(DecisionAllow, "ok", nil)}, nil, DecisionAllow, "ok", nil},
 		{"error kept when undecided", []Authorizer{decide(DecisionNoOpinion, "w", boom)}, nil, DecisionNoOpinion, "w", boom},
 		{"empty chain", nil, nil, DecisionNoOpinion, "", nil},
+		{"deciding error kept", []Authorizer{decide(DecisionNoOpinion, "", errors.New("other")), decide(DecisionDeny, "x", boom)},
+			nil, DecisionDeny, "x", boom},
 		{"masters before deny", []Authorizer{Masters(), decide(DecisionDeny, "no", nil)},
 			&authn.User{Name: "root", Groups: []string{"system:masters"}}, DecisionAllow, "", nil},
 		{"masters no opinion for others", []Authorizer{Masters(), decide(DecisionDeny, "no", nil)},
