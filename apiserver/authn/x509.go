@@ -14,9 +14,7 @@ import (
 // concurrent use.
 type X509Authenticator struct {
 	roots *x509.CertPool
-	// Now returns the time certificates are checked against; nil means
-	// time.Now. Set it before first use only.
-	Now func() time.Time
+	now   func() time.Time // nil: time.Now; a test seam
 }
 
 var _ Authenticator = (*X509Authenticator)(nil)
@@ -50,8 +48,8 @@ func (a *X509Authenticator) AuthenticateRequest(r *http.Request) (*User, bool, e
 		Intermediates: x509.NewCertPool(),
 		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	if a.Now != nil {
-		opts.CurrentTime = a.Now()
+	if a.now != nil {
+		opts.CurrentTime = a.now()
 	}
 	for _, c := range r.TLS.PeerCertificates[1:] {
 		opts.Intermediates.AddCert(c)

@@ -145,7 +145,7 @@ func TestX509Clock(t *testing.T) {
 	ca := newTestCA(t, "ca")
 	cert := ca.issue(t, client("alice"))
 	a := X509(ca.pool())
-	a.Now = func() time.Time { return time.Now().Add(48 * time.Hour) }
+	a.now = func() time.Time { return time.Now().Add(48 * time.Hour) }
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}}
 	_, _, err := a.AuthenticateRequest(r)
