@@ -50,6 +50,7 @@ func (d *Daemon) deleteAll(ctx context.Context) error {
 		return fmt.Errorf("clean: list namespaces: %w", err)
 	}
 	var errs []error
+	defer removeNamespaceCgroups(nss)
 	for _, ns := range nss {
 		nctx := namespaces.WithNamespace(ctx, ns)
 		ctrs, err := c.Containers(nctx)
@@ -67,6 +68,25 @@ func (d *Daemon) deleteAll(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeNamespaceCgroups removes the (empty) per-namespace parent cgroups
+// runc made under each hierarchy; busy ones (shared with another daemon
+// using the same namespace name) stay.
+func removeNamespaceCgroups(nss []string) {
+	hier, err := os.ReadDir("/sys/fs/cgroup")
+	if err != nil {
+		return
+	}
+	for _, ns := range nss {
+		if ns == "" || strings.ContainsAny(ns, "/.") {
+			continue
+		}
+		_ = syscall.Rmdir(filepath.Join("/sys/fs/cgroup", ns))
+		for _, h := range hier {
+			_ = syscall.Rmdir(filepath.Join("/sys/fs/cgroup", h.Name(), ns))
+		}
+	}
 }
 
 // killShims SIGKILLs the runc shims serving address, and their children.

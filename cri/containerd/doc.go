@@ -1,0 +1,29 @@
+// Package containerd implements cri.Runtime on containerd through its Go
+// client (v1.7 client, compatible with a 1.6 daemon).
+//
+// Layout in containerd: everything lives in one containerd namespace
+// (default "orkit"). A sandbox is a containerd container running the pause
+// image; its ID is derived from the pod's metadata, so creating the same
+// sandbox twice fails atomically. It holds the pod's IPC and UTS namespaces
+// (and the PID namespace with NamespacePod), and joins a network namespace
+// the runtime creates as a bind mount under <state dir>/netns/<id>, which
+// the caller hands to CNI. App containers join those namespaces through
+// their OCI spec.
+//
+// State: all of it is recoverable from containerd after a restart of the
+// caller. The configs are stored as container extensions; the mutable
+// status (started/finished time, exit code, reason, pod IPs) as container
+// labels under io.orkit.*. When a container's task exits the runtime
+// records its exit in labels and deletes the task (freeing the shim); if
+// the runtime is not running at that moment, the next New does it.
+//
+// Logs: each container's stdout and stderr reach the runtime through FIFOs
+// (kept open by the shim, so the container never sees EPIPE) and a copier
+// goroutine per container writes them to the container's log file in the
+// CRI format. The copiers belong to the Runtime; Close stops them and the
+// next New re-attaches to running containers.
+//
+// Goroutines: one event loop (containerd's event stream → ContainerEvents
+// and exit recording, resubscribing after a daemon restart) and one log
+// copier pair per running container; Close stops them all.
+package containerd

@@ -1,0 +1,200 @@
+package containerd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apievents "github.com/containerd/containerd/api/events"
+	"github.com/containerd/containerd/events"
+	"github.com/containerd/typeurl/v2"
+
+	"github.com/orkit/orkit/cri"
+)
+
+// eventBuffer is each subscriber's channel capacity.
+const eventBuffer = 256
+
+// Events subscribes to container events; see cri.EventSource.
+func (r *Runtime) Events(ctx context.Context) <-chan cri.ContainerEvent {
+	ch := make(chan cri.ContainerEvent, eventBuffer)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		close(ch)
+		return ch
+	}
+	r.subs[ch] = struct{}{}
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-r.ctx.Done():
+		}
+		r.mu.Lock()
+		if _, ok := r.subs[ch]; ok {
+			delete(r.subs, ch)
+			close(ch)
+		}
+		r.mu.Unlock()
+	}()
+	return ch
+}
+
+// publish hands ev to every subscriber whose buffer has room.
+func (r *Runtime) publish(ev cri.ContainerEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ch := range r.subs {
+		select {
+		case ch <- ev:
+		default:
+			r.cfg.log.Warn("container event dropped: subscriber is behind", "type", ev.Type, "container", ev.ContainerID)
+		}
+	}
+}
+
+// eventLoop follows containerd's task and container events until Close,
+// resubscribing (and reconciling missed exits) after the stream breaks.
+// ready is closed once the first subscription is requested.
+func (r *Runtime) eventLoop(ready chan<- struct{}) {
+	defer r.wg.Done()
+	backoff := 50 * time.Millisecond
+	for attempt := 0; r.ctx.Err() == nil; attempt++ {
+		sctx, cancel := context.WithCancel(r.ctx)
+		evC, errC := r.client.EventService().Subscribe(sctx,
+			fmt.Sprintf(`namespace==%s,topic~="^/tasks/"`, r.cfg.namespace),
+			fmt.Sprintf(`namespace==%s,topic~="^/containers/"`, r.cfg.namespace))
+		if attempt == 0 {
+			close(ready)
+		} else {
+			r.reconcile(sctx, false)
+		}
+		r.follow(evC, errC, &backoff)
+		cancel()
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		if backoff < 2*time.Second {
+			backoff *= 2
+		}
+	}
+}
+
+// follow handles events until the stream ends.
+func (r *Runtime) follow(evC <-chan *events.Envelope, errC <-chan error, backoff *time.Duration) {
+	for {
+		select {
+		case env := <-evC:
+			*backoff = 50 * time.Millisecond
+			r.handle(env)
+		case err := <-errC:
+			if r.ctx.Err() == nil {
+				r.cfg.log.Debug("containerd event stream ended; resubscribing", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// handle maps one containerd event to a ContainerEvent of an app container
+// and records exits.
+func (r *Runtime) handle(env *events.Envelope) {
+	if env == nil || env.Event == nil {
+		return
+	}
+	v, err := typeurl.UnmarshalAny(env.Event)
+	if err != nil {
+		return
+	}
+	ev := cri.ContainerEvent{Time: env.Timestamp}
+	var id string
+	switch e := v.(type) {
+	case *apievents.ContainerCreate:
+		id, ev.Type = e.ID, cri.ContainerEventCreated
+	case *apievents.ContainerDelete:
+		id, ev.Type = e.ID, cri.ContainerEventDeleted
+	case *apievents.TaskStart:
+		id, ev.Type = e.ContainerID, cri.ContainerEventStarted
+	case *apievents.TaskOOM:
+		id, ev.Type = e.ContainerID, cri.ContainerEventOOM
+	case *apievents.TaskExit:
+		if e.ID != e.ContainerID {
+			return // an exec'd process
+		}
+		id, ev.Type, ev.ExitCode = e.ContainerID, cri.ContainerEventExited, int32(e.ExitStatus)
+	default:
+		return
+	}
+	kind, ok := r.kindOf(id)
+	if ev.Type == cri.ContainerEventDeleted {
+		r.forget(id)
+	}
+	if !ok || kind.sandbox {
+		return
+	}
+	ev.ContainerID, ev.PodSandboxID = id, kind.sandboxID
+	switch ev.Type {
+	case cri.ContainerEventOOM:
+		r.background(func(ctx context.Context) { r.markOOM(ctx, id) })
+	case cri.ContainerEventExited:
+		r.background(func(ctx context.Context) {
+			if err := r.finalize(ctx, id); err != nil {
+				r.cfg.log.Warn("record container exit", "id", id, "err", err)
+			}
+		})
+	}
+	r.publish(ev)
+}
+
+// background runs f in a goroutine owned by the runtime.
+func (r *Runtime) background(f func(ctx context.Context)) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
+		defer cancel()
+		f(ctx)
+	}()
+}
+
+func (r *Runtime) markOOM(ctx context.Context, id string) {
+	defer r.locks.lock(id)()
+	ctr, err := r.client.LoadContainer(ctx, id)
+	if err != nil {
+		return
+	}
+	if _, err := ctr.SetLabels(ctx, map[string]string{labelOOM: "true"}); err != nil {
+		r.cfg.log.Warn("record OOM", "id", id, "err", err)
+	}
+}
+
+// kindOf returns what id is, asking containerd when it is not cached.
+func (r *Runtime) kindOf(id string) (objKind, bool) {
+	r.mu.Lock()
+	k, ok := r.kinds[id]
+	r.mu.Unlock()
+	if ok {
+		return k, true
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	defer cancel()
+	c, err := r.client.ContainerService().Get(ctx, id)
+	if err != nil {
+		return objKind{}, false
+	}
+	switch c.Labels[labelKind] {
+	case kindSandbox:
+		k = objKind{sandbox: true, sandboxID: id}
+	case kindContainer:
+		k = objKind{sandboxID: c.Labels[labelSandboxID]}
+	default:
+		return objKind{}, false
+	}
+	r.remember(id, k)
+	return k, true
+}

@@ -1,0 +1,130 @@
+package containerd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	containerd "github.com/containerd/containerd"
+	"github.com/containerd/containerd/cio"
+	"github.com/containerd/containerd/errdefs"
+
+	"github.com/orkit/orkit/cri"
+)
+
+// ExecSync runs cmd in the running container with the container's
+// environment, user and working directory, and returns its output.
+func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (cri.ExecResult, error) {
+	if len(cmd) == 0 {
+		return cri.ExecResult{}, fmt.Errorf("exec in %s: empty command: %w", id, cri.ErrInvalidArgument)
+	}
+	ctx, err := r.nsctx(ctx)
+	if err != nil {
+		return cri.ExecResult{}, err
+	}
+	if _, _, err := r.containerRecord(ctx, id); err != nil {
+		return cri.ExecResult{}, err
+	}
+	task, err := r.loadTask(ctx, id)
+	if err != nil {
+		return cri.ExecResult{}, err
+	}
+	if task == nil {
+		return cri.ExecResult{}, fmt.Errorf("exec in %s: container is not running: %w", id, cri.ErrFailedPrecondition)
+	}
+	if st, err := task.Status(ctx); err != nil || st.Status != containerd.Running {
+		return cri.ExecResult{}, fmt.Errorf("exec in %s: container is not running: %w", id, cri.ErrFailedPrecondition)
+	}
+	spec, err := task.Spec(ctx)
+	if err != nil {
+		return cri.ExecResult{}, mapErr(err, "spec of "+id)
+	}
+	pspec := *spec.Process
+	pspec.Args, pspec.Terminal = cmd, false
+	execID := randomID()
+	var stdout, stderr capWriter
+	creator := cio.NewCreator(cio.WithStreams(nil, &stdout, &stderr),
+		cio.WithFIFODir(filepath.Join(r.cfg.stateDir, fifoDir)))
+	proc, err := task.Exec(ctx, execID, &pspec, creator)
+	if err != nil {
+		return cri.ExecResult{}, mapErr(err, "exec in "+id)
+	}
+	defer func() {
+		cctx, cancel := cleanupCtx(r.cfg.namespace)
+		defer cancel()
+		proc.Delete(cctx, containerd.WithProcessKill)
+	}()
+	exitC, err := proc.Wait(ctx)
+	if err != nil {
+		return cri.ExecResult{}, mapErr(err, "exec in "+id)
+	}
+	if err := proc.Start(ctx); err != nil {
+		return cri.ExecResult{}, mapErr(err, fmt.Sprintf("exec %q in %s", cmd[0], id))
+	}
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case st := <-exitC:
+		proc.IO().Wait()
+		code, _, err := st.Result()
+		if err != nil {
+			return cri.ExecResult{}, mapErr(err, "exec in "+id)
+		}
+		return cri.ExecResult{Stdout: stdout.bytes(), Stderr: stderr.bytes(), ExitCode: int32(code)}, nil
+	case <-timer:
+		proc.Kill(context.WithoutCancel(ctx), syscall.SIGKILL)
+		return cri.ExecResult{Stdout: stdout.bytes(), Stderr: stderr.bytes()},
+			fmt.Errorf("exec %q in %s: no exit after %s: %w", cmd[0], id, timeout, cri.ErrTimeout)
+	case <-ctx.Done():
+		proc.Kill(context.WithoutCancel(ctx), syscall.SIGKILL)
+		return cri.ExecResult{}, ctx.Err()
+	}
+}
+
+// capWriter keeps the first cri.MaxExecOutput bytes written to it.
+type capWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := cri.MaxExecOutput - len(w.buf); room > 0 {
+		if len(p) < room {
+			room = len(p)
+		}
+		w.buf = append(w.buf, p[:room]...)
+	}
+	return len(p), nil
+}
+
+func (w *capWriter) bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]byte(nil), w.buf...)
+}
+
+func randomID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "exec-" + hex.EncodeToString(b)
+}
+
+// ignoreNotFound drops not-found errors.
+func ignoreNotFound(err error) error {
+	if errdefs.IsNotFound(err) || errors.Is(err, cri.ErrNotFound) {
+		return nil
+	}
+	return err
+}

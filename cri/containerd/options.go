@@ -1,0 +1,41 @@
+package containerd
+
+import "log/slog"
+
+// DefaultNamespace is the containerd namespace used unless WithNamespace
+// says otherwise.
+const DefaultNamespace = "orkit"
+
+// Opt configures a Runtime.
+type Opt func(*config)
+
+type config struct {
+	namespace       string
+	stateDir        string
+	pauseImage      string
+	snapshotter     string
+	allowPrivileged bool
+	log             *slog.Logger
+}
+
+// WithNamespace sets the containerd namespace (default DefaultNamespace).
+func WithNamespace(ns string) Opt { return func(c *config) { c.namespace = ns } }
+
+// WithStateDir sets the directory for network namespaces, per-sandbox
+// files (hostname, hosts, resolv.conf) and FIFOs (default
+// /run/orkit/<namespace>). It must be the same across restarts.
+func WithStateDir(dir string) Opt { return func(c *config) { c.stateDir = dir } }
+
+// WithPauseImage sets the sandbox image (default orkit.local/pause:v1); it
+// must already be on the node.
+func WithPauseImage(ref string) Opt { return func(c *config) { c.pauseImage = ref } }
+
+// WithSnapshotter sets the snapshotter (default "overlayfs").
+func WithSnapshotter(name string) Opt { return func(c *config) { c.snapshotter = name } }
+
+// WithAllowPrivileged lets containers and sandboxes ask for privileged mode;
+// without it such requests fail with cri.ErrInvalidArgument.
+func WithAllowPrivileged(allow bool) Opt { return func(c *config) { c.allowPrivileged = allow } }
+
+// WithLogger sets the logger for background work (default slog.Default()).
+func WithLogger(l *slog.Logger) Opt { return func(c *config) { c.log = l } }
