@@ -415,3 +415,45 @@ func TestIntegrationHostGuardSharedHolders(t *testing.T) {
 	_, err = InstallHostGuard(HostGuardConfig{CIDRs: []netip.Prefix{netip.MustParsePrefix("10.244.1.1/16")}, StateDir: cfg.StateDir})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 }
+
+func TestIntegrationDualStack(t *testing.T) {
+	tn := newTestNetwork(t)
+	// The host has an IPv6 default route: guard the pods' IPv6 range too,
+	// so nothing for it can leave the host.
+	v6Range := netip.MustParsePrefix("fd00:10:244::/48")
+	guard, err := InstallHostGuard(HostGuardConfig{CIDRs: []netip.Prefix{v6Range}})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, guard.Remove()) })
+
+	v6 := netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, 0x10, 0x02, 0x44, 0, tn.subnet.Addr().As4()[2]}), 64)
+	cfg := tn.cfg
+	cfg.PodCIDRs = []netip.Prefix{tn.subnet, v6}
+	cfg.StateDir = t.TempDir()
+	dual, err := New(cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, nsPath := newNetNS(t)
+	pod := PodNetwork{SandboxID: "sandbox-dual", NetNS: nsPath}
+	res, err := dual.SetUp(ctx, pod)
+	require.NoError(t, err)
+	ips := res.PodIPs()
+	require.Len(t, ips, 2)
+	assert.True(t, tn.subnet.Contains(ips[0]), "IPv4 first: %v", ips)
+	assert.True(t, v6.Contains(ips[1]), "then IPv6: %v", ips)
+
+	serveInNetNS(t, nsPath, ":8080", "dual")
+	br, err := netlink.LinkByName(tn.bridge)
+	require.NoError(t, err)
+	for _, ip := range ips {
+		routes, err := netlink.RouteGet(ip.AsSlice())
+		require.NoError(t, err)
+		require.Equal(t, br.Attrs().Index, routes[0].LinkIndex, "%s is reached through the test bridge", ip)
+		line, err := fetch(netip.AddrPortFrom(ip, 8080).String())
+		require.NoError(t, err, "reach %s", ip)
+		assert.Equal(t, "dual\n", line)
+	}
+	require.NoError(t, dual.TearDown(ctx, pod))
+	allocs, err := readAllocations(filepath.Join(cfg.StateDir, "ipam", cfg.NetworkName))
+	require.NoError(t, err)
+	assert.Empty(t, allocs)
+}

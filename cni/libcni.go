@@ -252,8 +252,9 @@ func (n *LibCNI) Check(ctx context.Context, pod PodNetwork) error {
 	return nil
 }
 
-// runtimeConf builds the per-invocation arguments. Port mappings go only to
-// the pod network (libcni passes them only to plugins with the capability).
+// runtimeConf builds the per-invocation arguments. Port mappings and DNS go
+// only to the pod network; libcni hands each capability only to plugins
+// that declare it.
 func (n *LibCNI) runtimeConf(pod PodNetwork, ifName, netns string) *libcni.RuntimeConf {
 	rt := &libcni.RuntimeConf{
 		ContainerID: pod.SandboxID,
@@ -285,8 +286,19 @@ func (n *LibCNI) runtimeConf(pod PodNetwork, ifName, netns string) *libcni.Runti
 		}
 		maps = append(maps, m)
 	}
+	caps := map[string]any{}
 	if len(maps) > 0 {
-		rt.CapabilityArgs = map[string]any{"portMappings": maps}
+		caps["portMappings"] = maps
+	}
+	if dns := pod.DNS; len(dns.Nameservers)+len(dns.Searches)+len(dns.Options) > 0 {
+		servers := make([]string, 0, len(dns.Nameservers))
+		for _, ns := range dns.Nameservers {
+			servers = append(servers, ns.String())
+		}
+		caps["dns"] = map[string]any{"servers": servers, "searches": dns.Searches, "options": dns.Options}
+	}
+	if len(caps) > 0 {
+		rt.CapabilityArgs = caps
 	}
 	return rt
 }

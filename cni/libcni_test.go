@@ -378,3 +378,28 @@ func TestUsableNetNS(t *testing.T) {
 	assert.Empty(t, usableNetNS("/nonexistent"))
 	assert.Empty(t, usableNetNS(t.TempDir()), "a directory is not a namespace")
 }
+
+func TestDNSCapabilityReachesOnlyDeclaringPlugins(t *testing.T) {
+	dir := t.TempDir()
+	conf := `{"cniVersion":"1.0.0","name":"dnsnet","plugins":[` +
+		`{"type":"bridge","ipam":{"type":"host-local","dataDir":"` + filepath.Join(dir, "ipam") + `","ranges":[[{"subnet":"10.244.9.0/24"}]]}},` +
+		`{"type":"dnsplugin","capabilities":{"dns":true}}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "10-dns.conflist"), []byte(conf), 0o600))
+	fx := newFakeExec()
+	n, err := New(Config{StateDir: t.TempDir(), ConfDir: dir, PluginDirs: []string{"/fake"}, Exec: fx})
+	require.NoError(t, err)
+	pod := PodNetwork{SandboxID: "dns1", NetNS: "/x", DNS: DNSConfig{
+		Nameservers: []netip.Addr{netip.MustParseAddr("10.96.0.10")}, Searches: []string{"ns.svc.cluster.local"},
+		Options: []string{"ndots:5"}}}
+	_, err = n.SetUp(context.Background(), pod)
+	require.NoError(t, err)
+	calls := fx.takeCalls()
+	require.Equal(t, []string{"ADD loopback lo", "ADD bridge eth0", "ADD dnsplugin eth0"}, summary(calls))
+	assert.Nil(t, calls[1].Stdin["runtimeConfig"])
+	assert.Equal(t, map[string]any{"dns": map[string]any{"servers": []any{"10.96.0.10"},
+		"searches": []any{"ns.svc.cluster.local"}, "options": []any{"ndots:5"}}}, calls[2].Stdin["runtimeConfig"])
+
+	pod.DNS.Searches = []string{"bad domain"}
+	_, err = n.SetUp(context.Background(), pod)
+	require.ErrorIs(t, err, ErrInvalidPod)
+}

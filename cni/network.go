@@ -48,6 +48,10 @@ type PodNetwork struct {
 	NetNS string
 	// PortMappings are the hostPorts to forward into the sandbox.
 	PortMappings []PortMapping
+	// DNS is the pod's resolver configuration (see PodDNS). It is offered
+	// to plugins that declare the "dns" capability; the sandbox's
+	// resolv.conf itself is written with WriteResolvConf.
+	DNS DNSConfig
 }
 
 // Protocol is a port mapping's transport protocol.
@@ -121,6 +125,9 @@ func (p PodNetwork) validate(needNetNS bool) error {
 			return fmt.Errorf("%w: sandbox %q: pod name, namespace and UID must not hold ';', '=' or NUL",
 				ErrInvalidPod, p.SandboxID)
 		}
+	}
+	if err := p.DNS.Validate(); err != nil {
+		return fmt.Errorf("%w: sandbox %q: %w", ErrInvalidPod, p.SandboxID, err)
 	}
 	seen := make(map[string]bool, len(p.PortMappings))
 	for i, pm := range p.PortMappings {
