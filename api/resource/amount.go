@@ -16,17 +16,21 @@ type amount struct {
 	scale int32
 }
 
-var (
-	bigTen         = big.NewInt(10)
-	bigOne         = big.NewInt(1)
-	bigMaxInt64    = big.NewInt(math.MaxInt64)
-	pow10Int64     = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
-	maxPow10Int64s = int32(len(pow10Int64) - 1)
-)
+// maxPow10Int64s is the largest n with 10^n in an int64.
+const maxPow10Int64s = 18
+
+// pow10Int64 returns 10^n for 0 <= n <= maxPow10Int64s.
+func pow10Int64(n int32) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
 
 // pow10 returns a new 10^n for n >= 0.
 func pow10(n int32) *big.Int {
-	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
 // newBigAmount returns b × 10^scale, held in an int64 when it fits.
@@ -66,7 +70,7 @@ func mulPow10(v int64, n int32) (int64, bool) {
 	if n > maxPow10Int64s {
 		return 0, false
 	}
-	p := pow10Int64[n]
+	p := pow10Int64(n)
 	r := v * p
 	if r/p != v || (v < 0) != (r < 0) {
 		return 0, false
@@ -173,7 +177,7 @@ func (a amount) scaledInt64(scale int32) int64 {
 		return u.Int64()
 	}
 	if d := scale - a.scale; a.b == nil && d <= maxPow10Int64s {
-		p := pow10Int64[d]
+		p := pow10Int64(d)
 		q := a.v / p
 		if a.v%p != 0 {
 			q += int64(sign)
@@ -205,7 +209,7 @@ func divRoundAway(u *big.Int, n int32) (*big.Int, bool) {
 	q, r := new(big.Int).QuoRem(u, pow10(n), new(big.Int))
 	exact := r.Sign() == 0
 	if !exact {
-		q.Add(q, bigOne)
+		q.Add(q, big.NewInt(1))
 	}
 	if neg {
 		q.Neg(q)
@@ -221,6 +225,23 @@ func (a amount) roundTo(scale int32) (amount, bool) {
 	}
 	q, exact := divRoundAway(a.unscaled(), scale-a.scale)
 	return newBigAmount(q, scale), exact
+}
+
+// int64Integer returns a as an int64 when it is an integer that fits and is
+// not math.MinInt64 (whose magnitude does not fit).
+func (a amount) int64Integer() (int64, bool) {
+	if a.b != nil || a.v == math.MinInt64 {
+		return 0, false
+	}
+	if a.scale >= 0 {
+		v, ok := mulPow10(a.v, a.scale)
+		return v, ok && v != math.MinInt64
+	}
+	if -a.scale > maxPow10Int64s {
+		return 0, a.v == 0
+	}
+	p := pow10Int64(-a.scale)
+	return a.v / p, a.v%p == 0
 }
 
 // integer returns a as a big integer when it has no fractional part.

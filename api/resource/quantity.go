@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -155,6 +157,8 @@ func (q *Quantity) Canonical() string {
 	case BinarySI:
 		if q.CmpInt64(-1024) > 0 && q.CmpInt64(1024) < 0 {
 			format = DecimalSI
+		} else if v, ok := q.a.int64Integer(); ok {
+			return binaryStringInt64(v)
 		} else if i, ok := q.a.integer(); ok {
 			return binaryString(i)
 		} else {
@@ -175,12 +179,22 @@ func (q *Quantity) Canonical() string {
 func binaryString(i *big.Int) string {
 	neg := i.Sign() < 0
 	i.Abs(i)
-	k := min(i.TrailingZeroBits()/10, uint(len(binarySuffixOf)-1))
+	k := min(i.TrailingZeroBits()/10, uint(maxBinaryPower))
 	i.Rsh(i, k*10)
 	if neg {
 		i.Neg(i)
 	}
-	return i.Text(10) + binarySuffixOf[k]
+	return i.Text(10) + binarySuffix(int(k))
+}
+
+// binaryStringInt64 is binaryString for an int64 (not MinInt64).
+func binaryStringInt64(v int64) string {
+	abs := v
+	if abs < 0 {
+		abs = -abs
+	}
+	k := min(bits.TrailingZeros64(uint64(abs))/10, maxBinaryPower)
+	return strconv.FormatInt(v>>(10*k), 10) + binarySuffix(k)
 }
 
 // MarshalJSON encodes q as its canonical string.

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"strconv"
+	"strings"
 )
 
 // Format is how a Quantity prints: the suffix family it keeps.
@@ -15,21 +16,45 @@ const (
 	DecimalSI       = Format("DecimalSI")       // e.g. 12M (12 × 10^6)
 )
 
-// decimalSuffixes maps the decimal SI suffixes to their base-10 exponent.
-var decimalSuffixes = map[string]int32{
-	"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18,
+// decimalSuffixLetters are the decimal SI suffixes of 10^-9 to 10^18 in
+// steps of 10^3, indexed by exp/3+3; ' ' stands for no suffix.
+const decimalSuffixLetters = "num kMGTPE"
+
+// binarySuffixLetters are the binary SI prefixes of 2^10 to 2^60 (each
+// followed by 'i'), indexed by exp/10-1.
+const binarySuffixLetters = "KMGTPE"
+
+// maxBinaryPower is the largest power of 1024 with a suffix ("Ei").
+const maxBinaryPower = len(binarySuffixLetters)
+
+// decimalSuffixExponent returns the base-10 exponent of a decimal SI suffix.
+func decimalSuffixExponent(s string) (int32, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if len(s) != 1 || s[0] == ' ' {
+		return 0, false
+	}
+	i := strings.IndexByte(decimalSuffixLetters, s[0])
+	return int32(i-3) * 3, i >= 0
 }
 
-// binarySuffixes maps the binary SI suffixes to their base-2 exponent.
-var binarySuffixes = map[string]int32{
-	"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60,
+// binarySuffixExponent returns the base-2 exponent of a binary SI suffix.
+func binarySuffixExponent(s string) (int32, bool) {
+	if len(s) != 2 || s[1] != 'i' {
+		return 0, false
+	}
+	i := strings.IndexByte(binarySuffixLetters, s[0])
+	return int32(i+1) * 10, i >= 0
 }
 
-// decimalSuffixOf is the inverse of decimalSuffixes, indexed by exp/3+3.
-var decimalSuffixOf = [...]string{"n", "u", "m", "", "k", "M", "G", "T", "P", "E"}
-
-// binarySuffixOf is the inverse of binarySuffixes, indexed by exp/10.
-var binarySuffixOf = [...]string{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+// binarySuffix returns the suffix of 1024^k, 0 <= k <= maxBinaryPower.
+func binarySuffix(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return binarySuffixLetters[k-1:k] + "i"
+}
 
 // maxLiteralExponent bounds the exponent written after e/E.
 const maxLiteralExponent = 1_000_000
@@ -37,10 +62,10 @@ const maxLiteralExponent = 1_000_000
 // interpretSuffix returns the base (10 or 2), the exponent in that base and
 // the format a suffix stands for.
 func interpretSuffix(s string) (base, exp int32, format Format, err error) {
-	if e, ok := decimalSuffixes[s]; ok {
+	if e, ok := decimalSuffixExponent(s); ok {
 		return 10, e, DecimalSI, nil
 	}
-	if e, ok := binarySuffixes[s]; ok {
+	if e, ok := binarySuffixExponent(s); ok {
 		return 2, e, BinarySI, nil
 	}
 	if len(s) > 1 && (s[0] == 'e' || s[0] == 'E') {
@@ -64,7 +89,7 @@ func interpretSuffix(s string) (base, exp int32, format Format, err error) {
 // beyond "E" (and below "n"), so no magnitude is ever dropped.
 func decimalSuffix(exp int32, format Format) string {
 	if format == DecimalSI && exp >= -9 && exp <= 18 {
-		return decimalSuffixOf[exp/3+3]
+		return strings.TrimSpace(decimalSuffixLetters[exp/3+3 : exp/3+4])
 	}
 	if exp == 0 {
 		return ""
