@@ -1,0 +1,10 @@
+// Package api assembles orkit's object model: NewScheme returns a scheme
+// with every built-in kind — core/v1 and the apps, rbac, coordination,
+// scheduling, admissionregistration, authorization and authentication
+// groups — registered with its resource name, scope, short names,
+// categories, subresources, defaulting and validation.
+//
+// The kinds themselves live in one package per API group (api/core,
+// api/apps, api/rbac, ...); the shared metadata in api/meta, validation
+// failures in api/field, and the registry in api/scheme.
+package api
