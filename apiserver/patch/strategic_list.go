@@ -120,11 +120,7 @@ func (m *merger) mergeKeyed(orig, patch []any, path string, keys []string, order
 	elem := path + "[]"
 	out := make([]any, 0, len(orig)+len(kp.items))
 	if !kp.replace {
-		for _, oe := range orig {
-			if !matchesAny(oe, kp.deletes, keys) {
-				out = append(out, oe)
-			}
-		}
+		out = deleteMatching(out, orig, kp.deletes, keys)
 	}
 	idx := newKeyIndex(out, keys[0])
 	for _, pe := range kp.items {
@@ -219,14 +215,33 @@ func matches(e any, pe map[string]any, keys []string) bool {
 	return true
 }
 
-// matchesAny reports whether e matches any of the patch elements.
-func matchesAny(e any, pes []map[string]any, keys []string) bool {
-	for _, pe := range pes {
-		if matches(e, pe, keys) {
-			return true
+// deleteMatching appends to out the elements of orig that match none of the
+// delete elements, found through an index on the first key.
+func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []any {
+	if len(deletes) == 0 {
+		return append(out, orig...)
+	}
+	byKey := make(map[string][]map[string]any, len(deletes))
+	for _, d := range deletes {
+		id := identity(d[keys[0]])
+		byKey[id] = append(byKey[id], d)
+	}
+	for _, oe := range orig {
+		om, ok := oe.(map[string]any)
+		deleted := false
+		if v, has := om[keys[0]]; ok && has {
+			for _, d := range byKey[identity(v)] {
+				if matches(om, d, keys) {
+					deleted = true
+					break
+				}
+			}
+		}
+		if !deleted {
+			out = append(out, oe)
 		}
 	}
-	return false
+	return out
 }
 
 // reorder implements $setElementOrder on the merged list out. Elements that

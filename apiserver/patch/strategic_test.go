@@ -290,26 +290,43 @@ func TestStrategicMergeInvalid(t *testing.T) {
 }
 
 func TestStrategicMergeLargeKeyedList(t *testing.T) {
-	// Merging n patch elements into n list elements uses the key index:
-	// 20000 x 20000 would take minutes as a nested loop.
+	// Merging or deleting n patch elements in a list of n uses key indexes:
+	// 20000 x 20000 would take minutes as nested loops.
 	const n = 20000
-	var orig, patch strings.Builder
-	orig.WriteString(`{"spec":{"containers":[`)
-	patch.WriteString(`{"spec":{"containers":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			orig.WriteString(",")
-			patch.WriteString(",")
+	build := func(elem func(i int) string) string {
+		var b strings.Builder
+		b.WriteString(`{"spec":{"containers":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(elem(i))
 		}
-		orig.WriteString(`{"name":"c` + itoa(i) + `"}`)
-		patch.WriteString(`{"name":"c` + itoa(n-1-i) + `","image":"i"}`)
+		b.WriteString(`]}}`)
+		return b.String()
 	}
-	orig.WriteString(`]}}`)
-	patch.WriteString(`]}}`)
-	out, err := Apply(StrategicMerge, []byte(orig.String()), []byte(patch.String()), "Pod")
-	require.NoError(t, err)
-	assert.Equal(t, n, strings.Count(string(out), `"image":"i"`))
-	assert.True(t, strings.HasPrefix(string(out), `{"spec":{"containers":[{"image":"i","name":"c0"}`))
+	orig := build(func(i int) string { return `{"name":"c` + itoa(i) + `"}` })
+	tests := []struct {
+		name, patch, wantPrefix string
+		wantCount               int
+	}{
+		{"merge all", build(func(i int) string { return `{"name":"c` + itoa(n-1-i) + `","image":"i"}` }),
+			`{"spec":{"containers":[{"image":"i","name":"c0"}`, n},
+		{"delete all but one", build(func(i int) string {
+			if i == 7 {
+				return `{"name":"c7","image":"i"}`
+			}
+			return `{"name":"c` + itoa(i) + `","$patch":"delete"}`
+		}), `{"spec":{"containers":[{"image":"i","name":"c7"}]}}`, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Apply(StrategicMerge, []byte(orig), []byte(tc.patch), "Pod")
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantCount, strings.Count(string(out), `"image":"i"`))
+			assert.True(t, strings.HasPrefix(string(out), tc.wantPrefix))
+		})
+	}
 }
 
 func itoa(i int) string {
