@@ -65,6 +65,7 @@ type terms []Requirement
 
 var _ Selector = terms(nil)
 
+// Matches implements Selector.
 func (t terms) Matches(f Fields) bool {
 	for _, r := range t {
 		if !r.Matches(f) {
@@ -74,8 +75,10 @@ func (t terms) Matches(f Fields) bool {
 	return true
 }
 
+// Empty implements Selector.
 func (t terms) Empty() bool { return len(t) == 0 }
 
+// String implements Selector.
 func (t terms) String() string {
 	parts := make([]string, len(t))
 	for i, r := range t {
@@ -84,6 +87,7 @@ func (t terms) String() string {
 	return strings.Join(parts, ",")
 }
 
+// RequiresExactMatch implements Selector.
 func (t terms) RequiresExactMatch(field string) (string, bool) {
 	for _, r := range t {
 		if r.Field == field && r.Operator != NotEquals {
@@ -93,6 +97,7 @@ func (t terms) RequiresExactMatch(field string) (string, bool) {
 	return "", false
 }
 
+// Requirements implements Selector.
 func (t terms) Requirements() []Requirement {
 	if len(t) == 0 {
 		return nil

@@ -30,6 +30,7 @@ type requirements []Requirement
 
 var _ Selector = requirements(nil)
 
+// Matches implements Selector.
 func (s requirements) Matches(l Labels) bool {
 	for _, r := range s {
 		if !r.Matches(l) {
@@ -39,8 +40,10 @@ func (s requirements) Matches(l Labels) bool {
 	return true
 }
 
+// Empty implements Selector.
 func (s requirements) Empty() bool { return len(s) == 0 }
 
+// String implements Selector.
 func (s requirements) String() string {
 	parts := make([]string, len(s))
 	for i, r := range s {
@@ -49,6 +52,7 @@ func (s requirements) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Requirements implements Selector.
 func (s requirements) Requirements() []Requirement {
 	if len(s) == 0 {
 		return nil
@@ -61,9 +65,16 @@ type nothing struct{}
 
 var _ Selector = nothing{}
 
-func (nothing) Matches(Labels) bool         { return false }
-func (nothing) Empty() bool                 { return false }
-func (nothing) String() string              { return "" }
+// Matches implements Selector.
+func (nothing) Matches(Labels) bool { return false }
+
+// Empty implements Selector.
+func (nothing) Empty() bool { return false }
+
+// String implements Selector.
+func (nothing) String() string { return "" }
+
+// Requirements implements Selector.
 func (nothing) Requirements() []Requirement { return nil }
 
 // Everything returns the selector that matches every label set.
