@@ -193,5 +193,5 @@ func updateValidator[T any](fn func(obj, old *T) field.ErrorList) func(obj, old 
 }
 
 func wrongType[T any](o meta.Object) *field.Error {
-	return field.InternalError(field.NewPath(""), fmt.Errorf("%w: want %T, got %T", ErrWrongType, new(T), o))
+	return field.InternalError(field.NewPath("kind"), fmt.Errorf("%w: want %T, got %T", ErrWrongType, new(T), o))
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,11 +66,8 @@ func validateImmutable[T comparable](newVal, oldVal T, p *field.Path) field.Erro
 // badValue renders named string types as plain strings, so messages quote
 // them as Kubernetes does.
 func badValue(v any) any {
-	switch x := v.(type) {
-	case fmt.Stringer:
-		return x.String()
-	case string:
-		return x
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return rv.String()
 	}
 	return v
 }

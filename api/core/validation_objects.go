@@ -100,7 +100,7 @@ func ValidateSecretUpdate(s, old *Secret) field.ErrorList {
 }
 
 // ValidateConfigMap checks a ConfigMap: name, keys valid and not in both
-// data and binaryData, total size at most 1 MiB.
+// data and binaryData, total size at most 1 MiB (reported on data).
 func ValidateConfigMap(cm *ConfigMap) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&cm.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	total := 0
@@ -117,7 +117,7 @@ func ValidateConfigMap(cm *ConfigMap) field.ErrorList {
 		total += len(cm.BinaryData[k])
 	}
 	if total > MaxSecretSize {
-		errs = append(errs, field.TooLong(field.NewPath(""), "", MaxSecretSize))
+		errs = append(errs, field.TooLong(field.NewPath("data"), "", MaxSecretSize))
 	}
 	return errs
 }

@@ -184,13 +184,21 @@ func collectDiff(path string, o, n any, lines *[]string) {
 		return
 	}
 	if o != nil {
-		b, _ := json.Marshal(o)
-		*lines = append(*lines, "- "+path+": "+string(b))
+		*lines = append(*lines, "- "+path+": "+diffValue(o))
 	}
 	if n != nil {
-		b, _ := json.Marshal(n)
-		*lines = append(*lines, "+ "+path+": "+string(b))
+		*lines = append(*lines, "+ "+path+": "+diffValue(n))
 	}
+}
+
+// diffValue renders v as JSON, cut to a readable length.
+func diffValue(v any) string {
+	const maxLen = 120
+	b, _ := json.Marshal(v)
+	if len(b) > maxLen {
+		return string(b[:maxLen]) + "..."
+	}
+	return string(b)
 }
 
 // ValidatePodStatusUpdate checks newPod as a status update of oldPod (the

@@ -1,0 +1,48 @@
+package core
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzDecodePod decodes arbitrary bytes into a Pod. Decoding must never
+// panic; whatever decodes must encode, and the encoding must be a fixed
+// point: decoding it and encoding again gives the same bytes and an equal
+// value. (The first encoding may normalise — timestamps lose sub-second
+// precision, quantities become canonical — so equality is checked from
+// there on.)
+func FuzzDecodePod(f *testing.F) {
+	for _, name := range []string{"pod.json", "pod_unschedulable.json", "pod_evicted.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"1.5"}}}]}}`))
+	f.Add([]byte(`{"status":{"startTime":"2024-01-01T00:00:00.5+02:00","conditions":[{"lastProbeTime":null}]}}`))
+	f.Add([]byte(`{"spec":{"containers":[{"livenessProbe":{"httpGet":{"port":"http"}}}]}}`))
+	f.Add([]byte(`{"spec":{"ephemeralContainers":[ {"name" : "x"} ]}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p1 Pod
+		if json.Unmarshal(data, &p1) != nil {
+			return
+		}
+		b1, err := json.Marshal(&p1)
+		require.NoError(t, err, "a decoded pod must encode")
+		var p2 Pod
+		require.NoError(t, json.Unmarshal(b1, &p2), "our encoding must decode: %s", b1)
+		b2, err := json.Marshal(&p2)
+		require.NoError(t, err)
+		require.JSONEq(t, string(b1), string(b2))
+		var p3 Pod
+		require.NoError(t, json.Unmarshal(b2, &p3))
+		b3, err := json.Marshal(&p3)
+		require.NoError(t, err)
+		require.Equal(t, string(b2), string(b3))
+		require.Equal(t, p2, p3, "re-decoding our encoding gives an equal value")
+	})
+}
