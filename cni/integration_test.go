@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // requireNetworking skips (or, with CI=true, fails) a test that needs root,
@@ -85,6 +86,16 @@ func newTestNetwork(t *testing.T) *testNetwork {
 		}
 	})
 	return tn
+}
+
+// setUp attaches pod and registers a TearDown for the test's end, so a
+// failing test leaves no veth, IP or iptables rule behind.
+func setUp(t *testing.T, n *LibCNI, pod PodNetwork) Result {
+	t.Helper()
+	t.Cleanup(func() { assert.NoError(t, n.TearDown(context.Background(), pod)) })
+	res, err := n.SetUp(context.Background(), pod)
+	require.NoError(t, err)
+	return res
 }
 
 // freeSubnet picks a 10.244.X.0/24 with no route and an unused bridge name.
@@ -226,8 +237,7 @@ func TestIntegrationSetUpReachCheckTearDown(t *testing.T) {
 	_, nsPath := newNetNS(t)
 	pod := PodNetwork{Name: "web", Namespace: "default", UID: "uid-1", SandboxID: "sandbox-reach", NetNS: nsPath}
 
-	res, err := tn.net.SetUp(ctx, pod)
-	require.NoError(t, err)
+	res := setUp(t, tn.net, pod)
 	require.Len(t, res.IPs, 1)
 	ip := res.IPs[0].Address.Addr()
 	assert.True(t, tn.subnet.Contains(ip), "pod IP %s in %s", ip, tn.subnet)
@@ -259,8 +269,7 @@ func TestIntegrationTearDownAfterNetNSDeleted(t *testing.T) {
 	name, nsPath := newNetNS(t)
 	pod := PodNetwork{SandboxID: "sandbox-gone", NetNS: nsPath,
 		PortMappings: []PortMapping{{HostPort: int32(freePort(t)), ContainerPort: 8080}}}
-	_, err := tn.net.SetUp(ctx, pod)
-	require.NoError(t, err)
+	setUp(t, tn.net, pod)
 
 	require.True(t, tn.masqChainExists(pod.SandboxID))
 	deleteNetNS(t, name)
@@ -276,8 +285,7 @@ func TestIntegrationTearDownAfterRestart(t *testing.T) {
 	ctx := context.Background()
 	_, nsPath := newNetNS(t)
 	pod := PodNetwork{SandboxID: "sandbox-restart", NetNS: nsPath}
-	_, err := tn.net.SetUp(ctx, pod)
-	require.NoError(t, err)
+	setUp(t, tn.net, pod)
 
 	restarted, err := New(tn.cfg)
 	require.NoError(t, err)
@@ -319,10 +327,8 @@ func TestIntegrationReclaimLeaked(t *testing.T) {
 	ctx := context.Background()
 	deadName, deadPath := newNetNS(t)
 	_, livePath := newNetNS(t)
-	_, err := tn.net.SetUp(ctx, PodNetwork{SandboxID: "sandbox-dead", NetNS: deadPath})
-	require.NoError(t, err)
-	live, err := tn.net.SetUp(ctx, PodNetwork{SandboxID: "sandbox-live", NetNS: livePath})
-	require.NoError(t, err)
+	setUp(t, tn.net, PodNetwork{SandboxID: "sandbox-dead", NetNS: deadPath})
+	live := setUp(t, tn.net, PodNetwork{SandboxID: "sandbox-live", NetNS: livePath})
 	deleteNetNS(t, deadName)
 
 	restarted, err := New(tn.cfg)
@@ -345,8 +351,7 @@ func TestIntegrationHostPort(t *testing.T) {
 	hostPort := freePort(t)
 	pod := PodNetwork{SandboxID: "sandbox-hostport", NetNS: nsPath,
 		PortMappings: []PortMapping{{HostPort: int32(hostPort), ContainerPort: 8080}}}
-	_, err := tn.net.SetUp(ctx, pod)
-	require.NoError(t, err)
+	setUp(t, tn.net, pod)
 	serveInNetNS(t, nsPath, ":8080", "via hostPort")
 
 	line, err := fetch(fmt.Sprintf("127.0.0.1:%d", hostPort))
@@ -434,8 +439,7 @@ func TestIntegrationDualStack(t *testing.T) {
 	ctx := context.Background()
 	_, nsPath := newNetNS(t)
 	pod := PodNetwork{SandboxID: "sandbox-dual", NetNS: nsPath}
-	res, err := dual.SetUp(ctx, pod)
-	require.NoError(t, err)
+	res := setUp(t, dual, pod)
 	ips := res.PodIPs()
 	require.Len(t, ips, 2)
 	assert.True(t, tn.subnet.Contains(ips[0]), "IPv4 first: %v", ips)
@@ -444,6 +448,9 @@ func TestIntegrationDualStack(t *testing.T) {
 	serveInNetNS(t, nsPath, ":8080", "dual")
 	br, err := netlink.LinkByName(tn.bridge)
 	require.NoError(t, err)
+	// The bridge's new IPv6 gateway address is tentative until duplicate
+	// address detection ends; the pod cannot reach it before.
+	waitIPv6Settled(t, br)
 	for _, ip := range ips {
 		routes, err := netlink.RouteGet(ip.AsSlice())
 		require.NoError(t, err)
@@ -456,4 +463,73 @@ func TestIntegrationDualStack(t *testing.T) {
 	allocs, err := readAllocations(filepath.Join(cfg.StateDir, "ipam", cfg.NetworkName))
 	require.NoError(t, err)
 	assert.Empty(t, allocs)
+}
+
+// waitIPv6Settled polls until no IPv6 address of link is tentative.
+func waitIPv6Settled(t *testing.T, link netlink.Link) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		addrs, err := netlink.AddrList(link, netlink.FAMILY_V6)
+		require.NoError(t, err)
+		tentative := false
+		for _, a := range addrs {
+			if a.Flags&unix.IFA_F_TENTATIVE != 0 {
+				tentative = true
+			}
+		}
+		if !tentative {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("IPv6 addresses of %s still tentative: %v", link.Attrs().Name, addrs)
+		}
+		<-tick.C
+	}
+}
+
+func TestIntegrationConcurrentSandboxes(t *testing.T) {
+	tn := newTestNetwork(t)
+	ctx := context.Background()
+	const n = 6
+	pods := make([]PodNetwork, n)
+	for i := range pods {
+		_, nsPath := newNetNS(t)
+		pods[i] = PodNetwork{SandboxID: fmt.Sprintf("sandbox-par-%d", i), NetNS: nsPath}
+		t.Cleanup(func() { assert.NoError(t, tn.net.TearDown(context.Background(), pods[i])) })
+	}
+	results := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = tn.net.SetUp(ctx, pods[i])
+		}()
+	}
+	wg.Wait()
+	seen := map[netip.Addr]bool{}
+	for i := range pods {
+		require.NoError(t, errs[i])
+		ip := results[i].IPs[0].Address.Addr()
+		assert.False(t, seen[ip], "IP %s handed out twice", ip)
+		seen[ip] = true
+	}
+	assert.Equal(t, n, bridgePorts(t, tn.bridge))
+	for i := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = tn.net.TearDown(ctx, pods[i])
+		}()
+	}
+	wg.Wait()
+	for i := range pods {
+		require.NoError(t, errs[i])
+	}
+	assert.Empty(t, tn.allocations(t))
+	assert.Equal(t, 0, bridgePorts(t, tn.bridge))
 }
