@@ -44,7 +44,7 @@ func TestDefaultPod(t *testing.T) {
 			Containers: []Container{{
 				Name: "web", Image: "nginx",
 				Ports: []ContainerPort{{ContainerPort: 80}},
-				Env: []EnvVar{{Name: "N", ValueFrom: &EnvVarSource{FieldRef: &ObjectFieldSelector{FieldPath: "metadata.name"}}}},
+				Env:   []EnvVar{{Name: "N", ValueFrom: &EnvVarSource{FieldRef: &ObjectFieldSelector{FieldPath: "metadata.name"}}}},
 				Resources: ResourceRequirements{
 					Limits:   ResourceList{ResourceCPU: resource.MustParse("1"), ResourceMemory: resource.MustParse("1Gi")},
 					Requests: ResourceList{ResourceCPU: resource.MustParse("500m")},
@@ -196,8 +196,8 @@ func TestDefaultOtherKinds(t *testing.T) {
 	t.Run("limit range", func(t *testing.T) {
 		lr := &LimitRange{Spec: LimitRangeSpec{Limits: []LimitRangeItem{
 			{Type: LimitTypeContainer,
-				Max: ResourceList{ResourceCPU: resource.MustParse("2"), ResourceMemory: resource.MustParse("1Gi")},
-				Min: ResourceList{ResourceMemory: resource.MustParse("64Mi"), ResourceEphemeralStorage: resource.MustParse("1Gi")},
+				Max:     ResourceList{ResourceCPU: resource.MustParse("2"), ResourceMemory: resource.MustParse("1Gi")},
+				Min:     ResourceList{ResourceMemory: resource.MustParse("64Mi"), ResourceEphemeralStorage: resource.MustParse("1Gi")},
 				Default: ResourceList{ResourceMemory: resource.MustParse("512Mi")}},
 			{Type: LimitTypePod, Max: ResourceList{ResourceCPU: resource.MustParse("4")}},
 		}}}

@@ -185,7 +185,10 @@ func TestValidatePodUpdate(t *testing.T) {
 		want   []string
 	}{
 		{"no change", func(*Pod) {}, nil},
-		{"image", func(p *Pod) { p.Spec.Containers[0].Image = "nginx:1.28"; p.Spec.InitContainers[0].Image = "busybox:1.37" }, nil},
+		{"image", func(p *Pod) {
+			p.Spec.Containers[0].Image = "nginx:1.28"
+			p.Spec.InitContainers[0].Image = "busybox:1.37"
+		}, nil},
 		{"labels", func(p *Pod) { p.Labels = map[string]string{"a": "b"} }, nil},
 		{"set active deadline", func(p *Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(60)) }, nil},
 		{"add toleration", func(p *Pod) {
@@ -193,7 +196,9 @@ func TestValidatePodUpdate(t *testing.T) {
 		}, nil},
 		{"restart policy", func(p *Pod) { p.Spec.RestartPolicy = RestartPolicyNever },
 			[]string{"spec: Forbidden: " + podUpdateForbidden + "\n- spec.restartPolicy: \"Always\"\n+ spec.restartPolicy: \"Never\""}},
-		{"add container", func(p *Pod) { p.Spec.Containers = append(p.Spec.Containers, Container{Name: "b", Image: "x:1", ImagePullPolicy: PullAlways, TerminationMessagePolicy: "File"}) },
+		{"add container", func(p *Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, Container{Name: "b", Image: "x:1", ImagePullPolicy: PullAlways, TerminationMessagePolicy: "File"})
+		},
 			[]string{"spec.containers: Forbidden: pod updates may not add or remove containers"}},
 		{"name", func(p *Pod) { p.Name = "other" },
 			[]string{`metadata.name: Invalid value: "other": field is immutable`}},

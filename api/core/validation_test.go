@@ -83,7 +83,9 @@ func TestValidateService(t *testing.T) {
 		{"name must be DNS-1035", func(s *Service) { s.Name = "1web" },
 			[]string{`metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 		{"no ports", func(s *Service) { s.Spec.Ports = nil }, []string{"spec.ports: Required value"}},
-		{"headless without ports", func(s *Service) { s.Spec.Ports, s.Spec.ClusterIP, s.Spec.ClusterIPs = nil, ClusterIPNone, []string{ClusterIPNone} }, nil},
+		{"headless without ports", func(s *Service) {
+			s.Spec.Ports, s.Spec.ClusterIP, s.Spec.ClusterIPs = nil, ClusterIPNone, []string{ClusterIPNone}
+		}, nil},
 		{"port name required with several", func(s *Service) { s.Spec.Ports[1].Name = "" },
 			[]string{"spec.ports[1].name: Required value"}},
 		{"duplicate port name", func(s *Service) { s.Spec.Ports[1].Name = "http" },
