@@ -22,6 +22,14 @@ func Register(s *scheme.Scheme) { s.MustRegister(Types()...) }
 // them, constructors, defaulting and validation. Each call returns fresh
 // values the caller owns.
 func Types() []scheme.Type {
+	var ts []scheme.Type
+	ts = append(ts, workloadTypes()...)
+	ts = append(ts, configTypes()...)
+	return append(ts, networkStorageTypes()...)
+}
+
+// workloadTypes returns the kinds of the pod pipeline: Pod, Node, Namespace, Binding, Event.
+func workloadTypes() []scheme.Type {
 	return []scheme.Type{
 		{
 			Kind: GroupVersion.WithKind("Pod"), Resource: "pods", Namespaced: true,
@@ -52,6 +60,30 @@ func Types() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateNamespaceUpdate),
 		},
 		{
+			// Binding is create-only: the API server handles POSTs to
+			// bindings and pods/{name}/binding by setting the pod's node.
+			Kind: GroupVersion.WithKind("Binding"), Resource: "bindings", Namespaced: true,
+			New:      func() meta.Object { return &Binding{} },
+			NewList:  func() meta.ListObject { return &BindingList{} },
+			Validate: validator(ValidateBinding),
+		},
+		{
+			Kind: GroupVersion.WithKind("Event"), Resource: "events", Namespaced: true,
+			ShortNames: []string{"ev"},
+			New:        func() meta.Object { return &Event{} },
+			NewList:    func() meta.ListObject { return &EventList{} },
+			Validate:   validator(ValidateEvent),
+			ValidateUpdate: updateValidator(func(n, o *Event) field.ErrorList {
+				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateEvent(n)...)
+			}),
+		},
+	}
+}
+
+// configTypes returns the configuration and policy kinds: Secret, ConfigMap, ServiceAccount, ResourceQuota, LimitRange.
+func configTypes() []scheme.Type {
+	return []scheme.Type{
+		{
 			Kind: GroupVersion.WithKind("Secret"), Resource: "secrets", Namespaced: true,
 			New:            func() meta.Object { return &Secret{} },
 			NewList:        func() meta.ListObject { return &SecretList{} },
@@ -68,41 +100,13 @@ func Types() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateConfigMapUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("Service"), Resource: "services", Namespaced: true,
-			ShortNames: []string{"svc"}, Categories: []string{"all"}, Subresources: []string{"status"},
-			New:            func() meta.Object { return &Service{} },
-			NewList:        func() meta.ListObject { return &ServiceList{} },
-			Default:        defaulter(DefaultService),
-			Validate:       validator(ValidateService),
-			ValidateUpdate: updateValidator(ValidateServiceUpdate),
-		},
-		{
-			Kind: GroupVersion.WithKind("Endpoints"), Resource: "endpoints", Namespaced: true,
-			ShortNames: []string{"ep"},
-			New:        func() meta.Object { return &Endpoints{} },
-			NewList:    func() meta.ListObject { return &EndpointsList{} },
-			Default:    defaulter(DefaultEndpoints),
-			Validate:   validator(ValidateEndpoints),
-			ValidateUpdate: updateValidator(func(n, o *Endpoints) field.ErrorList {
-				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateEndpoints(n)...)
-			}),
-		},
-		{
-			// Binding is create-only: the API server handles POSTs to
-			// bindings and pods/{name}/binding by setting the pod's node.
-			Kind: GroupVersion.WithKind("Binding"), Resource: "bindings", Namespaced: true,
-			New:      func() meta.Object { return &Binding{} },
-			NewList:  func() meta.ListObject { return &BindingList{} },
-			Validate: validator(ValidateBinding),
-		},
-		{
-			Kind: GroupVersion.WithKind("Event"), Resource: "events", Namespaced: true,
-			ShortNames: []string{"ev"},
-			New:        func() meta.Object { return &Event{} },
-			NewList:    func() meta.ListObject { return &EventList{} },
-			Validate:   validator(ValidateEvent),
-			ValidateUpdate: updateValidator(func(n, o *Event) field.ErrorList {
-				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateEvent(n)...)
+			Kind: GroupVersion.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
+			ShortNames: []string{"sa"},
+			New:        func() meta.Object { return &ServiceAccount{} },
+			NewList:    func() meta.ListObject { return &ServiceAccountList{} },
+			Validate:   validator(ValidateServiceAccount),
+			ValidateUpdate: updateValidator(func(n, o *ServiceAccount) field.ErrorList {
+				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateServiceAccount(n)...)
 			}),
 		},
 		{
@@ -124,6 +128,32 @@ func Types() []scheme.Type {
 				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateLimitRange(n)...)
 			}),
 		},
+	}
+}
+
+// networkStorageTypes returns the networking and storage kinds: Service, Endpoints, PersistentVolume, PersistentVolumeClaim.
+func networkStorageTypes() []scheme.Type {
+	return []scheme.Type{
+		{
+			Kind: GroupVersion.WithKind("Service"), Resource: "services", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, Subresources: []string{"status"},
+			New:            func() meta.Object { return &Service{} },
+			NewList:        func() meta.ListObject { return &ServiceList{} },
+			Default:        defaulter(DefaultService),
+			Validate:       validator(ValidateService),
+			ValidateUpdate: updateValidator(ValidateServiceUpdate),
+		},
+		{
+			Kind: GroupVersion.WithKind("Endpoints"), Resource: "endpoints", Namespaced: true,
+			ShortNames: []string{"ep"},
+			New:        func() meta.Object { return &Endpoints{} },
+			NewList:    func() meta.ListObject { return &EndpointsList{} },
+			Default:    defaulter(DefaultEndpoints),
+			Validate:   validator(ValidateEndpoints),
+			ValidateUpdate: updateValidator(func(n, o *Endpoints) field.ErrorList {
+				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateEndpoints(n)...)
+			}),
+		},
 		{
 			Kind: GroupVersion.WithKind("PersistentVolume"), Resource: "persistentvolumes",
 			ShortNames: []string{"pv"}, Subresources: []string{"status"},
@@ -141,16 +171,6 @@ func Types() []scheme.Type {
 			Default:        defaulter(DefaultPersistentVolumeClaim),
 			Validate:       validator(ValidatePersistentVolumeClaim),
 			ValidateUpdate: updateValidator(ValidatePersistentVolumeClaimUpdate),
-		},
-		{
-			Kind: GroupVersion.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
-			ShortNames: []string{"sa"},
-			New:        func() meta.Object { return &ServiceAccount{} },
-			NewList:    func() meta.ListObject { return &ServiceAccountList{} },
-			Validate:   validator(ValidateServiceAccount),
-			ValidateUpdate: updateValidator(func(n, o *ServiceAccount) field.ErrorList {
-				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateServiceAccount(n)...)
-			}),
 		},
 	}
 }
