@@ -1,0 +1,257 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/fields"
+	"github.com/orkit/orkit/api/meta"
+)
+
+// podStrategy adds graceful deletion to the default strategy: a pod bound
+// to a node and not yet terminated gets a deletionTimestamp and stays until
+// its node agent confirms with grace period 0.
+type podStrategy struct {
+	*DefaultStrategy
+}
+
+var (
+	_ GracefulStrategy = (*podStrategy)(nil)
+	_ DeleteStrategy   = (*podStrategy)(nil)
+)
+
+// BeginDelete does nothing: the grace period is set by GracePeriod.
+func (s *podStrategy) BeginDelete(meta.Object) {}
+
+// Pending keeps a deleted pod until its grace period is set to 0 (by the
+// node agent, once the containers are gone).
+func (s *podStrategy) Pending(obj meta.Object) bool {
+	g := obj.GetObjectMeta().DeletionGracePeriodSeconds
+	return g != nil && *g > 0
+}
+
+// GracePeriod returns the delete options' grace period, else the pod's
+// terminationGracePeriodSeconds; unbound and terminated pods go at once.
+func (s *podStrategy) GracePeriod(obj meta.Object, opts *meta.DeleteOptions) (int64, bool) {
+	pod := obj.(*core.Pod)
+	grace := int64(30)
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		grace = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if opts.GracePeriodSeconds != nil {
+		grace = *opts.GracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == core.PodSucceeded || pod.Status.Phase == core.PodFailed {
+		return 0, false
+	}
+	return grace, true
+}
+
+func podFields(obj meta.Object) fields.Set {
+	pod := obj.(*core.Pod)
+	return fields.Set{
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             pod.Status.PodIP,
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}
+
+func nodeFields(obj meta.Object) fields.Set {
+	return fields.Set{"spec.unschedulable": strconv.FormatBool(obj.(*core.Node).Spec.Unschedulable)}
+}
+
+func namespaceFields(obj meta.Object) fields.Set {
+	return fields.Set{"status.phase": string(obj.(*core.Namespace).Status.Phase)}
+}
+
+func secretFields(obj meta.Object) fields.Set {
+	return fields.Set{"type": string(obj.(*core.Secret).Type)}
+}
+
+func eventFields(obj meta.Object) fields.Set {
+	e := obj.(*core.Event)
+	return fields.Set{
+		"involvedObject.kind": e.InvolvedObject.Kind, "involvedObject.namespace": e.InvolvedObject.Namespace,
+		"involvedObject.name": e.InvolvedObject.Name, "involvedObject.uid": string(e.InvolvedObject.UID),
+		"reason": e.Reason, "type": e.Type,
+	}
+}
+
+// serveBinding handles POST pods/<name>/binding.
+func (s *Server) serveBinding(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
+	if req.Info.Verb != "create" {
+		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
+		return
+	}
+	body, _, err := readBody(r, "application/json", "application/yaml")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	b := &core.Binding{}
+	if err := decodeStrict(body, b, false); err != nil {
+		writeError(w, err)
+		return
+	}
+	if b.Name == "" {
+		b.Name = req.Info.Name
+	}
+	if b.Name != req.Info.Name {
+		writeError(w, apierrors.NewBadRequest("the name of the binding does not match the pod"))
+		return
+	}
+	b.Namespace = req.Info.Namespace
+	if _, err := s.bind(ctx, req, b); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess, Code: http.StatusCreated})
+}
+
+// createBinding handles POST namespaces/<ns>/bindings.
+func (s *Server) createBinding(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error) {
+	return s.bind(ctx, req, obj.(*core.Binding))
+}
+
+// bind sets the pod's nodeName and its PodScheduled condition; a pod
+// already bound gets 409.
+func (s *Server) bind(ctx context.Context, req *Request, b *core.Binding) (meta.Object, error) {
+	pods, ok := s.lookup(coreGVR("pods"))
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("pods are not served"))
+	}
+	if b.Target.Name == "" || (b.Target.Kind != "" && b.Target.Kind != "Node") {
+		return nil, apierrors.NewInvalid(meta.GroupVersionKind{Version: "v1", Kind: "Binding"}, b.Name, nil)
+	}
+	_, err := pods.storage.GuaranteedUpdate(ctx, b.Namespace, b.Name, true, func(cur meta.Object) (meta.Object, error) {
+		pod := meta.DeepCopy(cur.(*core.Pod))
+		if pod.DeletionTimestamp != nil {
+			return nil, apierrors.NewConflict(pods.gr(), b.Name, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", b.Name))
+		}
+		if pod.Spec.NodeName != "" {
+			return nil, apierrors.NewConflict(pods.gr(), b.Name, fmt.Errorf("pod %s is already assigned to node %q", b.Name, pod.Spec.NodeName))
+		}
+		if b.UID != "" && b.UID != pod.UID {
+			return nil, apierrors.NewConflict(pods.gr(), b.Name, fmt.Errorf("precondition failed: UID in binding %v does not match the pod's %v", b.UID, pod.UID))
+		}
+		pod.Spec.NodeName = b.Target.Name
+		setPodCondition(&pod.Status, core.PodCondition{Type: core.PodScheduled, Status: meta.ConditionTrue, LastTransitionTime: meta.Now()})
+		return pod, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func setPodCondition(st *core.PodStatus, c core.PodCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			if st.Conditions[i].Status == c.Status {
+				c.LastTransitionTime = st.Conditions[i].LastTransitionTime
+			}
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+// PodLogOptions are the query parameters of pods/log.
+type PodLogOptions struct {
+	Container    string
+	Follow       bool
+	Previous     bool
+	Timestamps   bool
+	TailLines    *int64
+	SinceSeconds *int64
+	LimitBytes   *int64
+}
+
+// PodLogsFunc streams a container's log to w (the node agent issue
+// connects it to the kubelet's log endpoint).
+type PodLogsFunc func(ctx context.Context, pod *core.Pod, opts PodLogOptions, w io.Writer) error
+
+// SetPodLogs sets the function that serves pods/log.
+func (s *Server) SetPodLogs(f PodLogsFunc) {
+	s.mu.Lock()
+	s.podLogs = f
+	s.mu.Unlock()
+}
+
+func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
+	if req.Info.Verb != "get" {
+		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
+		return
+	}
+	obj, err := s.getVisible(ctx, req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	q := req.Query
+	opts := PodLogOptions{Container: q.Get("container"), Follow: q.Get("follow") == "true",
+		Previous: q.Get("previous") == "true", Timestamps: q.Get("timestamps") == "true"}
+	for name, dst := range map[string]**int64{"tailLines": &opts.TailLines, "sinceSeconds": &opts.SinceSeconds, "limitBytes": &opts.LimitBytes} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid %s %q", name, v)))
+				return
+			}
+			*dst = &n
+		}
+	}
+	pod := obj.(*core.Pod)
+	if opts.Container == "" {
+		if len(pod.Spec.Containers) != 1 {
+			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Name, containerNames(pod))))
+			return
+		}
+		opts.Container = pod.Spec.Containers[0].Name
+	}
+	s.mu.RLock()
+	logs := s.podLogs
+	s.mu.RUnlock()
+	if logs == nil || pod.Spec.NodeName == "" {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: no node agent serves its logs", opts.Container, pod.Name)))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	fw := &flushWriter{w: w}
+	if err := logs(ctx, pod, opts, fw); err != nil && !fw.wrote {
+		writeError(w, err)
+	}
+}
+
+func containerNames(pod *core.Pod) []string {
+	var out []string
+	for _, c := range pod.Spec.Containers {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// flushWriter flushes after every write so followed logs stream.
+type flushWriter struct {
+	w     http.ResponseWriter
+	wrote bool
+}
+
+func (f *flushWriter) Write(b []byte) (int, error) {
+	f.wrote = true
+	n, err := f.w.Write(b)
+	if fl, ok := f.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return n, err
+}

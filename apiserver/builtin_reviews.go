@@ -1,0 +1,109 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/orkit/orkit/api/authentication"
+	"github.com/orkit/orkit/api/authorization"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/apiserver/authz"
+)
+
+// createAccessReview answers the authorization.k8s.io reviews with the
+// server's own authorizer chain, without storing anything: a
+// SelfSubjectAccessReview is about the caller (`kubectl auth can-i`), a
+// (Local)SubjectAccessReview about the user named in its spec.
+func (s *Server) createAccessReview(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error) {
+	var (
+		spec   authorization.SubjectAccessReviewSpec
+		status *authorization.SubjectAccessReviewStatus
+		user   = req.User
+	)
+	switch o := obj.(type) {
+	case *authorization.SelfSubjectAccessReview:
+		spec.ResourceAttributes, spec.NonResourceAttributes = o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes
+		status = &o.Status
+	case *authorization.SubjectAccessReview:
+		spec, status, user = o.Spec, &o.Status, reviewUser(o.Spec)
+	case *authorization.LocalSubjectAccessReview:
+		if o.Spec.ResourceAttributes == nil || o.Spec.ResourceAttributes.Namespace != o.Namespace {
+			return nil, apierrors.NewBadRequest("spec.resourceAttributes.namespace must match metadata.namespace")
+		}
+		spec, status, user = o.Spec, &o.Status, reviewUser(o.Spec)
+	case *authorization.SelfSubjectRulesReview:
+		return obj, nil // rules are not enumerated; kubectl auth can-i --list shows none
+	default:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unexpected review %T", obj))
+	}
+	a := authz.Attributes{User: user}
+	switch {
+	case spec.ResourceAttributes != nil:
+		ra := spec.ResourceAttributes
+		a.ResourceRequest, a.Verb, a.Namespace, a.APIGroup, a.APIVersion = true, ra.Verb, ra.Namespace, ra.Group, ra.Version
+		a.Resource, a.Subresource, a.Name = ra.Resource, ra.Subresource, ra.Name
+	case spec.NonResourceAttributes != nil:
+		a.Path, a.Verb = spec.NonResourceAttributes.Path, spec.NonResourceAttributes.Verb
+	default:
+		return nil, apierrors.NewBadRequest("exactly one of resourceAttributes and nonResourceAttributes must be set")
+	}
+	d, reason, err := s.cfg.Authorizer.Authorize(ctx, a)
+	status.Allowed, status.Denied, status.Reason = d == authz.DecisionAllow, d == authz.DecisionDeny, reason
+	if err != nil {
+		status.EvaluationError = err.Error()
+	}
+	obj.GetObjectMeta().CreationTimestamp = meta.Now()
+	return obj, nil
+}
+
+func reviewUser(spec authorization.SubjectAccessReviewSpec) *authn.User {
+	u := &authn.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	if len(spec.Extra) > 0 {
+		u.Extra = map[string][]string{}
+		for k, v := range spec.Extra {
+			u.Extra[k] = v
+		}
+	}
+	return u
+}
+
+// createSelfSubjectReview tells the caller who it is (`kubectl auth whoami`).
+func (s *Server) createSelfSubjectReview(_ context.Context, req *Request, obj meta.Object) (meta.Object, error) {
+	r := obj.(*authentication.SelfSubjectReview)
+	r.Status.UserInfo = userInfo(req.User)
+	r.CreationTimestamp = meta.Now()
+	return r, nil
+}
+
+// createTokenReview checks a bearer token with the server's authenticators.
+func (s *Server) createTokenReview(_ context.Context, req *Request, obj meta.Object) (meta.Object, error) {
+	r := obj.(*authentication.TokenReview)
+	if s.cfg.Authenticator == nil || r.Spec.Token == "" {
+		r.Status.Error = "no token"
+		return r, nil
+	}
+	hr, _ := http.NewRequest(http.MethodGet, "/", nil)
+	hr.Header.Set("Authorization", "Bearer "+r.Spec.Token)
+	u, ok, err := s.cfg.Authenticator.AuthenticateRequest(hr)
+	switch {
+	case err != nil:
+		r.Status.Error = err.Error()
+	case ok && u.Name != "system:anonymous":
+		r.Status.Authenticated, r.Status.User = true, userInfo(u)
+	}
+	return r, nil
+}
+
+func userInfo(u *authn.User) authentication.UserInfo {
+	ui := authentication.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
+	if len(u.Extra) > 0 {
+		ui.Extra = map[string]authentication.ExtraValue{}
+		for k, v := range u.Extra {
+			ui.Extra[k] = v
+		}
+	}
+	return ui
+}

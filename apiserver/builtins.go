@@ -1,0 +1,89 @@
+package apiserver
+
+import (
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+)
+
+// RegisterScheme registers every kind of sch as a served resource, adding
+// what the built-in kinds need beyond the defaults (field selectors,
+// graceful pod deletion, subresources, tables, scale). User-defined kinds
+// in sch get the defaults; register those with extras by calling Register
+// yourself before RegisterScheme.
+func (s *Server) RegisterScheme(sch *scheme.Scheme) error {
+	extras := s.builtinExtras()
+	for _, t := range sch.Types() {
+		gvr := t.GroupVersionResource()
+		if _, ok := s.lookup(gvr); ok {
+			continue
+		}
+		res := Resource{Type: t}
+		if x, ok := extras[gvr]; ok {
+			x(&res)
+		}
+		if err := s.Register(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func coreGVR(resource string) meta.GroupVersionResource {
+	return meta.GroupVersionResource{Version: "v1", Resource: resource}
+}
+
+func appsGVR(resource string) meta.GroupVersionResource {
+	return meta.GroupVersionResource{Group: "apps", Version: "v1", Resource: resource}
+}
+
+// builtinExtras returns, per built-in resource, what to add to its Resource.
+func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
+	m := map[meta.GroupVersionResource]func(*Resource){
+		coreGVR("pods"): func(r *Resource) {
+			r.Strategy = &podStrategy{NewDefaultStrategy(r.Type)}
+			r.Fields = podFields
+			r.Table = podTable
+			r.Subresources = map[string]SubresourceHandler{
+				"binding": SubresourceFunc(s.serveBinding),
+				"log":     SubresourceFunc(s.servePodLog),
+			}
+		},
+		coreGVR("bindings"): func(r *Resource) {
+			r.Verbs = []string{"create"}
+			r.CreateFunc = s.createBinding
+		},
+		coreGVR("nodes"): func(r *Resource) { r.Table = nodeTable; r.Fields = nodeFields },
+		coreGVR("namespaces"): func(r *Resource) {
+			r.Strategy = &namespaceStrategy{NewDefaultStrategy(r.Type)}
+			r.Table, r.Fields = namespaceTable, namespaceFields
+			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
+		},
+		coreGVR("services"):    func(r *Resource) { r.Table = serviceTable },
+		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
+		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
+		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
+		coreGVR("events"):      func(r *Resource) { r.Fields = eventFields },
+		appsGVR("deployments"): func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
+		appsGVR("replicasets"): func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
+		appsGVR("statefulsets"): func(r *Resource) {
+			r.Table = statefulSetTable
+			r.Scale = statefulSetScale
+		},
+		appsGVR("daemonsets"): func(r *Resource) { r.Table = daemonSetTable },
+	}
+	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
+		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {
+			r.Verbs = []string{"create"}
+			r.CreateFunc = s.createAccessReview
+		}
+	}
+	m[meta.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}] = func(r *Resource) {
+		r.Verbs = []string{"create"}
+		r.CreateFunc = s.createSelfSubjectReview
+	}
+	m[meta.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}] = func(r *Resource) {
+		r.Verbs = []string{"create"}
+		r.CreateFunc = s.createTokenReview
+	}
+	return m
+}

@@ -1,0 +1,130 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+)
+
+// MaxRequestBodyBytes is the largest request body accepted (3 MiB, as
+// kube-apiserver); larger bodies get 413.
+const MaxRequestBodyBytes = 3 << 20
+
+// readBody reads at most MaxRequestBodyBytes of r's body and converts YAML
+// to JSON. It checks the content type against the ones allowed.
+func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
+	ct := r.Header.Get("Content-Type")
+	mt := "application/json"
+	if ct != "" {
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil {
+			return nil, "", apierrors.NewUnsupportedMediaType(ct)
+		}
+	}
+	ok := false
+	for _, a := range allowed {
+		ok = ok || a == mt
+	}
+	if !ok {
+		return nil, "", apierrors.NewUnsupportedMediaType(ct)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, "", tooLarge()
+		}
+		return nil, "", apierrors.NewBadRequest(fmt.Sprintf("reading request body: %v", err))
+	}
+	if len(b) > MaxRequestBodyBytes {
+		return nil, "", tooLarge()
+	}
+	if mt == "application/yaml" {
+		if b, err = yaml.YAMLToJSON(b); err != nil {
+			return nil, "", apierrors.NewBadRequest(fmt.Sprintf("invalid YAML: %v", err))
+		}
+	}
+	return b, mt, nil
+}
+
+func tooLarge() error {
+	return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
+}
+
+// decodeStrict decodes JSON into obj. With strict set, unknown fields are
+// an error, as fieldValidation=Strict asks.
+func decodeStrict(b []byte, obj any, strict bool) error {
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return apierrors.NewBadRequest("the request body is empty")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(obj); err != nil {
+		if strict && strings.HasPrefix(err.Error(), "json: unknown field") {
+			return apierrors.NewBadRequest("strict decoding error: " + strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized or malformed: %v", err))
+	}
+	if dec.More() {
+		return apierrors.NewBadRequest("the request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// writeJSON writes v with the given code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(apierrors.NewInternalError(err))
+	}
+	writeRaw(w, code, b)
+}
+
+func writeRaw(w http.ResponseWriter, code int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// writeError writes err as a Status; errors that are not a Status become
+// 500s. This is where every handler error leaves the server.
+func writeError(w http.ResponseWriter, err error) {
+	st := apierrors.FromError(err)
+	if st == nil {
+		st = apierrors.NewInternalError(err)
+	}
+	if st.Code == 0 {
+		st.Code = http.StatusInternalServerError
+	}
+	if st.Kind == "" {
+		st.TypeMeta = meta.TypeMeta{Kind: "Status", APIVersion: "v1"}
+		st.Status = meta.StatusFailure
+	}
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(st.Details.RetryAfterSeconds))
+	}
+	writeJSON(w, int(st.Code), st)
+}
+
+// wantsTable reports whether the client asked for a meta.k8s.io Table.
+func wantsTable(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		if strings.Contains(part, "as=Table") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package apiserver
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the server's Prometheus metrics, in its own registry.
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_total",
+			Help: "Requests served, by verb, group, resource, subresource and HTTP code.",
+		}, []string{"verb", "group", "resource", "subresource", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_request_duration_seconds",
+			Help:    "Request latency, by verb, group, resource and subresource (watches excluded).",
+			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+		}, []string{"verb", "group", "resource", "subresource"}),
+	}
+	m.registry.MustRegister(m.requests, m.latency)
+	return m
+}
+
+func (m *metrics) observe(info *RequestInfo, code int, d time.Duration) {
+	verb := info.Verb
+	resource := info.Resource
+	if !info.IsResourceRequest {
+		resource = ""
+	}
+	m.requests.WithLabelValues(verb, info.APIGroup, resource, info.Subresource, strconv.Itoa(code)).Inc()
+	if verb != "watch" {
+		m.latency.WithLabelValues(verb, info.APIGroup, resource, info.Subresource).Observe(d.Seconds())
+	}
+}

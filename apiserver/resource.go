@@ -1,0 +1,57 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+)
+
+// Resource is one resource the server serves: its kind from the scheme,
+// the strategy that prepares and validates it, the extra fields its field
+// selectors may use, how kubectl's table shows it, and any subresources
+// beyond status. Built-in and user-defined kinds are registered the same
+// way (Server.Register).
+type Resource struct {
+	Type     *scheme.Type
+	Strategy Strategy
+	// Fields adds selectable fields (e.g. spec.nodeName for pods).
+	Fields FieldsFunc
+	// Table returns the columns and one row per object for `kubectl get`;
+	// nil shows Name and Age.
+	Table *TableConvertor
+	// Subresources serves subresources other than "status", keyed by name.
+	Subresources map[string]SubresourceHandler
+	// Verbs limits the verbs served (e.g. only "create" for bindings and
+	// access reviews); nil serves all.
+	Verbs []string
+	// CreateFunc, when set, replaces the create pipeline (access reviews,
+	// which are answered and not stored).
+	CreateFunc func(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error)
+	// Scale, when set, serves the scale subresource.
+	Scale *ScaleAccessor
+}
+
+// SubresourceHandler serves one subresource of one object
+// (pods/binding, pods/log, namespaces/finalize, ...). The request has been
+// authenticated and authorized for that subresource.
+type SubresourceHandler interface {
+	ServeSubresource(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request)
+}
+
+// SubresourceFunc adapts a function to SubresourceHandler.
+type SubresourceFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request)
+
+// ServeSubresource calls f.
+func (f SubresourceFunc) ServeSubresource(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
+	f(ctx, w, r, req)
+}
+
+// ScaleAccessor reads and writes the replica count of a scalable kind.
+type ScaleAccessor struct {
+	// Get returns spec.replicas, status.replicas and the selector string.
+	Get func(obj meta.Object) (specReplicas, statusReplicas int32, selector string)
+	// Set sets spec.replicas.
+	Set func(obj meta.Object, replicas int32)
+}

@@ -1,0 +1,413 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/orkit/orkit/admission"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/store"
+)
+
+// Config configures a Server. Zero values are documented per field.
+type Config struct {
+	// Listen is the address to serve on; default 127.0.0.1:6443.
+	Listen string
+	// Store holds the objects. Required.
+	Store store.Interface
+	// Scheme lists the kinds. Required; register resources with Register.
+	Scheme *scheme.Scheme
+	// TLS is the serving certificate. Required for Start.
+	TLS *tls.Certificate
+	// ClientCA verifies client certificates (given to the x509
+	// authenticator too); nil accepts none.
+	ClientCA *x509.CertPool
+	// Authenticator finds the user; nil rejects every request with 401.
+	Authenticator authn.Authenticator
+	// Authorizer decides; nil allows only system:masters.
+	Authorizer authz.Authorizer
+	// Admission is the admission chain; nil admits everything.
+	Admission *admission.Chain
+	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
+	MaxInFlight int
+	// MaxWatchTimeout ends watches after this long; default 30 minutes.
+	MaxWatchTimeout time.Duration
+	// WatchBuffer is each watcher's queue length; default 1000.
+	WatchBuffer int
+	// BookmarkInterval is how often watchers that allow bookmarks get one;
+	// default 10 s.
+	BookmarkInterval time.Duration
+	// WatchHistory is how many events each resource's cache keeps for
+	// resuming watches; default 10,000.
+	WatchHistory int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the API server: the handler chain (authentication,
+// authorization, admission, storage, watch) over the resources registered
+// with it. Register resources, then Start. Safe for concurrent use.
+type Server struct {
+	cfg          Config
+	log          *slog.Logger
+	metrics      *metrics
+	inflight     chan struct{}
+	initializers *initializerSet
+	podLogs      PodLogsFunc
+
+	mu        sync.RWMutex
+	resources map[meta.GroupVersionResource]*served
+	hooks     []PostCreateHook
+	started   bool
+	ready     chan struct{}
+	addr      net.Addr
+}
+
+// PostCreateHook runs after an object is created and the response is
+// decided (it must not block long; start work elsewhere).
+type PostCreateHook func(ctx context.Context, gvr meta.GroupVersionResource, obj meta.Object)
+
+// New returns a server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Scheme == nil {
+		return nil, errors.New("apiserver: Store and Scheme are required")
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:6443"
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 400
+	}
+	if cfg.MaxWatchTimeout <= 0 {
+		cfg.MaxWatchTimeout = 30 * time.Minute
+	}
+	if cfg.BookmarkInterval <= 0 {
+		cfg.BookmarkInterval = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Admission == nil {
+		cfg.Admission = &admission.Chain{}
+	}
+	if cfg.Authorizer == nil {
+		cfg.Authorizer = authz.Masters()
+	}
+	return &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		metrics:   newMetrics(),
+		inflight:  make(chan struct{}, cfg.MaxInFlight),
+		resources: map[meta.GroupVersionResource]*served{},
+		ready:     make(chan struct{}),
+	}, nil
+}
+
+// SetAuthorizer replaces the authorizer; call before Start (the usual
+// chain needs the server's own caches: see RBACSource and NodeGraph).
+func (s *Server) SetAuthorizer(a authz.Authorizer) { s.cfg.Authorizer = a }
+
+// Register serves res. Register before Start; registering after Start is
+// allowed and starts the resource's watch cache at once.
+func (s *Server) Register(res Resource) error {
+	if res.Type == nil {
+		return errors.New("apiserver: Resource.Type is required")
+	}
+	if res.Strategy == nil {
+		res.Strategy = NewDefaultStrategy(res.Type)
+	}
+	st := NewStorage(res.Type, s.cfg.Store)
+	if ds, ok := res.Strategy.(DeleteStrategy); ok {
+		st.keep = ds.Pending
+	}
+	sv := &served{Resource: res, storage: st}
+	sv.cache = NewWatchCache(st, res.Fields, s.cfg.WatchHistory, s.log)
+	gvr := res.Type.GroupVersionResource()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.resources[gvr]; ok {
+		return fmt.Errorf("apiserver: resource %v already registered", gvr)
+	}
+	s.resources[gvr] = sv
+	return nil
+}
+
+// AddPostCreateHook adds a hook run after every successful create.
+func (s *Server) AddPostCreateHook(h PostCreateHook) {
+	s.mu.Lock()
+	s.hooks = append(s.hooks, h)
+	s.mu.Unlock()
+}
+
+func (s *Server) postCreate(ctx context.Context, res *served, obj meta.Object) {
+	s.mu.RLock()
+	hooks := s.hooks
+	s.mu.RUnlock()
+	for _, h := range hooks {
+		h(ctx, res.Type.GroupVersionResource(), obj)
+	}
+}
+
+func (s *Server) lookup(gvr meta.GroupVersionResource) (*served, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.resources[gvr]
+	return r, ok
+}
+
+// Cache returns the watch cache of gvr, for in-process readers such as the
+// authorizers' sources.
+func (s *Server) Cache(gvr meta.GroupVersionResource) (*WatchCache, bool) {
+	r, ok := s.lookup(gvr)
+	if !ok {
+		return nil, false
+	}
+	return r.cache, true
+}
+
+// Storage returns the storage of gvr, for in-process writers (bootstrap).
+func (s *Server) Storage(gvr meta.GroupVersionResource) (*Storage, bool) {
+	r, ok := s.lookup(gvr)
+	if !ok {
+		return nil, false
+	}
+	return r.storage, true
+}
+
+// Start starts the watch caches and the HTTPS listener; both stop when ctx
+// is done. It returns once the listener is bound; Ready tells when the
+// caches are synced.
+func (s *Server) Start(ctx context.Context) error {
+	if s.cfg.TLS == nil {
+		return errors.New("apiserver: a TLS certificate is required")
+	}
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("apiserver: listen on %s: %w", s.cfg.Listen, err)
+	}
+	s.StartCaches(ctx)
+	tlsCfg := &tls.Config{
+		Certificates: []tls.Certificate{*s.cfg.TLS},
+		ClientAuth:   tls.VerifyClientCertIfGiven,
+		ClientCAs:    s.cfg.ClientCA,
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+	srv := &http.Server{
+		Handler:           s,
+		TLSConfig:         tlsCfg,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.mu.Lock()
+	s.addr = ln.Addr()
+	s.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	go func() {
+		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("apiserver: serve", "err", err)
+		}
+	}()
+	return nil
+}
+
+// StartCaches starts every resource's watch cache and the bookmark
+// ticker (Start calls it; tests that use the handler directly call it).
+func (s *Server) StartCaches(ctx context.Context) {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return
+	}
+	s.started = true
+	caches := make([]*WatchCache, 0, len(s.resources))
+	for _, r := range s.resources {
+		caches = append(caches, r.cache)
+	}
+	s.mu.Unlock()
+	for _, c := range caches {
+		go c.Run(ctx)
+	}
+	go func() {
+		for _, c := range caches {
+			select {
+			case <-c.Synced():
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(s.ready)
+	}()
+	go func() {
+		t := time.NewTicker(s.cfg.BookmarkInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				for _, c := range caches {
+					c.Bookmark()
+				}
+			}
+		}
+	}()
+}
+
+// Ready is closed once every watch cache has synced.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Addr returns the bound address after Start.
+func (s *Server) Addr() net.Addr {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.addr
+}
+
+// Registry returns the Prometheus registry holding the server's metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
+
+// ServeHTTP runs the handler chain: metrics and panic recovery, the
+// in-flight limit, authentication, authorization, then routing.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	info := ParseRequestInfo(r)
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("apiserver: panic serving request", "path", r.URL.Path, "panic", p)
+			if !rw.wrote {
+				writeError(rw, apierrors.NewInternalError(fmt.Errorf("%v", p)))
+			}
+		}
+		s.metrics.observe(info, rw.code, time.Since(start))
+	}()
+	if info.Verb != "watch" && !isHealthPath(r.URL.Path) {
+		select {
+		case s.inflight <- struct{}{}:
+			defer func() { <-s.inflight }()
+		default:
+			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+			return
+		}
+	}
+	r.Body = http.MaxBytesReader(rw, r.Body, MaxRequestBodyBytes+1)
+	if isHealthPath(r.URL.Path) || r.URL.Path == "/version" {
+		// Health and version answer without credentials, as kube-apiserver
+		// does for system:unauthenticated through its bootstrap RBAC.
+		s.serveNonResource(rw, r, info)
+		return
+	}
+	user, err := s.authenticate(r)
+	if err != nil {
+		writeError(rw, err)
+		return
+	}
+	if err := s.authorize(r.Context(), user, info, r); err != nil {
+		writeError(rw, err)
+		return
+	}
+	s.route(rw, r, info, user)
+}
+
+func (s *Server) authenticate(r *http.Request) (*authn.User, error) {
+	if s.cfg.Authenticator == nil {
+		return nil, apierrors.NewUnauthorized("")
+	}
+	u, ok, err := s.cfg.Authenticator.AuthenticateRequest(r)
+	if err != nil || !ok {
+		s.log.Debug("apiserver: unauthenticated request", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+		return nil, apierrors.NewUnauthorized("")
+	}
+	return u, nil
+}
+
+func (s *Server) authorize(ctx context.Context, u *authn.User, info *RequestInfo, r *http.Request) error {
+	a := attributesFor(u, info, r)
+	d, reason, err := s.cfg.Authorizer.Authorize(ctx, a)
+	if d == authz.DecisionAllow {
+		return nil
+	}
+	if err != nil && reason == "" {
+		reason = err.Error()
+	}
+	gr := meta.GroupResource{Group: info.APIGroup, Resource: info.Resource}
+	return apierrors.NewForbidden(gr, info.Name, authz.ForbiddenMessage(a, reason))
+}
+
+func attributesFor(u *authn.User, info *RequestInfo, r *http.Request) authz.Attributes {
+	q := r.URL.Query()
+	return authz.Attributes{
+		User: u, Verb: info.Verb, Namespace: info.Namespace, APIGroup: info.APIGroup, APIVersion: info.APIVersion,
+		Resource: info.Resource, Subresource: info.Subresource, Name: info.Name,
+		ResourceRequest: info.IsResourceRequest, Path: info.Path,
+		FieldSelector: q.Get("fieldSelector"), LabelSelector: q.Get("labelSelector"),
+	}
+}
+
+// route sends an authorized request to its handler.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo, u *authn.User) {
+	if !info.IsResourceRequest {
+		s.serveNonResource(w, r, info)
+		return
+	}
+	gvr := meta.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
+	res, ok := s.lookup(gvr)
+	if !ok {
+		writeError(w, apierrors.NewNotFound(meta.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ""))
+		return
+	}
+	if info.Namespace != "" && !res.Type.Namespaced && info.Resource != "namespaces" {
+		writeError(w, apierrors.NewNotFound(res.gr(), info.Name))
+		return
+	}
+	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res})
+}
+
+// statusWriter remembers the status code for metrics and passes Flush on.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.code, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes through so watches stream.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,232 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+	"github.com/orkit/orkit/store"
+)
+
+// Storage keeps the objects of one resource in a store.Interface: it
+// encodes them as JSON under /registry/<resource>[.<group>]/[<ns>/]<name>,
+// takes resourceVersion from the store's revisions, and turns store errors
+// into API errors. It does no authorization or admission: the handlers
+// call it after those stages. Safe for concurrent use.
+type Storage struct {
+	typ    *scheme.Type
+	gr     meta.GroupResource
+	store  store.Interface
+	prefix string
+	now    func() time.Time
+	// keep, when set, holds back the removal of an object marked for
+	// deletion (DeleteStrategy.Pending).
+	keep func(meta.Object) bool
+}
+
+// pending reports whether obj, marked for deletion, must stay stored.
+func (s *Storage) pending(obj meta.Object) bool { return s.keep != nil && s.keep(obj) }
+
+// NewStorage returns the storage of t's resource in st.
+func NewStorage(t *scheme.Type, st store.Interface) *Storage {
+	gr := t.GroupVersionResource().GroupResource()
+	return &Storage{typ: t, gr: gr, store: st, prefix: "/registry/" + gr.String() + "/", now: time.Now}
+}
+
+// Type returns the scheme type the storage holds.
+func (s *Storage) Type() *scheme.Type { return s.typ }
+
+// GroupResource returns the resource the storage holds.
+func (s *Storage) GroupResource() meta.GroupResource { return s.gr }
+
+// KeyPrefix returns the store prefix of namespace ns (all namespaces when
+// ns is "" or the resource is cluster-scoped).
+func (s *Storage) KeyPrefix(ns string) string {
+	if ns == "" || !s.typ.Namespaced {
+		return s.prefix
+	}
+	return s.prefix + ns + "/"
+}
+
+// Key returns the store key of the object ns/name.
+func (s *Storage) Key(ns, name string) string {
+	if !s.typ.Namespaced {
+		return s.prefix + name
+	}
+	return s.prefix + ns + "/" + name
+}
+
+// Encode returns the stored form of obj: JSON without resourceVersion.
+func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
+	m := obj.GetObjectMeta()
+	rv := m.ResourceVersion
+	m.ResourceVersion = ""
+	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
+	b, err := json.Marshal(obj)
+	m.ResourceVersion = rv
+	return b, err
+}
+
+// Decode turns a stored value into an object with its resourceVersion set.
+func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
+	obj := s.typ.New()
+	if err := json.Unmarshal(kv.Value, obj); err != nil {
+		return nil, fmt.Errorf("decode %s at %q: %w", s.gr, kv.Key, err)
+	}
+	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
+	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+	return obj, nil
+}
+
+// Get returns the object ns/name as stored, initialized or not.
+func (s *Storage) Get(ctx context.Context, ns, name string) (meta.Object, error) {
+	kv, err := s.store.Get(ctx, s.Key(ns, name))
+	if err != nil {
+		return nil, s.apiError(err, name)
+	}
+	return s.Decode(kv)
+}
+
+// Create stores obj, which must be prepared and validated, and returns what
+// was stored, read back.
+func (s *Storage) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	m := obj.GetObjectMeta()
+	b, err := s.Encode(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	key := s.Key(m.Namespace, m.Name)
+	if _, err := s.store.Create(ctx, key, b); err != nil {
+		return nil, s.apiError(err, m.Name)
+	}
+	kv, err := s.store.Get(ctx, key)
+	if err != nil {
+		return nil, s.apiError(err, m.Name)
+	}
+	return s.Decode(kv)
+}
+
+// UpdateFunc computes the new version of an object from the current one.
+// It may return the same pointer it was given. Returning errNoChange (via
+// NoChange) leaves the object as it is.
+type UpdateFunc func(cur meta.Object) (meta.Object, error)
+
+// errNoChange tells GuaranteedUpdate to write nothing.
+var errNoChange = errors.New("no change")
+
+// NoChange is returned by an UpdateFunc that decides not to write.
+func NoChange() error { return errNoChange }
+
+// GuaranteedUpdate reads ns/name, applies update and writes the result if
+// the object did not change in between, retrying on conflicts while
+// retry is true (for patches and server-side changes; a PUT with a
+// resourceVersion must not retry). A result whose metadata has a
+// deletionTimestamp and no finalizers is deleted instead of written.
+func (s *Storage) GuaranteedUpdate(ctx context.Context, ns, name string, retry bool, update UpdateFunc) (meta.Object, error) {
+	key := s.Key(ns, name)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.store.Get(ctx, key)
+		if err != nil {
+			return nil, s.apiError(err, name)
+		}
+		cur, err := s.Decode(kv)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		next, err := update(cur)
+		if errors.Is(err, errNoChange) {
+			return cur, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		nm := next.GetObjectMeta()
+		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && !s.pending(next) {
+			_, _, err = s.store.Delete(ctx, key, kv.ModRevision)
+			if err == nil {
+				nm.ResourceVersion = ""
+				return next, nil
+			}
+		} else {
+			var b []byte
+			if b, err = s.Encode(next); err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			var rev int64
+			if rev, err = s.store.Update(ctx, key, b, kv.ModRevision); err == nil {
+				nm.ResourceVersion = strconv.FormatInt(rev, 10)
+				return next, nil
+			}
+		}
+		if !errors.Is(err, store.ErrConflict) || !retry || attempt > 100 {
+			return nil, s.apiError(err, name)
+		}
+	}
+}
+
+// Delete removes ns/name if its resourceVersion is still rv ("" for any).
+func (s *Storage) Delete(ctx context.Context, ns, name, rv string) (meta.Object, error) {
+	var expected int64
+	if rv != "" {
+		var err error
+		if expected, err = strconv.ParseInt(rv, 10, 64); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
+		}
+	}
+	prev, _, err := s.store.Delete(ctx, s.Key(ns, name), expected)
+	if err != nil {
+		return nil, s.apiError(err, name)
+	}
+	return s.Decode(prev)
+}
+
+// ListRaw lists the stored objects of namespace ns ("" for all).
+func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions) (store.ListResult, error) {
+	res, err := s.store.List(ctx, s.KeyPrefix(ns), opts)
+	if err != nil {
+		return res, s.apiError(err, "")
+	}
+	return res, nil
+}
+
+// apiError maps a store error to the API's Status for this resource. It is
+// the one place where storage errors become HTTP errors.
+func (s *Storage) apiError(err error, name string) error {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.FromError(err) != nil:
+		return err
+	case errors.Is(err, store.ErrNotFound):
+		return apierrors.NewNotFound(s.gr, name)
+	case errors.Is(err, store.ErrAlreadyExists):
+		return apierrors.NewAlreadyExists(s.gr, name)
+	case errors.Is(err, store.ErrConflict):
+		return apierrors.NewConflict(s.gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	case errors.Is(err, store.ErrTooOld):
+		return apierrors.NewGone(fmt.Sprintf("too old resource version: %v", err))
+	case errors.Is(err, store.ErrInvalidContinue):
+		return apierrors.NewBadRequest(fmt.Sprintf("the provided continue parameter is not valid: %v", err))
+	case errors.Is(err, store.ErrTooLarge):
+		return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("object %q is too large: %v", name, err))
+	case errors.Is(err, store.ErrInvalidKey):
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid name %q: %v", name, err))
+	case errors.Is(err, store.ErrFutureRevision):
+		return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %v", err))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apierrors.NewTimeout(err.Error())
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// nameFromKey returns the last segment of a store key.
+func nameFromKey(key string) string {
+	return key[strings.LastIndexByte(key, '/')+1:]
+}

@@ -1,0 +1,160 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/orkit/orkit/api/meta"
+)
+
+// TableColumn describes one column of kubectl's table output.
+type TableColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	// Priority 0 columns are always shown; 1 only with -o wide.
+	Priority int32 `json:"priority"`
+}
+
+// TableRow is one row: the cells, and the object (or its metadata).
+type TableRow struct {
+	Cells  []any `json:"cells"`
+	Object any   `json:"object,omitempty"`
+}
+
+// Table is the meta.k8s.io/v1 Table kubectl asks for with
+// `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
+type Table struct {
+	meta.TypeMeta     `json:",inline"`
+	meta.ListMeta     `json:"metadata"`
+	ColumnDefinitions []TableColumn `json:"columnDefinitions"`
+	Rows              []TableRow    `json:"rows"`
+}
+
+// TableConvertor turns objects of one kind into table rows. Cells returns
+// one value per column (string, int64, ...), Name and Age excluded: those
+// two come first and last automatically unless NoDefaults is set.
+type TableConvertor struct {
+	Columns    []TableColumn
+	Cells      func(obj meta.Object) []any
+	NoDefaults bool
+}
+
+var (
+	nameColumn = TableColumn{Name: "Name", Type: "string", Format: "name", Description: "Name must be unique within a namespace."}
+	ageColumn  = TableColumn{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created."}
+)
+
+// defaultTable shows Name and Age.
+var defaultTable = &TableConvertor{}
+
+func (s *served) table() *TableConvertor {
+	if s.Table != nil {
+		return s.Table
+	}
+	return defaultTable
+}
+
+// Convert builds the Table of objs. includeObject is "None", "Object" or
+// "Metadata" (the default: a PartialObjectMetadata per row).
+func (t *TableConvertor) Convert(objs []meta.Object, rv, cont, includeObject string) *Table {
+	tbl := &Table{
+		TypeMeta: meta.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ListMeta: meta.ListMeta{ResourceVersion: rv, Continue: cont},
+		Rows:     make([]TableRow, 0, len(objs)),
+	}
+	if t.NoDefaults {
+		tbl.ColumnDefinitions = t.Columns
+	} else {
+		tbl.ColumnDefinitions = append(append([]TableColumn{nameColumn}, t.Columns...), ageColumn)
+	}
+	now := time.Now()
+	for _, obj := range objs {
+		m := obj.GetObjectMeta()
+		var cells []any
+		if !t.NoDefaults {
+			cells = append(cells, m.Name)
+		}
+		if t.Cells != nil {
+			cells = append(cells, t.Cells(obj)...)
+		}
+		if !t.NoDefaults {
+			cells = append(cells, HumanAge(m.CreationTimestamp, now))
+		}
+		row := TableRow{Cells: cells}
+		switch includeObject {
+		case "None":
+		case "Object":
+			row.Object = obj
+		default:
+			row.Object = partialMetadata(obj)
+		}
+		tbl.Rows = append(tbl.Rows, row)
+	}
+	return tbl
+}
+
+func partialMetadata(obj meta.Object) any {
+	return struct {
+		meta.TypeMeta `json:",inline"`
+		Metadata      *meta.ObjectMeta `json:"metadata"`
+	}{meta.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"}, obj.GetObjectMeta()}
+}
+
+// HumanAge renders the time since t as kubectl does: "45s", "5m10s",
+// "3h", "2d5h", "<unknown>" for a zero time.
+func HumanAge(t meta.Time, now time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return HumanDuration(now.Sub(t.Time))
+}
+
+// HumanDuration renders d with at most two units, as Kubernetes'
+// duration.HumanDuration.
+func HumanDuration(d time.Duration) string {
+	if d < -time.Second {
+		return "<invalid>"
+	}
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60*2:
+		return fmt.Sprintf("%ds", s)
+	case s < 60*10:
+		if s%60 == 0 {
+			return fmt.Sprintf("%dm", s/60)
+		}
+		return fmt.Sprintf("%dm%ds", s/60, s%60)
+	case s < 3600*3:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 3600*8:
+		if m := (s % 3600) / 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", s/3600, m)
+		}
+		return fmt.Sprintf("%dh", s/3600)
+	case s < 3600*48:
+		return fmt.Sprintf("%dh", s/3600)
+	case s < 3600*24*8:
+		if h := (s % 86400) / 3600; h != 0 {
+			return fmt.Sprintf("%dd%dh", s/86400, h)
+		}
+		return fmt.Sprintf("%dd", s/86400)
+	case s < 3600*24*365*2:
+		return fmt.Sprintf("%dd", s/86400)
+	case s < 3600*24*365*8:
+		if d := (s % (86400 * 365)) / 86400; d != 0 {
+			return fmt.Sprintf("%dy%dd", s/(86400*365), d)
+		}
+		return fmt.Sprintf("%dy", s/(86400*365))
+	}
+	return fmt.Sprintf("%dy", s/(86400*365))
+}
+
+func includeObject(r *http.Request) string {
+	return r.URL.Query().Get("includeObject")
+}

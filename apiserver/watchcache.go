@@ -1,0 +1,533 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/api/fields"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/store"
+)
+
+// cachedObject is one object as the watch cache holds it. It is never
+// modified after it is made: readers share it without copying.
+type cachedObject struct {
+	key    string
+	obj    meta.Object
+	raw    []byte // wire JSON, resourceVersion included
+	labels labels.Set
+	fields fields.Set
+	rv     int64
+}
+
+// cacheEvent is one change of the resource, kept in the cache's history.
+type cacheEvent struct {
+	typ  string        // meta.Added, meta.Modified or meta.Deleted
+	obj  *cachedObject // the new state; for Deleted, the last state
+	prev *cachedObject // the state before, nil on Added
+	rv   int64
+}
+
+// Filter decides which objects a list or watch sees.
+type Filter struct {
+	Label                labels.Selector
+	Field                fields.Selector
+	IncludeUninitialized bool
+}
+
+func (f Filter) matches(o *cachedObject) bool {
+	if o == nil {
+		return false
+	}
+	if !f.IncludeUninitialized && !o.obj.GetObjectMeta().IsInitialized() {
+		return false
+	}
+	if f.Label != nil && !f.Label.Matches(o.labels) {
+		return false
+	}
+	return f.Field == nil || f.Field.Matches(o.fields)
+}
+
+// WatchCache holds every object of one resource in memory, fed by one
+// store watch, and serves lists and watches from memory: every watcher gets
+// its events through its own buffered channel, filtered by its selectors,
+// and a watcher that does not keep up is ended (it reconnects from its last
+// resourceVersion) rather than slowing the others. History of the last
+// HistorySize events lets watchers resume; older resourceVersions get 410.
+type WatchCache struct {
+	storage *Storage
+	fieldsF FieldsFunc
+	history int
+	log     *slog.Logger
+
+	mu       sync.RWMutex
+	objects  map[string]*cachedObject
+	events   []cacheEvent // ring of recent events, oldest first after start
+	start    int          // index of the oldest event in events
+	count    int
+	rv       int64 // revision the cache reflects
+	oldest   int64 // the oldest rv a watcher may resume from
+	watchers map[*cacheWatcher]struct{}
+	// index maps the value of indexField to the keys holding it.
+	indexField string
+	index      map[string]map[string]*cachedObject
+	synced     chan struct{}
+	rvCond     *sync.Cond
+}
+
+// NewWatchCache makes the cache for s; Run fills and feeds it.
+func NewWatchCache(s *Storage, fieldsF FieldsFunc, historySize int, log *slog.Logger) *WatchCache {
+	if historySize <= 0 {
+		historySize = 10000
+	}
+	c := &WatchCache{
+		storage:  s,
+		fieldsF:  fieldsF,
+		history:  historySize,
+		log:      log,
+		objects:  map[string]*cachedObject{},
+		events:   make([]cacheEvent, historySize),
+		watchers: map[*cacheWatcher]struct{}{},
+		synced:   make(chan struct{}),
+	}
+	c.rvCond = sync.NewCond(c.mu.RLocker())
+	return c
+}
+
+// Synced is closed once the cache holds a complete list.
+func (c *WatchCache) Synced() <-chan struct{} { return c.synced }
+
+// Run lists the resource, then follows the store's watch until ctx is done,
+// relisting when the watch ends. It returns when ctx is done.
+func (c *WatchCache) Run(ctx context.Context) {
+	defer c.stopWatchers(errors.New("API server shutting down"))
+	for ctx.Err() == nil {
+		err := c.listAndWatch(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("watch cache relisting", "resource", c.storage.gr.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (c *WatchCache) listAndWatch(ctx context.Context) error {
+	objs, rev, err := c.listAll(ctx)
+	if err != nil {
+		return err
+	}
+	c.replace(objs, rev)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := c.storage.store.Watch(wctx, c.storage.prefix, rev)
+	if err != nil {
+		return err
+	}
+	for ev := range ch {
+		if ev.Err != nil {
+			return ev.Err
+		}
+		if err := c.apply(ev); err != nil {
+			c.log.Error("watch cache: bad event", "resource", c.storage.gr.String(), "key", ev.KV.Key, "err", err)
+		}
+	}
+	return ctx.Err()
+}
+
+func (c *WatchCache) listAll(ctx context.Context) (map[string]*cachedObject, int64, error) {
+	out := map[string]*cachedObject{}
+	opts := store.ListOptions{Limit: 5000}
+	var rev int64
+	for {
+		res, err := c.storage.store.List(ctx, c.storage.prefix, opts)
+		if err != nil {
+			return nil, 0, err
+		}
+		rev = res.Revision
+		for _, kv := range res.KVs {
+			o, err := c.makeObject(kv)
+			if err != nil {
+				c.log.Error("watch cache: undecodable object", "key", kv.Key, "err", err)
+				continue
+			}
+			out[kv.Key] = o
+		}
+		if res.Continue == "" {
+			return out, rev, nil
+		}
+		opts.Continue = res.Continue
+	}
+}
+
+func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
+	obj, err := c.storage.Decode(kv)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	m := obj.GetObjectMeta()
+	fs := selectableFields(obj, c.storage.typ.Namespaced, c.fieldsF)
+	return &cachedObject{key: kv.Key, obj: obj, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: kv.ModRevision}, nil
+}
+
+// selectableFields returns the fields field selectors match against:
+// metadata.name, metadata.namespace for namespaced kinds, and extra's.
+func selectableFields(obj meta.Object, namespaced bool, extra FieldsFunc) fields.Set {
+	m := obj.GetObjectMeta()
+	fs := fields.Set{"metadata.name": m.Name}
+	if namespaced {
+		fs["metadata.namespace"] = m.Namespace
+	}
+	if extra != nil {
+		for k, v := range extra(obj) {
+			fs[k] = v
+		}
+	}
+	return fs
+}
+
+// replace installs a fresh list. Watchers cannot be resumed across it, so
+// they are ended and reconnect (getting 410 if they are too far behind).
+func (c *WatchCache) replace(objs map[string]*cachedObject, rev int64) {
+	c.mu.Lock()
+	first := c.rv == 0
+	c.objects = objs
+	if c.indexField != "" {
+		c.index = map[string]map[string]*cachedObject{}
+		for _, o := range objs {
+			c.indexAdd(o)
+		}
+	}
+	c.start, c.count = 0, 0
+	c.rv, c.oldest = rev, rev
+	ws := c.watchers
+	c.watchers = map[*cacheWatcher]struct{}{}
+	c.mu.Unlock()
+	for w := range ws {
+		w.stop(errors.New("watch cache relisted"))
+	}
+	c.rvCond.Broadcast()
+	if first {
+		close(c.synced)
+	}
+}
+
+func (c *WatchCache) apply(ev store.Event) error {
+	ce := cacheEvent{rv: ev.Revision}
+	switch ev.Type {
+	case store.EventPut:
+		o, err := c.makeObject(ev.KV)
+		if err != nil {
+			return err
+		}
+		ce.obj, ce.typ = o, meta.Modified
+	case store.EventDelete:
+		if ev.Prev == nil {
+			return fmt.Errorf("delete event without previous value")
+		}
+		prev := *ev.Prev
+		prev.ModRevision = ev.Revision
+		o, err := c.makeObject(prev)
+		if err != nil {
+			return err
+		}
+		ce.obj, ce.typ = o, meta.Deleted
+	default:
+		return fmt.Errorf("unknown event type %d", ev.Type)
+	}
+	c.mu.Lock()
+	ce.prev = c.objects[ev.KV.Key]
+	if ce.prev != nil {
+		c.indexRemove(ce.prev)
+	}
+	if ce.typ == meta.Deleted {
+		delete(c.objects, ev.KV.Key)
+	} else {
+		if ce.prev == nil {
+			ce.typ = meta.Added
+		}
+		c.objects[ev.KV.Key] = ce.obj
+		c.indexAdd(ce.obj)
+	}
+	c.push(ce)
+	c.rv = ev.Revision
+	for w := range c.watchers {
+		if !w.send(ce) {
+			delete(c.watchers, w)
+			w.stop(store.ErrWatcherTooSlow)
+		}
+	}
+	c.mu.Unlock()
+	c.rvCond.Broadcast()
+	return nil
+}
+
+// push appends to the history ring, dropping the oldest event when full.
+func (c *WatchCache) push(ce cacheEvent) {
+	if c.count == len(c.events) {
+		c.oldest = c.events[c.start].rv
+		c.start = (c.start + 1) % len(c.events)
+		c.count--
+	}
+	c.events[(c.start+c.count)%len(c.events)] = ce
+	c.count++
+}
+
+// IndexBy makes the cache keep an index of objects by the value of one of
+// their selectable fields (spec.nodeName for pods). Call before Run.
+func (c *WatchCache) IndexBy(field string) {
+	c.mu.Lock()
+	c.indexField = field
+	c.index = map[string]map[string]*cachedObject{}
+	c.mu.Unlock()
+}
+
+func (c *WatchCache) indexAdd(o *cachedObject) {
+	if c.indexField == "" {
+		return
+	}
+	v := o.fields[c.indexField]
+	if c.index[v] == nil {
+		c.index[v] = map[string]*cachedObject{}
+	}
+	c.index[v][o.key] = o
+}
+
+func (c *WatchCache) indexRemove(o *cachedObject) {
+	if c.indexField == "" {
+		return
+	}
+	v := o.fields[c.indexField]
+	delete(c.index[v], o.key)
+	if len(c.index[v]) == 0 {
+		delete(c.index, v)
+	}
+}
+
+// ByIndex returns the objects whose indexed field has value v.
+func (c *WatchCache) ByIndex(v string) []meta.Object {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]meta.Object, 0, len(c.index[v]))
+	for _, o := range c.index[v] {
+		out = append(out, o.obj)
+	}
+	return out
+}
+
+// waitFor blocks until the cache has seen revision rv or ctx ends.
+func (c *WatchCache) waitFor(ctx context.Context, rv int64) error {
+	stop := context.AfterFunc(ctx, c.rvCond.Broadcast)
+	defer stop()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for c.rv < rv {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.rvCond.Wait()
+	}
+	return nil
+}
+
+// List returns the objects of namespace ns ("" for all) that pass f,
+// sorted by key, and the cache revision they reflect.
+func (c *WatchCache) List(ns string, f Filter) ([]*cachedObject, int64) {
+	prefix := c.storage.KeyPrefix(ns)
+	c.mu.RLock()
+	out := make([]*cachedObject, 0, len(c.objects))
+	for k, o := range c.objects {
+		if strings.HasPrefix(k, prefix) && f.matches(o) {
+			out = append(out, o)
+		}
+	}
+	rv := c.rv
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out, rv
+}
+
+// Get returns the cached object ns/name.
+func (c *WatchCache) Get(ns, name string) (*cachedObject, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	o, ok := c.objects[c.storage.Key(ns, name)]
+	return o, ok
+}
+
+// Objects calls fn for every cached object (under a read lock: fn must
+// not block or call back into the cache).
+func (c *WatchCache) Objects(fn func(meta.Object)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, o := range c.objects {
+		fn(o.obj)
+	}
+}
+
+// ErrResourceVersionTooOld is returned by Watch for a resourceVersion older
+// than the cache's history.
+var ErrResourceVersionTooOld = errors.New("too old resource version")
+
+// Watch starts a watcher on namespace ns with filter f from resourceVersion
+// rv (0: the current state as Added events, then changes). It returns the
+// events to deliver first and the watcher, whose channel carries the rest.
+func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer int) ([]WatchEvent, *cacheWatcher, error) {
+	if buffer <= 0 {
+		buffer = 1000
+	}
+	w := &cacheWatcher{
+		ch:        make(chan WatchEvent, buffer),
+		done:      make(chan struct{}),
+		filter:    f,
+		prefix:    c.storage.KeyPrefix(ns),
+		bookmarks: bookmarks,
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var initial []WatchEvent
+	switch {
+	case rv == 0:
+		for k, o := range c.objects {
+			if strings.HasPrefix(k, w.prefix) && f.matches(o) {
+				initial = append(initial, WatchEvent{Type: meta.Added, Object: o})
+			}
+		}
+		sort.Slice(initial, func(i, j int) bool { return initial[i].Object.key < initial[j].Object.key })
+	case rv < c.oldest:
+		return nil, nil, fmt.Errorf("%w: %d (oldest available %d)", ErrResourceVersionTooOld, rv, c.oldest)
+	default:
+		for i := 0; i < c.count; i++ {
+			ce := c.events[(c.start+i)%len(c.events)]
+			if ce.rv <= rv {
+				continue
+			}
+			if ev, ok := w.translate(ce); ok {
+				initial = append(initial, ev)
+			}
+		}
+	}
+	w.lastRV = c.rv
+	c.watchers[w] = struct{}{}
+	return initial, w, nil
+}
+
+// Revision returns the revision the cache reflects.
+func (c *WatchCache) Revision() int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.rv
+}
+
+// Unwatch removes w.
+func (c *WatchCache) Unwatch(w *cacheWatcher) {
+	c.mu.Lock()
+	delete(c.watchers, w)
+	c.mu.Unlock()
+	w.stop(nil)
+}
+
+// Bookmark sends a BOOKMARK at the cache's revision to every watcher that
+// asked for bookmarks (skipping ones whose buffer is full).
+func (c *WatchCache) Bookmark() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for w := range c.watchers {
+		if w.bookmarks {
+			select {
+			case w.ch <- WatchEvent{Type: meta.Bookmark, RV: c.rv}:
+			default:
+			}
+		}
+	}
+}
+
+func (c *WatchCache) stopWatchers(err error) {
+	c.mu.Lock()
+	ws := c.watchers
+	c.watchers = map[*cacheWatcher]struct{}{}
+	c.mu.Unlock()
+	for w := range ws {
+		w.stop(err)
+	}
+}
+
+// WatchEvent is one event delivered to a watcher. Object is nil for
+// bookmarks, which carry only RV.
+type WatchEvent struct {
+	Type   string
+	Object *cachedObject
+	RV     int64
+}
+
+// cacheWatcher is one watch served from the cache. The cache owns sending;
+// the HTTP handler owns receiving and calls Unwatch when it leaves.
+type cacheWatcher struct {
+	ch        chan WatchEvent
+	done      chan struct{}
+	once      sync.Once
+	err       error
+	filter    Filter
+	prefix    string
+	bookmarks bool
+	lastRV    int64
+}
+
+// translate turns a resource event into what this watcher sees: an object
+// that starts matching its filter is Added, one that stops matching is
+// Deleted, as Kubernetes' watch cache does.
+func (w *cacheWatcher) translate(ce cacheEvent) (WatchEvent, bool) {
+	if !strings.HasPrefix(ce.obj.key, w.prefix) {
+		return WatchEvent{}, false
+	}
+	cur := ce.typ != meta.Deleted && w.filter.matches(ce.obj)
+	prev := ce.prev != nil && w.filter.matches(ce.prev)
+	if ce.typ == meta.Deleted {
+		prev = w.filter.matches(ce.obj)
+	}
+	switch {
+	case cur && prev:
+		return WatchEvent{Type: meta.Modified, Object: ce.obj, RV: ce.rv}, true
+	case cur:
+		return WatchEvent{Type: meta.Added, Object: ce.obj, RV: ce.rv}, true
+	case prev:
+		return WatchEvent{Type: meta.Deleted, Object: ce.obj, RV: ce.rv}, true
+	}
+	return WatchEvent{}, false
+}
+
+// send queues ce without blocking; false means the buffer is full.
+func (w *cacheWatcher) send(ce cacheEvent) bool {
+	ev, ok := w.translate(ce)
+	if !ok {
+		return true
+	}
+	select {
+	case w.ch <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *cacheWatcher) stop(err error) {
+	w.once.Do(func() {
+		w.err = err
+		close(w.done)
+	})
+}

@@ -1,0 +1,178 @@
+// Package controlplane assembles the store, the PKI and the API server
+// into a running control plane in one data directory. The minicluster and
+// the integration tests start the control plane through it, so both run
+// the same wiring: x509 and token authentication, the Masters, Node and
+// RBAC authorizers, the admission chain, initializers and the bootstrap
+// objects.
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/api"
+	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/store/bbolt"
+)
+
+// Config says where the control plane keeps its state and how it serves.
+type Config struct {
+	// DataDir holds store.db, pki/ and the kubeconfigs. Required.
+	DataDir string
+	// Listen is the API server address; default 127.0.0.1:6443.
+	Listen string
+	// TokenFile, when set, enables static bearer tokens (Kubernetes CSV).
+	TokenFile string
+	// Admission is the admission chain; nil means none.
+	Admission *admission.Chain
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// ControlPlane is a running store and API server.
+type ControlPlane struct {
+	Server *apiserver.Server
+	CA     *pki.CA
+	// URL is https://<listen address>.
+	URL string
+	// AdminKubeconfig is the path of the system:masters kubeconfig.
+	AdminKubeconfig string
+	dataDir         string
+	store           *bbolt.Store
+}
+
+// Start opens (or creates) the data directory, starts the API server and
+// returns once it is ready to serve. Everything stops when ctx is done;
+// call Wait to know when the store is closed.
+func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("controlplane: DataDir is required")
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:6443"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	ca, err := loadOrCreateCA(filepath.Join(cfg.DataDir, "pki"))
+	if err != nil {
+		return nil, err
+	}
+	st, err := bbolt.Open(filepath.Join(cfg.DataDir, "store.db"), nil)
+	if err != nil {
+		return nil, fmt.Errorf("controlplane: open store: %w", err)
+	}
+	cp := &ControlPlane{CA: ca, dataDir: cfg.DataDir, store: st}
+	if err := cp.startServer(ctx, cfg); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("controlplane: listen address %q: %w", cfg.Listen, err)
+	}
+	ips := []net.IP{net.ParseIP("127.0.0.1")}
+	if ip := net.ParseIP(host); ip != nil && !ip.Equal(ips[0]) {
+		ips = append(ips, ip)
+	}
+	serving, err := cp.CA.IssueServing("kube-apiserver", []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}, ips)
+	if err != nil {
+		return err
+	}
+	cert, err := tls.X509KeyPair(serving.CertPEM, serving.KeyPEM)
+	if err != nil {
+		return err
+	}
+	sch := api.NewScheme()
+	auths := []authn.Authenticator{authn.X509(cp.CA.Pool())}
+	if cfg.TokenFile != "" {
+		ta, err := authn.TokenFile(cfg.TokenFile)
+		if err != nil {
+			return fmt.Errorf("controlplane: %w", err)
+		}
+		auths = append(auths, ta)
+	}
+	srv, err := apiserver.New(apiserver.Config{
+		Listen: cfg.Listen, Store: cp.store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
+		Authenticator: authn.Union(false, auths...), Admission: cfg.Admission, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	if err := srv.RegisterScheme(sch); err != nil {
+		return err
+	}
+	srv.SetAuthorizer(authz.Chain(authz.Masters(), authz.Node(srv.NodeGraph()), authz.RBAC(srv.RBACSource())))
+	if err := srv.EnableInitializers(); err != nil {
+		return err
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	cp.Server = srv
+	cp.URL = "https://" + srv.Addr().String()
+	go func() {
+		<-ctx.Done()
+		cp.store.Close()
+	}()
+	select {
+	case <-srv.Ready():
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(30 * time.Second):
+		return errors.New("controlplane: API server caches did not sync in 30s")
+	}
+	if err := srv.Bootstrap(ctx); err != nil {
+		return err
+	}
+	cp.AdminKubeconfig = filepath.Join(cp.dataDir, "admin.kubeconfig")
+	return cp.WriteKubeconfig(cp.AdminKubeconfig, "admin", "system:masters")
+}
+
+// WriteKubeconfig writes a kubeconfig for user in groups, with a client
+// certificate signed by the cluster CA.
+func (cp *ControlPlane) WriteKubeconfig(path, user string, groups ...string) error {
+	kp, err := cp.CA.IssueClient(user, groups...)
+	if err != nil {
+		return err
+	}
+	kc := client.NewKubeconfig(cp.URL, cp.CA.CertPEM, user, client.AuthInfo{ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM})
+	return kc.Write(path)
+}
+
+// WriteTokenKubeconfig writes a kubeconfig that authenticates with token.
+func (cp *ControlPlane) WriteTokenKubeconfig(path, user, token string) error {
+	return client.NewKubeconfig(cp.URL, cp.CA.CertPEM, user, client.AuthInfo{Token: token}).Write(path)
+}
+
+// loadOrCreateCA reads dir/ca.crt and dir/ca.key, creating them the first time.
+func loadOrCreateCA(dir string) (*pki.CA, error) {
+	crt, key := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+	if _, err := os.Stat(crt); err == nil {
+		return pki.LoadCA(crt, key)
+	}
+	ca, err := pki.NewCA("orkit-ca")
+	if err != nil {
+		return nil, err
+	}
+	return ca, ca.Save(dir)
+}
