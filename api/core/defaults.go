@@ -88,18 +88,22 @@ func DefaultSecret(s *Secret) {
 	}
 }
 
-// DefaultNode sets a Node's allocatable to its capacity when it reports
-// none.
+// DefaultNode rounds a Node's capacity and allocatable up to thousandths
+// and sets allocatable to capacity when it reports none.
 func DefaultNode(n *Node) {
+	roundUpToMilli(n.Status.Capacity)
+	roundUpToMilli(n.Status.Allocatable)
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
 	}
 }
 
-// DefaultPersistentVolume fills a PersistentVolume's defaults: reclaim
+// DefaultPersistentVolume fills a PersistentVolume's defaults: capacity
+// rounded up to thousandths, reclaim
 // policy Retain, volume mode Filesystem, phase Pending, an empty hostPath
 // type.
 func DefaultPersistentVolume(pv *PersistentVolume) {
+	roundUpToMilli(pv.Spec.Capacity)
 	if pv.Spec.PersistentVolumeReclaimPolicy == "" {
 		pv.Spec.PersistentVolumeReclaimPolicy = PersistentVolumeReclaimRetain
 	}
@@ -114,9 +118,11 @@ func DefaultPersistentVolume(pv *PersistentVolume) {
 	}
 }
 
-// DefaultPersistentVolumeClaim fills a claim's defaults: volume mode
-// Filesystem and phase Pending.
+// DefaultPersistentVolumeClaim fills a claim's defaults: quantities
+// rounded up to thousandths, volume mode Filesystem and phase Pending.
 func DefaultPersistentVolumeClaim(pvc *PersistentVolumeClaim) {
+	roundUpToMilli(pvc.Spec.Resources.Requests)
+	roundUpToMilli(pvc.Spec.Resources.Limits)
 	if pvc.Spec.VolumeMode == nil {
 		pvc.Spec.VolumeMode = ptr(PersistentVolumeFilesystem)
 	}
@@ -125,12 +131,15 @@ func DefaultPersistentVolumeClaim(pvc *PersistentVolumeClaim) {
 	}
 }
 
-// DefaultLimitRange fills each Container limit's defaults as Kubernetes
-// does: a resource with a max and no default gets the max as default; a
+// DefaultLimitRange rounds quantities up to thousandths and fills each
+// Container limit's defaults as Kubernetes does: a resource with a max and no default gets the max as default; a
 // resource with no default request gets the default, else the min.
 func DefaultLimitRange(lr *LimitRange) {
 	for i := range lr.Spec.Limits {
 		item := &lr.Spec.Limits[i]
+		for _, l := range []ResourceList{item.Max, item.Min, item.Default, item.DefaultRequest, item.MaxLimitRequestRatio} {
+			roundUpToMilli(l)
+		}
 		if item.Type != LimitTypeContainer {
 			continue
 		}
@@ -159,4 +168,9 @@ func DefaultLimitRange(lr *LimitRange) {
 			}
 		}
 	}
+}
+
+// DefaultResourceQuota rounds the quota's hard limits up to thousandths.
+func DefaultResourceQuota(q *ResourceQuota) {
+	roundUpToMilli(q.Spec.Hard)
 }

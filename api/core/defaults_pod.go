@@ -3,8 +3,9 @@ package core
 import "strings"
 
 // DefaultPod fills the defaults the API server applies to a new or
-// updated Pod: those of its spec (DefaultPodSpec), requests copied from
-// limits where a container sets only a limit, host ports equal to container
+// updated Pod: those of its spec (DefaultPodSpec), resource quantities
+// rounded up to thousandths, requests copied from limits where a container
+// sets only a limit, host ports equal to container
 // ports on the host network, and enableServiceLinks true. It is idempotent.
 func DefaultPod(pod *Pod) {
 	DefaultPodSpec(&pod.Spec)
@@ -13,6 +14,8 @@ func DefaultPod(pod *Pod) {
 	}
 	for _, cs := range [][]Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range cs {
+			roundUpToMilli(cs[i].Resources.Limits)
+			roundUpToMilli(cs[i].Resources.Requests)
 			defaultRequestsFromLimits(&cs[i].Resources)
 			if pod.Spec.HostNetwork {
 				defaultHostNetworkPorts(cs[i].Ports)
@@ -20,8 +23,11 @@ func DefaultPod(pod *Pod) {
 		}
 	}
 	if pod.Spec.Resources != nil {
+		roundUpToMilli(pod.Spec.Resources.Limits)
+		roundUpToMilli(pod.Spec.Resources.Requests)
 		defaultRequestsFromLimits(pod.Spec.Resources)
 	}
+	roundUpToMilli(pod.Spec.Overhead)
 }
 
 // DefaultPodTemplateSpec fills the defaults of a pod template, as a

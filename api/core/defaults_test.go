@@ -107,6 +107,28 @@ func TestDefaultPod(t *testing.T) {
 	assert.Empty(t, ValidatePod(pod), "a defaulted pod is valid")
 }
 
+func TestDefaultRoundsToMilli(t *testing.T) {
+	pod := &Pod{Spec: PodSpec{
+		Containers: []Container{{Name: "c", Image: "i:1", Resources: ResourceRequirements{
+			Limits:   ResourceList{ResourceCPU: resource.MustParse("0.5m"), ResourceMemory: resource.MustParse("1.5Gi")},
+			Requests: ResourceList{ResourceCPU: resource.MustParse("100n")},
+		}}},
+		Overhead: ResourceList{ResourceCPU: resource.MustParse("1001u")},
+	}}
+	DefaultPod(pod)
+	r := pod.Spec.Containers[0].Resources
+	assert.Equal(t, "1m", r.Limits.Cpu().String())
+	assert.Equal(t, "1m", r.Requests.Cpu().String())
+	assert.Equal(t, "1536Mi", r.Limits.Memory().String(), "exact quantities are kept")
+	assert.Equal(t, "2m", pod.Spec.Overhead.Cpu().String())
+
+	q := &ResourceQuota{Spec: ResourceQuotaSpec{Hard: ResourceList{"requests.cpu": resource.MustParse("1e-9"),
+		ResourceMemory: resource.MustParse("8E")}}}
+	DefaultResourceQuota(q)
+	assert.Equal(t, "1e-3", q.Spec.Hard.Name("requests.cpu", resource.DecimalSI).String(), "the format is kept")
+	assert.Equal(t, "8E", q.Spec.Hard.Memory().String(), "huge quantities are left alone")
+}
+
 func TestDefaultPodHostNetwork(t *testing.T) {
 	pod := &Pod{Spec: PodSpec{HostNetwork: true, Containers: []Container{{Name: "c", Image: "i:1",
 		Ports: []ContainerPort{{ContainerPort: 9100}, {ContainerPort: 9200, HostPort: 9200}}}}}}

@@ -114,6 +114,7 @@ func configTypes() []scheme.Type {
 			ShortNames: []string{"quota"}, Subresources: []string{"status"},
 			New:            func() meta.Object { return &ResourceQuota{} },
 			NewList:        func() meta.ListObject { return &ResourceQuotaList{} },
+			Default:        defaulter(DefaultResourceQuota),
 			Validate:       validator(ValidateResourceQuota),
 			ValidateUpdate: updateValidator(ValidateResourceQuotaUpdate),
 		},

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/orkit/orkit/api/resource"
+import (
+	"math"
+
+	"github.com/orkit/orkit/api/resource"
+)
 
 // ResourceName names a compute or storage resource: "cpu", "memory",
 // "pods", "requests.cpu", or an extended resource such as
@@ -141,4 +145,24 @@ type ResourceClaim struct {
 type VolumeResourceRequirements struct {
 	Limits   ResourceList `json:"limits,omitempty"`
 	Requests ResourceList `json:"requests,omitempty"`
+}
+
+// maxMilliRounding bounds the quantities roundUpToMilli touches: larger
+// ones cannot carry sub-milli precision in int64 millis anyway.
+const maxMilliRounding = math.MaxInt64 / 1000
+
+// roundUpToMilli rounds every quantity with precision below one
+// thousandth up to the next thousandth ("0.5m" becomes "1m"), as the
+// Kubernetes API server does when it defaults a resource list. Quantities
+// that are already exact are left as they were written.
+func roundUpToMilli(rl ResourceList) {
+	for name, q := range rl {
+		if q.CmpInt64(maxMilliRounding) >= 0 || q.CmpInt64(-maxMilliRounding) <= 0 {
+			continue
+		}
+		r := resource.NewMilliQuantity(q.MilliValue(), q.Format())
+		if r.Cmp(q) != 0 {
+			rl[name] = *r
+		}
+	}
 }
