@@ -39,6 +39,7 @@ func Run(t *testing.T, h Harness) {
 		{"UpdateContainerResources", testUpdateResources},
 		{"Images", testImages},
 		{"ImportAndRemoveImage", testImportAndRemoveImage},
+		{"EventStreamEndsWithContext", testEventStreamEnds},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -532,4 +533,22 @@ func testImportAndRemoveImage(t *testing.T, e *env) {
 	_, err = e.rt.ImageStatus(e.ctx, cri.ImageSpec{Image: e.h.ImportRef})
 	require.ErrorIs(t, err, cri.ErrImageNotFound)
 	require.NoError(t, e.rt.RemoveImage(e.ctx, cri.ImageSpec{Image: e.h.ImportRef}), "remove twice")
+}
+
+func testEventStreamEnds(t *testing.T, e *env) {
+	ctx, cancel := context.WithCancel(e.ctx)
+	ch := e.rt.Events(ctx)
+	cancel()
+	timer := time.NewTimer(e.h.timeout())
+	defer timer.Stop()
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-timer.C:
+			require.Fail(t, "the event channel stays open after its context ended")
+		}
+	}
 }
