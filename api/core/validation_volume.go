@@ -68,6 +68,12 @@ func volumeSourceChecks(s *VolumeSource) []volumeCheck {
 		}
 		return nil
 	})
+	add(s.Ephemeral != nil, "ephemeral", func(fp *field.Path) field.ErrorList {
+		if len(s.Ephemeral.VolumeClaimTemplate) == 0 {
+			return field.ErrorList{field.Required(fp.Child("volumeClaimTemplate"), "")}
+		}
+		return nil
+	})
 	return checks
 }
 

@@ -1,6 +1,9 @@
 package core
 
-import "github.com/orkit/orkit/api/resource"
+import (
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/resource"
+)
 
 // Volume is a named volume of a pod; exactly one source is set.
 type Volume struct {
@@ -21,6 +24,7 @@ type VolumeSource struct {
 	CSI                   *CSIVolumeSource                   `json:"csi,omitempty"`
 	Projected             *ProjectedVolumeSource             `json:"projected,omitempty"`
 	Image                 *ImageVolumeSource                 `json:"image,omitempty"`
+	Ephemeral             *EphemeralVolumeSource             `json:"ephemeral,omitempty"`
 }
 
 // HostPathType says what must exist at a host path.
@@ -167,4 +171,10 @@ type ServiceAccountTokenProjection struct {
 	Audience          string `json:"audience,omitempty"`
 	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
 	Path              string `json:"path"`
+}
+
+// EphemeralVolumeSource is a volume provisioned for the pod from a claim
+// template; orkit carries the template unchanged.
+type EphemeralVolumeSource struct {
+	VolumeClaimTemplate meta.RawJSON `json:"volumeClaimTemplate,omitempty"`
 }
