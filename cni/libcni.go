@@ -184,8 +184,12 @@ func (n *LibCNI) TearDown(ctx context.Context, pod PodNetwork) error {
 	for _, att := range atts {
 		list, err := parseConf(true, att.Config)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: sandbox %q: cached configuration of network %q: %w",
-				ErrTearDown, pod.SandboxID, att.Network, err))
+			// Unusable: drop it, so the current configuration's DEL below
+			// runs instead and TearDown can succeed.
+			n.cfg.Logger.Warn("dropping unusable cached CNI attachment", "network", att.Network,
+				"sandbox", pod.SandboxID, "err", err)
+			_ = os.Remove(filepath.Join(n.cfg.StateDir, "cache", "results",
+				att.Network+"-"+att.ContainerID+"-"+att.IfName))
 			continue
 		}
 		attNS := netns

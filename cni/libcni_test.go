@@ -403,3 +403,34 @@ func TestDNSCapabilityReachesOnlyDeclaringPlugins(t *testing.T) {
 	_, err = n.SetUp(context.Background(), pod)
 	require.ErrorIs(t, err, ErrInvalidPod)
 }
+
+func TestTearDownSurvivesCorruptCache(t *testing.T) {
+	fx := newFakeExec()
+	state := t.TempDir()
+	n := newFake(t, state, fx)
+	ctx := context.Background()
+	_, err := n.SetUp(ctx, testPod)
+	require.NoError(t, err)
+	results := filepath.Join(state, "cache", "results")
+	entries, err := os.ReadDir(results)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "pod network and loopback are cached")
+	for _, e := range entries {
+		// Valid JSON, but a configuration that no longer parses.
+		bad := `{"kind":"cniCacheV1","containerId":"sb1","config":"e30=","ifName":"` +
+			map[bool]string{true: "lo", false: "eth0"}[strings.Contains(e.Name(), "-lo")] +
+			`","networkName":"orkit"}`
+		require.NoError(t, os.WriteFile(filepath.Join(results, e.Name()), []byte(bad), 0o600))
+	}
+	fx.takeCalls()
+	require.NoError(t, n.TearDown(ctx, testPod))
+	assert.Equal(t, []string{"DEL portmap eth0", "DEL bridge eth0", "DEL loopback lo"}, summary(fx.takeCalls()),
+		"the current configuration is used instead")
+	allocs, err := readAllocations(filepath.Join(state, "ipam", "orkit"))
+	require.NoError(t, err)
+	assert.Empty(t, allocs)
+	entries, err = os.ReadDir(results)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+	require.NoError(t, n.TearDown(ctx, testPod))
+}
