@@ -17,6 +17,15 @@
 // and field name, per kind (see schema.go). Kinds the table does not know
 // fall back to defaults keyed by field name alone.
 //
+// List order follows Kubernetes: a $setElementOrder/<field> list fixes the
+// order of the elements it names; without one, the patch list's own order
+// does. Elements only the original has keep their relative order and are
+// interleaved with those, going first when they came first in the original.
+// So an element the patch adds without $setElementOrder lands before the
+// original-only elements, as kube-apiserver puts it. (kubectl apply, edit
+// and set compute two-way patches that carry $setElementOrder lists, so the
+// order they ask for is kept exactly.)
+//
 // Errors are sentinels from errors.go, wrapped with %w and a message naming
 // the operation or field at fault: [ErrInvalidPatch] (400), [ErrUnsupported]
 // (415), [ErrTooLarge] (413) and [ErrInvalidDocument] (the original was not

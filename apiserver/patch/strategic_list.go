@@ -3,7 +3,8 @@ package patch
 import "slices"
 
 // mergeList merges the patch list into orig (nil meaning absent) at path by
-// the list's rule, then orders the result by order if hasOrder. patch is nil
+// the list's rule, then orders a merged list by order if hasOrder (a
+// $setElementOrder directive), else by the patch list's order. patch is nil
 // when only a $setElementOrder directive names the list.
 func (m *merger) mergeList(orig, patch []any, path string, order []any, hasOrder bool) ([]any, error) {
 	rule := m.schema.rule(path)
@@ -45,8 +46,8 @@ func (m *merger) replaceList(patch []any, path string) ([]any, error) {
 	return out, nil
 }
 
-// mergeSetList merges a list of primitives as a set: the original elements
-// in order, then each patch element not already present.
+// mergeSetList merges a list of primitives as a set: the union of the
+// original and the patch, ordered as reorder describes.
 func mergeSetList(orig, patch []any, path string, order []any, hasOrder bool) ([]any, error) {
 	out := slices.Clone(orig)
 	seen := make(map[string]bool, len(orig)+len(patch))
@@ -62,10 +63,10 @@ func mergeSetList(orig, patch []any, path string, order []any, hasOrder bool) ([
 			out = append(out, e)
 		}
 	}
-	if !hasOrder {
-		return out, nil
-	}
 	ids := func(e any) (string, bool) { return identity(e), !isContainer(e) }
+	if !hasOrder {
+		return reorder(out, orig, nil, patch, ids, path)
+	}
 	return reorder(out, orig, patch, order, ids, path)
 }
 
@@ -109,9 +110,10 @@ func splitKeyed(patch []any, path string, key string) (keyedPatch, error) {
 }
 
 // mergeKeyed merges a list of objects by key: patch elements matching an
-// original element (by keys) merge into it, others are appended, $patch
-// delete elements remove their matches, and a $patch replace element makes
-// the patch's elements the whole list.
+// original element (by keys) merge into it, others are added, $patch delete
+// elements remove their matches, and a $patch replace element makes the
+// patch's elements the whole list. The result is ordered as reorder
+// describes.
 func (m *merger) mergeKeyed(orig, patch []any, path string, keys []string, order []any, hasOrder bool) ([]any, error) {
 	kp, err := splitKeyed(patch, path, keys[0])
 	if err != nil {
@@ -140,7 +142,7 @@ func (m *merger) mergeKeyed(orig, patch []any, path string, keys []string, order
 			out = append(out, merged)
 		}
 	}
-	if !hasOrder || kp.replace {
+	if kp.replace {
 		return out, nil
 	}
 	ids := func(e any) (string, bool) {
@@ -154,6 +156,9 @@ func (m *merger) mergeKeyed(orig, patch []any, path string, keys []string, order
 	items := make([]any, len(kp.items))
 	for i, it := range kp.items {
 		items[i] = it
+	}
+	if !hasOrder {
+		return reorder(out, orig, nil, items, ids, path)
 	}
 	return reorder(out, orig, items, order, ids, path)
 }
@@ -244,12 +249,15 @@ func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []
 	return out
 }
 
-// reorder implements $setElementOrder on the merged list out. Elements that
-// order names come in order's order; the others (only in the original) keep
-// their original order and are interleaved the way Kubernetes does: an
-// original-only element goes before a named one when it came before it in the
-// original. Every patch element must be named in order, in the same
-// relative order. ids returns an element's identity and whether it has one.
+// reorder orders the merged list out the way Kubernetes does. The elements
+// that order names (the $setElementOrder list, or else the patch list
+// itself) come in order's order; the others, found only in the original,
+// keep their original order, and the two runs are interleaved: an
+// original-only element goes before a named one when it came before it in
+// the original. patch holds the patch's elements when order is a
+// $setElementOrder list, which must name all of them in the same relative
+// order; nil skips that check. ids returns an element's identity and
+// whether it has one.
 func reorder(out, orig, patch, order []any, ids func(any) (string, bool), path string) ([]any, error) {
 	rank := make(map[string]int, len(order))
 	for i, e := range order {
@@ -260,6 +268,9 @@ func reorder(out, orig, patch, order []any, ids func(any) (string, bool), path s
 		if _, dup := rank[id]; !dup {
 			rank[id] = i
 		}
+	}
+	if len(rank) == 0 {
+		return out, nil
 	}
 	if err := checkPatchOrder(patch, rank, ids, path); err != nil {
 		return nil, err

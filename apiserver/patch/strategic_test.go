@@ -47,6 +47,9 @@ func TestStrategicMergeDeployment(t *testing.T) {
 		{"kubectl set image changes only that container",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"x:2"}]}}}}`,
 			[]string{`[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"x:2"}]`}},
+		{"kubectl set image as kubectl computes it",
+			`{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"web"},{"name":"side"}],"containers":[{"image":"x:2","name":"web"}]}}}}`,
+			[]string{`[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"x:2"}]`}},
 		{"kubectl label",
 			`{"metadata":{"labels":{"tier":"front"}}}`,
 			[]string{`[{"op":"add","path":"/metadata/labels/tier","value":"front"}]`}},
@@ -56,8 +59,14 @@ func TestStrategicMergeDeployment(t *testing.T) {
 		{"kubectl scale",
 			`{"spec":{"replicas":5}}`,
 			[]string{`[{"op":"replace","path":"/spec/replicas","value":5}]`}},
+		// Without $setElementOrder, elements new to the list go before the
+		// ones only the server has, as in Kubernetes (its "kubectl patch"
+		// task shows the added container first).
 		{"add env var keeps the others",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"web","env":[{"name":"C","value":"3"}]}]}}}}`,
+			[]string{`[{"op":"add","path":"/spec/template/spec/containers/0/env/0","value":{"name":"C","value":"3"}}]`}},
+		{"add env var with $setElementOrder appends it",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"web","$setElementOrder/env":[{"name":"A"},{"name":"B"},{"name":"C"}],"env":[{"name":"C","value":"3"}]}]}}}}`,
 			[]string{`[{"op":"add","path":"/spec/template/spec/containers/0/env/-","value":{"name":"C","value":"3"}}]`}},
 		{"change env var in place",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"web","env":[{"name":"A","value":"9"}]}]}}}}`,
@@ -71,9 +80,14 @@ func TestStrategicMergeDeployment(t *testing.T) {
 		{"$patch delete of a missing container is a no-op",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"gone","$patch":"delete"}]}}}}`,
 			nil},
-		{"add a container appends it",
+		{"add a container",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"new","image":"n:1"}]}}}}`,
-			[]string{`[{"op":"add","path":"/spec/template/spec/containers/-","value":{"name":"new","image":"n:1"}}]`}},
+			[]string{`[{"op":"add","path":"/spec/template/spec/containers/0","value":{"name":"new","image":"n:1"}}]`}},
+		{"patch elements keep their relative order",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"s:2"},{"name":"new","image":"n:1"},{"name":"web","image":"x:2"}]}}}}`,
+			[]string{`[{"op":"replace","path":"/spec/template/spec/containers","value":[{"name":"side","image":"s:2"},{"name":"new","image":"n:1"},
+			  {"name":"web","image":"x:2","ports":[{"containerPort":80,"protocol":"TCP","name":"http"}],
+			   "env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"volumeMounts":[{"name":"data","mountPath":"/data"}]}]}]`}},
 		{"$setElementOrder/containers reorders",
 			`{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"web"}],"containers":[{"name":"web","image":"x:2"}]}}}}`,
 			[]string{`[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"x:2"},{"op":"move","from":"/spec/template/spec/containers/1","path":"/spec/template/spec/containers/0"}]`}},
@@ -101,6 +115,9 @@ func TestStrategicMergeDeployment(t *testing.T) {
 		{"finalizers merge as a set",
 			`{"metadata":{"finalizers":["b","c"]}}`,
 			[]string{`[{"op":"add","path":"/metadata/finalizers/-","value":"c"}]`}},
+		{"finalizers follow the patch order",
+			`{"metadata":{"finalizers":["c","a"]}}`,
+			[]string{`[{"op":"replace","path":"/metadata/finalizers","value":["c","a","b"]}]`}},
 		{"$deleteFromPrimitiveList/finalizers",
 			`{"metadata":{"$deleteFromPrimitiveList/finalizers":["a"]}}`,
 			[]string{`[{"op":"remove","path":"/metadata/finalizers/0"}]`}},
@@ -123,7 +140,7 @@ func TestStrategicMergeDeployment(t *testing.T) {
 			[]string{`[{"op":"add","path":"/spec/template/spec/containers/0/volumeMounts/0/readOnly","value":true}]`}},
 		{"volumes merge by name",
 			`{"spec":{"template":{"spec":{"volumes":[{"name":"cfg","configMap":{"name":"c"}}]}}}}`,
-			[]string{`[{"op":"add","path":"/spec/template/spec/volumes/-","value":{"name":"cfg","configMap":{"name":"c"}}}]`}},
+			[]string{`[{"op":"add","path":"/spec/template/spec/volumes/0","value":{"name":"cfg","configMap":{"name":"c"}}}]`}},
 		{"tolerations are replaced",
 			`{"spec":{"template":{"spec":{"tolerations":[{"key":"k2","operator":"Exists"}]}}}}`,
 			[]string{`[{"op":"replace","path":"/spec/template/spec/tolerations","value":[{"key":"k2","operator":"Exists"}]}]`}},
@@ -158,7 +175,7 @@ func TestStrategicMergeKinds(t *testing.T) {
 		{"Pod status conditions and podIPs", "Pod",
 			`{"status":{"conditions":[{"type":"Ready","status":"False"}],"podIPs":[{"ip":"10.244.0.5"}]}}`,
 			`{"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"PodScheduled","status":"True"}],"podIPs":[{"ip":"fd00::5"}]}}`,
-			`{"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"PodScheduled","status":"True"}],"podIPs":[{"ip":"10.244.0.5"},{"ip":"fd00::5"}]}}`},
+			`{"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"PodScheduled","status":"True"}],"podIPs":[{"ip":"fd00::5"},{"ip":"10.244.0.5"}]}}`},
 		{"Service ports merge by port", "Service",
 			`{"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":8080},{"name":"https","port":443,"protocol":"TCP"}]}}`,
 			`{"spec":{"ports":[{"port":80,"targetPort":9090}]}}`,
@@ -174,11 +191,11 @@ func TestStrategicMergeKinds(t *testing.T) {
 		{"Namespace spec.finalizers are atomic", "Namespace",
 			`{"metadata":{"finalizers":["x"]},"spec":{"finalizers":["kubernetes"]}}`,
 			`{"metadata":{"finalizers":["y"]},"spec":{"finalizers":["other"]}}`,
-			`{"metadata":{"finalizers":["x","y"]},"spec":{"finalizers":["other"]}}`},
+			`{"metadata":{"finalizers":["y","x"]},"spec":{"finalizers":["other"]}}`},
 		{"Node addresses merge by type, podCIDRs as a set", "Node",
 			`{"spec":{"podCIDRs":["10.244.0.0/24"]},"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}]}}`,
 			`{"spec":{"podCIDRs":["fd00::/64"]},"status":{"addresses":[{"type":"Hostname","address":"n1"}]}}`,
-			`{"spec":{"podCIDRs":["10.244.0.0/24","fd00::/64"]},"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"type":"Hostname","address":"n1"}]}}`},
+			`{"spec":{"podCIDRs":["fd00::/64","10.244.0.0/24"]},"status":{"addresses":[{"type":"Hostname","address":"n1"},{"type":"InternalIP","address":"10.0.0.1"}]}}`},
 		{"initializers pending merge by name", "ConfigMap",
 			`{"metadata":{"initializers":{"pending":[{"name":"a.example.com"},{"name":"b.example.com"}]}}}`,
 			`{"metadata":{"initializers":{"pending":[{"name":"a.example.com","$patch":"delete"}]}}}`,
@@ -194,7 +211,7 @@ func TestStrategicMergeKinds(t *testing.T) {
 		{"unknown kind falls back to field names", "Widget",
 			`{"spec":{"template":{"spec":{"containers":[{"name":"a","env":[{"name":"X","value":"1"}]},{"name":"b"}]}}},"items":[1,2]}`,
 			`{"spec":{"template":{"spec":{"containers":[{"name":"a","env":[{"name":"Y","value":"2"}]}]}}},"items":[3]}`,
-			`{"spec":{"template":{"spec":{"containers":[{"name":"a","env":[{"name":"X","value":"1"},{"name":"Y","value":"2"}]},{"name":"b"}]}}},"items":[3]}`},
+			`{"spec":{"template":{"spec":{"containers":[{"name":"a","env":[{"name":"Y","value":"2"},{"name":"X","value":"1"}]},{"name":"b"}]}}},"items":[3]}`},
 		{"empty kind (scale subresource)", "",
 			`{"spec":{"replicas":1},"status":{"replicas":1,"selector":"app=web"}}`,
 			`{"spec":{"replicas":4}}`,
@@ -233,6 +250,7 @@ func TestStrategicMergeOrder(t *testing.T) {
 		patch       string
 		want        []string
 	}{
+		{"patch order without $setElementOrder", []string{"a", "b", "c"}, nil, list("c", "a"), []string{"b", "c", "a"}},
 		{"reverse", []string{"a", "b", "c"}, []string{"c", "b", "a"}, `[]`, []string{"c", "b", "a"}},
 		{"new in the middle", []string{"a", "b", "c"}, []string{"a", "d", "b", "c"}, list("d"), []string{"a", "d", "b", "c"}},
 		{"server-only element earlier than all named goes first", []string{"a", "b", "c"}, []string{"c", "a"}, list("a"), []string{"b", "c", "a"}},
@@ -244,6 +262,9 @@ func TestStrategicMergeOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := `{"spec":{"containers":` + list(tc.orig...) + `}}`
 			patch := `{"spec":{"$setElementOrder/containers":` + list(tc.order...) + `,"containers":` + tc.patch + `}}`
+			if tc.order == nil {
+				patch = `{"spec":{"containers":` + tc.patch + `}}`
+			}
 			out, err := Apply(StrategicMerge, []byte(orig), []byte(patch), "Pod")
 			require.NoError(t, err)
 			assert.JSONEq(t, `{"spec":{"containers":`+list(tc.want...)+`}}`, string(out))
@@ -311,7 +332,7 @@ func TestStrategicMergeLargeKeyedList(t *testing.T) {
 		wantCount               int
 	}{
 		{"merge all", build(func(i int) string { return `{"name":"c` + itoa(n-1-i) + `","image":"i"}` }),
-			`{"spec":{"containers":[{"image":"i","name":"c0"}`, n},
+			`{"spec":{"containers":[{"image":"i","name":"c19999"}`, n},
 		{"delete all but one", build(func(i int) string {
 			if i == 7 {
 				return `{"name":"c7","image":"i"}`
