@@ -75,6 +75,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg cri
 		r.forget(id)
 		return "", mapErr(err, fmt.Sprintf("create container %q in sandbox %s", cfg.Metadata.Name, sandboxID))
 	}
+	r.publishFor(id, sandboxID, cri.ContainerEventCreated)
 	return id, nil
 }
 
@@ -154,6 +155,7 @@ func (r *Runtime) StartContainer(ctx context.Context, id string) (retErr error) 
 	if _, err := ctr.SetLabels(ctx, map[string]string{labelStarted: started.UTC().Format(time.RFC3339Nano)}); err != nil {
 		r.cfg.log.Warn("record container start", "id", id, "err", err)
 	}
+	r.publishFor(id, rec.SandboxID, cri.ContainerEventStarted)
 	return nil
 }
 
@@ -194,6 +196,9 @@ func (r *Runtime) StopContainer(ctx context.Context, id string, timeout time.Dur
 		return err
 	}
 	defer r.locks.lock(id)()
+	if ok, err := r.isAppContainer(ctx, id); !ok || err != nil {
+		return err
+	}
 	task, err := r.loadTask(ctx, id)
 	if err != nil || task == nil {
 		return err
@@ -282,6 +287,8 @@ func (r *Runtime) finalizeLocked(ctx context.Context, id string) error {
 			if _, err := ctr.SetLabels(ctx, labelsOfExit(ex)); err != nil {
 				return mapErr(err, "record exit of container "+id)
 			}
+			r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: info.Labels[labelSandboxID],
+				Type: cri.ContainerEventExited, Time: ex.finished, ExitCode: code})
 		}
 	}
 	if _, err := task.Delete(ctx); err != nil && !errdefs.IsNotFound(err) {
@@ -304,6 +311,11 @@ func (r *Runtime) RemoveContainer(ctx context.Context, id string) error {
 		return err
 	}
 	defer r.locks.lock(id)()
+	if ok, err := r.isAppContainer(ctx, id); err != nil {
+		return err
+	} else if !ok {
+		return os.RemoveAll(filepath.Join(r.cfg.stateDir, fifoDir, id))
+	}
 	task, err := r.loadTask(ctx, id)
 	if err != nil {
 		return err
@@ -319,13 +331,30 @@ func (r *Runtime) RemoveContainer(ctx context.Context, id string) error {
 		}
 	}
 	r.stopLogs(id)
+	c, _, recErr := r.containerRecord(ctx, id)
 	if err := r.deleteContainer(ctx, id); err != nil {
 		return fmt.Errorf("remove container %s: %w", id, err)
+	}
+	if recErr == nil {
+		r.publishFor(id, c.Labels[labelSandboxID], cri.ContainerEventDeleted)
 	}
 	if err := os.RemoveAll(filepath.Join(r.cfg.stateDir, fifoDir, id)); err != nil {
 		return fmt.Errorf("remove container %s fifos: %w", id, err)
 	}
 	return nil
+}
+
+// isAppContainer reports whether id is an app container (not a sandbox,
+// not missing).
+func (r *Runtime) isAppContainer(ctx context.Context, id string) (bool, error) {
+	c, err := r.client.ContainerService().Get(ctx, id)
+	if errdefs.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, mapErr(err, "container "+id)
+	}
+	return c.Labels[labelKind] == kindContainer, nil
 }
 
 // ContainerStatus reports the container.

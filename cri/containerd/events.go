@@ -65,8 +65,9 @@ func (r *Runtime) eventLoop(ready chan<- struct{}) {
 	for attempt := 0; r.ctx.Err() == nil; attempt++ {
 		sctx, cancel := context.WithCancel(r.ctx)
 		evC, errC := r.client.EventService().Subscribe(sctx,
-			fmt.Sprintf(`namespace==%s,topic~="^/tasks/"`, r.cfg.namespace),
-			fmt.Sprintf(`namespace==%s,topic~="^/containers/"`, r.cfg.namespace))
+			fmt.Sprintf(`namespace==%s,topic=="/tasks/exit"`, r.cfg.namespace),
+			fmt.Sprintf(`namespace==%s,topic=="/tasks/oom"`, r.cfg.namespace),
+			fmt.Sprintf(`namespace==%s,topic=="/containers/delete"`, r.cfg.namespace))
 		if attempt == 0 {
 			close(ready)
 		} else {
@@ -101,8 +102,11 @@ func (r *Runtime) follow(evC <-chan *events.Envelope, errC <-chan error, backoff
 	}
 }
 
-// handle maps one containerd event to a ContainerEvent of an app container
-// and records exits.
+// handle reacts to one containerd event: a task exit of an app container
+// makes the runtime record it (which publishes EXITED); an OOM is recorded
+// and published. CREATED, STARTED and DELETED are published by the calls
+// that cause them, and EXITED by whoever records the exit, so each event
+// is published once, in order, even when containerd's stream was down.
 func (r *Runtime) handle(env *events.Envelope) {
 	if env == nil || env.Event == nil {
 		return
@@ -111,44 +115,40 @@ func (r *Runtime) handle(env *events.Envelope) {
 	if err != nil {
 		return
 	}
-	ev := cri.ContainerEvent{Time: env.Timestamp}
 	var id string
 	switch e := v.(type) {
-	case *apievents.ContainerCreate:
-		id, ev.Type = e.ID, cri.ContainerEventCreated
-	case *apievents.ContainerDelete:
-		id, ev.Type = e.ID, cri.ContainerEventDeleted
-	case *apievents.TaskStart:
-		id, ev.Type = e.ContainerID, cri.ContainerEventStarted
 	case *apievents.TaskOOM:
-		id, ev.Type = e.ContainerID, cri.ContainerEventOOM
+		id = e.ContainerID
 	case *apievents.TaskExit:
 		if e.ID != e.ContainerID {
 			return // an exec'd process
 		}
-		id, ev.Type, ev.ExitCode = e.ContainerID, cri.ContainerEventExited, int32(e.ExitStatus)
+		id = e.ContainerID
+	case *apievents.ContainerDelete:
+		r.forget(e.ID)
+		return
 	default:
 		return
 	}
 	kind, ok := r.kindOf(id)
-	if ev.Type == cri.ContainerEventDeleted {
-		r.forget(id)
-	}
 	if !ok || kind.sandbox {
 		return
 	}
-	ev.ContainerID, ev.PodSandboxID = id, kind.sandboxID
-	switch ev.Type {
-	case cri.ContainerEventOOM:
+	if _, isOOM := v.(*apievents.TaskOOM); isOOM {
+		r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: kind.sandboxID, Type: cri.ContainerEventOOM, Time: env.Timestamp})
 		r.background(func(ctx context.Context) { r.markOOM(ctx, id) })
-	case cri.ContainerEventExited:
-		r.background(func(ctx context.Context) {
-			if err := r.finalize(ctx, id); err != nil {
-				r.cfg.log.Warn("record container exit", "id", id, "err", err)
-			}
-		})
+		return
 	}
-	r.publish(ev)
+	r.background(func(ctx context.Context) {
+		if err := r.finalize(ctx, id); err != nil && r.ctx.Err() == nil {
+			r.cfg.log.Warn("record container exit", "id", id, "err", err)
+		}
+	})
+}
+
+// publishFor publishes an event of container id of sandbox sb, now.
+func (r *Runtime) publishFor(id, sb string, typ cri.ContainerEventType) {
+	r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: sb, Type: typ, Time: time.Now()})
 }
 
 // background runs f in a goroutine owned by the runtime.

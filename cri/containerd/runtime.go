@@ -13,6 +13,7 @@ import (
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/errdefs"
 	"github.com/containerd/containerd/namespaces"
+	"google.golang.org/grpc"
 
 	"github.com/orkit/orkit/cri"
 	"github.com/orkit/orkit/internal/images"
@@ -64,7 +65,10 @@ func New(ctx context.Context, address string, opts ...Opt) (_ *Runtime, retErr e
 			return nil, fmt.Errorf("state dir: %w", err)
 		}
 	}
-	client, err := containerd.New(address, containerd.WithDefaultNamespace(cfg.namespace), containerd.WithTimeout(10*time.Second))
+	// WaitForReady: calls made while containerd restarts wait for the
+	// connection (bounded by the caller's context) instead of failing.
+	client, err := containerd.New(address, containerd.WithDefaultNamespace(cfg.namespace),
+		containerd.WithTimeout(10*time.Second), containerd.WithCallOpts([]grpc.CallOption{grpc.WaitForReady(true)}))
 	if err != nil {
 		return nil, fmt.Errorf("connect to containerd at %s: %v: %w", address, err, cri.ErrUnavailable)
 	}
@@ -76,7 +80,9 @@ func New(ctx context.Context, address string, opts ...Opt) (_ *Runtime, retErr e
 	rctx, cancel := context.WithCancel(namespaces.WithNamespace(context.Background(), cfg.namespace))
 	r := &Runtime{client: client, cfg: cfg, ctx: rctx, cancel: cancel,
 		subs: map[chan cri.ContainerEvent]struct{}{}, logs: map[string]*logCopier{}, kinds: map[string]objKind{}}
-	if _, err := client.Version(namespaces.WithNamespace(ctx, cfg.namespace)); err != nil {
+	vctx, vcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer vcancel()
+	if _, err := client.Version(namespaces.WithNamespace(vctx, cfg.namespace)); err != nil {
 		cancel()
 		return nil, fmt.Errorf("containerd at %s: %v: %w", address, err, cri.ErrUnavailable)
 	}
@@ -153,6 +159,8 @@ func (r *Runtime) Status(ctx context.Context) (cri.RuntimeStatus, error) {
 	if err != nil {
 		return cri.RuntimeStatus{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
 	cond := cri.RuntimeCondition{Type: cri.RuntimeReady, Status: true}
 	if _, err := r.client.Version(ctx); err != nil {
 		cond = cri.RuntimeCondition{Type: cri.RuntimeReady, Reason: "ContainerdUnavailable", Message: err.Error()}
