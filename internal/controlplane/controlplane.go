@@ -35,7 +35,8 @@ type Config struct {
 	Listen string
 	// TokenFile, when set, enables static bearer tokens (Kubernetes CSV).
 	TokenFile string
-	// Admission is the admission chain; nil means none.
+	// Admission is the admission chain; nil means DefaultAdmission().
+	// Start from DefaultAdmission to add plugins and choose their order.
 	Admission *admission.Chain
 	// Logger; default slog.Default().
 	Logger *slog.Logger
@@ -65,6 +66,9 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Admission == nil {
+		cfg.Admission = DefaultAdmission()
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, err
@@ -146,6 +150,13 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	}
 	cp.AdminKubeconfig = filepath.Join(cp.dataDir, "admin.kubeconfig")
 	return cp.WriteKubeconfig(cp.AdminKubeconfig, "admin", "system:masters")
+}
+
+// DefaultAdmission returns the built-in admission chain, in order.
+func DefaultAdmission() *admission.Chain {
+	return &admission.Chain{
+		Validators: []admission.Validator{admission.NewNodeRestriction()},
+	}
 }
 
 // WriteKubeconfig writes a kubeconfig for user in groups, with a client
