@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/scheme"
 )
 
 // FuzzDecodePod decodes arbitrary bytes into a Pod. Decoding must never
@@ -44,5 +46,40 @@ func FuzzDecodePod(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, string(b2), string(b3))
 		require.Equal(t, p2, p3, "re-decoding our encoding gives an equal value")
+	})
+}
+
+// FuzzValidate decodes arbitrary bytes as any core kind through the
+// scheme, then defaults and validates the object and validates it as an
+// update of itself. None of it may panic, and defaulting must be
+// idempotent.
+func FuzzValidate(f *testing.F) {
+	for _, tc := range goldenCases {
+		b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"lifecycle":{},"livenessProbe":{}}],"volumes":[{}],"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}}}`))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"LimitRange","spec":{"limits":[{"type":"Container","min":{"cpu":"0"},"max":{"cpu":"0"},"maxLimitRequestRatio":{"cpu":"2"}}]}}`))
+	s := scheme.New()
+	Register(s)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, typ, err := s.Decode(data)
+		if err != nil {
+			return
+		}
+		if typ.Default != nil {
+			typ.Default(obj)
+			once, err := json.Marshal(obj)
+			require.NoError(t, err)
+			typ.Default(obj)
+			twice, err := json.Marshal(obj)
+			require.NoError(t, err)
+			require.JSONEq(t, string(once), string(twice), "defaulting must be idempotent")
+		}
+		_ = typ.Validate(obj)
+		if typ.ValidateUpdate != nil {
+			_ = typ.ValidateUpdate(obj, obj)
+		}
 	})
 }
