@@ -328,6 +328,8 @@ func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta
 	nm.ResourceVersion = cm.ResourceVersion
 	if nm.Initializers == nil || req.Info.Subresource == "status" {
 		nm.Initializers = cm.Initializers
+	} else if len(nm.Initializers.Pending) == 0 && nm.Initializers.Result == nil {
+		nm.Initializers = nil // the last initializer removed itself
 	}
 	if res.Type.Default != nil {
 		res.Type.Default(next)
