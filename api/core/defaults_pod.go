@@ -3,9 +3,8 @@ package core
 import "strings"
 
 // DefaultPod fills the defaults the API server applies to a new or
-// updated Pod: those of its spec (DefaultPodSpec), resource quantities
-// rounded up to thousandths, requests copied from limits where a container
-// sets only a limit, host ports equal to container
+// updated Pod: those of its spec (DefaultPodSpec), requests copied from
+// limits where a container sets only a limit, host ports equal to container
 // ports on the host network, and enableServiceLinks true. It is idempotent.
 func DefaultPod(pod *Pod) {
 	DefaultPodSpec(&pod.Spec)
@@ -14,8 +13,6 @@ func DefaultPod(pod *Pod) {
 	}
 	for _, cs := range [][]Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range cs {
-			roundUpToMilli(cs[i].Resources.Limits)
-			roundUpToMilli(cs[i].Resources.Requests)
 			defaultRequestsFromLimits(&cs[i].Resources)
 			if pod.Spec.HostNetwork {
 				defaultHostNetworkPorts(cs[i].Ports)
@@ -23,11 +20,8 @@ func DefaultPod(pod *Pod) {
 		}
 	}
 	if pod.Spec.Resources != nil {
-		roundUpToMilli(pod.Spec.Resources.Limits)
-		roundUpToMilli(pod.Spec.Resources.Requests)
 		defaultRequestsFromLimits(pod.Spec.Resources)
 	}
-	roundUpToMilli(pod.Spec.Overhead)
 }
 
 // DefaultPodTemplateSpec fills the defaults of a pod template, as a
@@ -37,8 +31,9 @@ func DefaultPodTemplateSpec(t *PodTemplateSpec) { DefaultPodSpec(&t.Spec) }
 // DefaultPodSpec fills the defaults of a pod spec: restartPolicy Always,
 // dnsPolicy ClusterFirst, terminationGracePeriodSeconds 30, schedulerName
 // default-scheduler, an empty securityContext, serviceAccount and
-// serviceAccountName kept equal, and the defaults of every container and
-// volume.
+// serviceAccountName kept equal, resource quantities rounded up to
+// thousandths, and the defaults of every container and volume. Workload
+// kinds apply it to their pod templates.
 func DefaultPodSpec(spec *PodSpec) {
 	if spec.RestartPolicy == "" {
 		spec.RestartPolicy = RestartPolicyAlways
@@ -68,14 +63,21 @@ func DefaultPodSpec(spec *PodSpec) {
 	for i := range spec.Volumes {
 		DefaultVolume(&spec.Volumes[i])
 	}
+	roundUpToMilli(spec.Overhead)
+	if spec.Resources != nil {
+		roundUpToMilli(spec.Resources.Limits)
+		roundUpToMilli(spec.Resources.Requests)
+	}
 }
 
 // DefaultContainer fills a container's defaults: imagePullPolicy (Always
 // for a ":latest" or untagged image, else IfNotPresent),
 // terminationMessagePath /dev/termination-log, terminationMessagePolicy
-// File, port protocol TCP, and the defaults of probes, hooks and
-// downward-API environment variables.
+// File, port protocol TCP, resource quantities rounded up to thousandths,
+// and the defaults of probes, hooks and downward-API environment variables.
 func DefaultContainer(c *Container) {
+	roundUpToMilli(c.Resources.Limits)
+	roundUpToMilli(c.Resources.Requests)
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
 	}
