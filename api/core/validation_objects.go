@@ -20,15 +20,23 @@ func ValidateNamespace(ns *Namespace) field.ErrorList {
 	return errs
 }
 
-// ValidateNamespaceUpdate checks ns as a replacement for old. The spec's
-// finalizers change only through the finalize subresource, so a changed
-// list is an error here.
+// ValidateNamespaceUpdate checks ns as a replacement for old: valid on
+// its own, metadata changed as metadata may. As in Kubernetes, spec
+// finalizers change only through the finalize subresource: an API server
+// keeps old's finalizers on an ordinary update (see
+// ValidateNamespaceFinalizeUpdate for the subresource).
 func ValidateNamespaceUpdate(ns, old *Namespace) field.ErrorList {
 	errs := validation.ValidateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	errs = append(errs, ValidateNamespace(ns)...)
-	if fmt.Sprint(ns.Spec.Finalizers) != fmt.Sprint(old.Spec.Finalizers) {
-		errs = append(errs, field.Forbidden(field.NewPath("spec", "finalizers"),
-			"may only be changed through the finalize subresource"))
+	return append(errs, ValidateNamespace(ns)...)
+}
+
+// ValidateNamespaceFinalizeUpdate checks a namespaces/{name}/finalize
+// request: metadata changed as metadata may and every finalizer a
+// qualified name.
+func ValidateNamespaceFinalizeUpdate(ns, old *Namespace) field.ErrorList {
+	errs := validation.ValidateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	for i, f := range ns.Spec.Finalizers {
+		errs = append(errs, validateQualifiedName(string(f), field.NewPath("spec", "finalizers").Index(i))...)
 	}
 	return errs
 }

@@ -193,8 +193,10 @@ func TestValidateNamespaceBindingEvent(t *testing.T) {
 	DefaultNamespace(old)
 	nsNew := meta.DeepCopy(*old)
 	nsNew.Spec.Finalizers = nil
-	assert.Equal(t, []string{"spec.finalizers: Forbidden: may only be changed through the finalize subresource"},
-		errStrings(ValidateNamespaceUpdate(&nsNew, old)))
+	assert.Empty(t, ValidateNamespaceUpdate(&nsNew, old))
+	nsNew.Spec.Finalizers = []FinalizerName{"example.com/a b"}
+	assert.Equal(t, []string{`spec.finalizers[0]: Invalid value: "example.com/a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+		errStrings(ValidateNamespaceFinalizeUpdate(&nsNew, old)))
 
 	b := &Binding{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "demo"}, Target: ObjectReference{Kind: "Pod"}}
 	assert.Equal(t, []string{
