@@ -66,50 +66,53 @@ func parseMeta(page []byte) (boltMeta, bool) {
 // every page that meta says is in use (a truncated file would make bbolt
 // fault on its first read). A missing or empty file passes: Open creates it.
 // Errors wrap store.ErrCorrupt, except I/O errors, which are returned as is.
-func checkFile(path string) error {
+// torn reports that exactly one meta page is invalid: the mark of a crash
+// during bbolt's meta write, which bbolt survives by using the other page.
+func checkFile(path string) (torn bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return false, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", path, err)
+		return false, fmt.Errorf("stat %s: %w", path, err)
 	}
 	size := info.Size()
 	if size == 0 {
-		return nil
+		return false, nil
 	}
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s: %w", path, fmt.Sprintf(format, args...), store.ErrCorrupt)
 	}
 	if info.IsDir() {
-		return corrupt("is a directory")
+		return false, corrupt("is a directory")
 	}
 	if size < 2*boltMinPageSize {
-		return corrupt("file is %d bytes, shorter than a database header", size)
+		return false, corrupt("file is %d bytes, shorter than a database header", size)
 	}
-	best, ok, err := bestMeta(f, size)
+	best, valid, err := bestMeta(f, size)
 	if err != nil {
-		return fmt.Errorf("read header of %s: %w", path, err)
+		return false, fmt.Errorf("read header of %s: %w", path, err)
 	}
-	if !ok {
-		return corrupt("no valid bbolt meta page (not a bbolt file, or its header is damaged)")
+	if valid == 0 {
+		return false, corrupt("no valid bbolt meta page (not a bbolt file, or its header is damaged)")
 	}
 	if need := int64(best.pgid) * int64(best.pageSize); size < need {
-		return corrupt("file is truncated: %d bytes, header says %d pages of %d bytes (%d bytes)",
+		return false, corrupt("file is truncated: %d bytes, header says %d pages of %d bytes (%d bytes)",
 			size, best.pgid, best.pageSize, need)
 	}
-	return nil
+	return valid == 1, nil
 }
 
 // bestMeta reads both meta pages and returns the valid one with the higher
-// transaction id, as bbolt does. The second page's offset is the first's
-// page size, or found by trying every legal page size when page 0 is bad.
-func bestMeta(f *os.File, size int64) (boltMeta, bool, error) {
+// transaction id, as bbolt does, and how many are valid. The second page's
+// offset is the first's page size, or found by trying every legal page size
+// when page 0 is bad.
+func bestMeta(f *os.File, size int64) (boltMeta, int, error) {
 	buf := make([]byte, boltPageHeader+boltMetaSize)
 	read := func(off int64) (boltMeta, bool, error) {
 		if off+int64(len(buf)) > size {
@@ -123,7 +126,7 @@ func bestMeta(f *os.File, size int64) (boltMeta, bool, error) {
 	}
 	m0, ok0, err := read(0)
 	if err != nil {
-		return boltMeta{}, false, err
+		return boltMeta{}, 0, err
 	}
 	offsets := []int64{}
 	if ok0 {
@@ -136,15 +139,21 @@ func bestMeta(f *os.File, size int64) (boltMeta, bool, error) {
 	for _, off := range offsets {
 		m1, ok1, err := read(off)
 		if err != nil {
-			return boltMeta{}, false, err
+			return boltMeta{}, 0, err
 		}
 		if !ok1 || int64(m1.pageSize) != off {
 			continue
 		}
-		if !ok0 || m1.txid > m0.txid {
-			return m1, true, nil
+		switch {
+		case !ok0:
+			return m1, 1, nil
+		case m1.txid > m0.txid:
+			return m1, 2, nil
 		}
-		break
+		return m0, 2, nil
 	}
-	return m0, ok0, nil
+	if ok0 {
+		return m0, 1, nil
+	}
+	return boltMeta{}, 0, nil
 }

@@ -41,7 +41,10 @@ func (s *Store) load() error {
 					return fmt.Errorf("%s: %w", s.path, err)
 				}
 			}
-			return s.loadRevisions(tx)
+			if err := s.loadRevisions(tx); err != nil {
+				return fmt.Errorf("%s: %w", s.path, err)
+			}
+			return nil
 		})
 	})
 }
@@ -122,7 +125,7 @@ func (s *Store) loadRevisions(tx *bolt.Tx) error {
 		return err
 	}
 	if compact > rev || rev < 0 || compact < 0 {
-		return fmt.Errorf("%s: compacted revision %d beyond current %d: %w", s.path, compact, rev, store.ErrCorrupt)
+		return fmt.Errorf("compacted revision %d beyond current %d: %w", compact, rev, store.ErrCorrupt)
 	}
 	if k, _ := tx.Bucket(bucketHistory).Cursor().Last(); k != nil {
 		last, err := revOf(k)
@@ -132,7 +135,7 @@ func (s *Store) loadRevisions(tx *bolt.Tx) error {
 		// Compaction may delete a trailing tombstone, never a record above
 		// the compacted revision.
 		if last > rev || (last < rev && rev > compact) {
-			return fmt.Errorf("%s: newest history record %d, meta revision %d: %w", s.path, last, rev, store.ErrCorrupt)
+			return fmt.Errorf("newest history record %d, meta revision %d: %w", last, rev, store.ErrCorrupt)
 		}
 	}
 	s.rev.Store(rev)

@@ -56,16 +56,30 @@ type Store struct {
 //
 // A file that is damaged (truncated, bad header, unreadable pages, broken
 // records) or that is a bbolt file of another program fails with an error
-// wrapping store.ErrCorrupt; Open never panics on bad files and never
-// modifies them. An unfinished compaction is completed before Open returns.
+// wrapping store.ErrCorrupt; Open never panics on bad files and does not
+// modify a file it refuses. One invalid meta page out of two is what a
+// crash during a commit leaves behind: Open rewrites it from the valid one
+// (losing at most that unacknowledged commit) and goes on. An unfinished
+// compaction is completed before Open returns.
 func Open(path string, opts *Options) (*Store, error) {
 	o := opts.withDefaults()
-	if err := checkFile(path); err != nil {
+	torn, err := checkFile(path)
+	if err != nil {
 		return nil, err
 	}
 	db, err := openBolt(path, o)
 	if err != nil {
 		return nil, err
+	}
+	if torn {
+		// An empty commit rewrites the damaged meta page from the good one,
+		// as the next write would; the page check below needs both valid.
+		err := guard(path, func() error { return db.Update(func(*bolt.Tx) error { return nil }) })
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("repair torn meta page of %s: %w", path, err)
+		}
+		o.Logger.Warn("repaired a torn meta page (crash during a commit)", "store", path)
 	}
 	s := &Store{
 		db:            db,
@@ -103,6 +117,8 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 		return err
 	})
 	switch {
+	case errors.Is(err, store.ErrCorrupt): // from guard, already names path
+		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
