@@ -52,48 +52,91 @@ const (
 
 // PodSpec is the desired state of a pod.
 type PodSpec struct {
-	Volumes                       []Volume          `json:"volumes,omitempty"`
-	InitContainers                []Container       `json:"initContainers,omitempty"`
-	Containers                    []Container       `json:"containers"`
-	EphemeralContainers           []meta.RawJSON    `json:"ephemeralContainers,omitempty"`
-	RestartPolicy                 RestartPolicy     `json:"restartPolicy,omitempty"`
-	TerminationGracePeriodSeconds *int64            `json:"terminationGracePeriodSeconds,omitempty"`
-	ActiveDeadlineSeconds         *int64            `json:"activeDeadlineSeconds,omitempty"`
-	DNSPolicy                     DNSPolicy         `json:"dnsPolicy,omitempty"`
-	NodeSelector                  map[string]string `json:"nodeSelector,omitempty"`
-	ServiceAccountName            string            `json:"serviceAccountName,omitempty"`
+	// Volumes are the pod's volumes, mounted by name into containers.
+	Volumes []Volume `json:"volumes,omitempty"`
+	// InitContainers run to completion, in order, before the app containers start; those
+	// with restartPolicy Always are sidecars that keep running.
+	InitContainers []Container `json:"initContainers,omitempty"`
+	// Containers are the app containers; at least one is required.
+	Containers []Container `json:"containers"`
+	// EphemeralContainers (kubectl debug) are carried unchanged.
+	EphemeralContainers []meta.RawJSON `json:"ephemeralContainers,omitempty"`
+	// RestartPolicy applies to every container; defaults to Always.
+	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
+	// TerminationGracePeriodSeconds is how long the kubelet waits between SIGTERM and
+	// SIGKILL; defaults to 30.
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	// ActiveDeadlineSeconds bounds how long the pod may be active before it is failed.
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	// DNSPolicy selects how resolv.conf is built; defaults to ClusterFirst.
+	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty"`
+	// NodeSelector lists labels a node must carry for the pod to be scheduled there.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// ServiceAccountName is the identity the pod runs as.
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// DeprecatedServiceAccount is the old name of ServiceAccountName;
 	// defaulting keeps the two equal.
-	DeprecatedServiceAccount     string                     `json:"serviceAccount,omitempty"`
-	AutomountServiceAccountToken *bool                      `json:"automountServiceAccountToken,omitempty"`
-	NodeName                     string                     `json:"nodeName,omitempty"`
-	HostNetwork                  bool                       `json:"hostNetwork,omitempty"`
-	HostPID                      bool                       `json:"hostPID,omitempty"`
-	HostIPC                      bool                       `json:"hostIPC,omitempty"`
-	ShareProcessNamespace        *bool                      `json:"shareProcessNamespace,omitempty"`
-	SecurityContext              *PodSecurityContext        `json:"securityContext,omitempty"`
-	ImagePullSecrets             []LocalObjectReference     `json:"imagePullSecrets,omitempty"`
-	Hostname                     string                     `json:"hostname,omitempty"`
-	Subdomain                    string                     `json:"subdomain,omitempty"`
-	Affinity                     *Affinity                  `json:"affinity,omitempty"`
-	SchedulerName                string                     `json:"schedulerName,omitempty"`
-	Tolerations                  []Toleration               `json:"tolerations,omitempty"`
-	HostAliases                  []HostAlias                `json:"hostAliases,omitempty"`
-	PriorityClassName            string                     `json:"priorityClassName,omitempty"`
-	Priority                     *int32                     `json:"priority,omitempty"`
-	DNSConfig                    *PodDNSConfig              `json:"dnsConfig,omitempty"`
-	ReadinessGates               []PodReadinessGate         `json:"readinessGates,omitempty"`
-	RuntimeClassName             *string                    `json:"runtimeClassName,omitempty"`
-	EnableServiceLinks           *bool                      `json:"enableServiceLinks,omitempty"`
-	PreemptionPolicy             *PreemptionPolicy          `json:"preemptionPolicy,omitempty"`
-	Overhead                     ResourceList               `json:"overhead,omitempty"`
-	TopologySpreadConstraints    []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
-	SetHostnameAsFQDN            *bool                      `json:"setHostnameAsFQDN,omitempty"`
-	OS                           *PodOS                     `json:"os,omitempty"`
-	HostUsers                    *bool                      `json:"hostUsers,omitempty"`
-	SchedulingGates              []PodSchedulingGate        `json:"schedulingGates,omitempty"`
-	ResourceClaims               []meta.RawJSON             `json:"resourceClaims,omitempty"`
-	Resources                    *ResourceRequirements      `json:"resources,omitempty"`
+	DeprecatedServiceAccount string `json:"serviceAccount,omitempty"`
+	// AutomountServiceAccountToken, when false, stops the token volume from being added.
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+	// NodeName is the node the pod is bound to; set through the binding subresource by the
+	// scheduler (or directly, bypassing it).
+	NodeName string `json:"nodeName,omitempty"`
+	// HostNetwork runs the pod in the node's network namespace.
+	HostNetwork bool `json:"hostNetwork,omitempty"`
+	// HostPID shares the node's PID namespace.
+	HostPID bool `json:"hostPID,omitempty"`
+	// HostIPC shares the node's IPC namespace.
+	HostIPC bool `json:"hostIPC,omitempty"`
+	// ShareProcessNamespace puts all containers of the pod in one PID namespace.
+	ShareProcessNamespace *bool `json:"shareProcessNamespace,omitempty"`
+	// SecurityContext holds pod-level security settings; defaults to an empty one.
+	SecurityContext *PodSecurityContext `json:"securityContext,omitempty"`
+	// ImagePullSecrets name Secrets holding registry credentials.
+	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// Hostname overrides the pod's hostname (else its name).
+	Hostname string `json:"hostname,omitempty"`
+	// Subdomain, with a headless Service of that name, gives the pod a DNS name.
+	Subdomain string `json:"subdomain,omitempty"`
+	// Affinity holds node affinity and pod (anti-)affinity.
+	Affinity *Affinity `json:"affinity,omitempty"`
+	// SchedulerName selects the scheduler; defaults to default-scheduler.
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// Tolerations let the pod run on nodes with matching taints.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// HostAliases are added to the pod's /etc/hosts.
+	HostAliases []HostAlias `json:"hostAliases,omitempty"`
+	// PriorityClassName names the pod's PriorityClass; admission resolves it into Priority.
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// Priority is the resolved priority; higher schedules first and may preempt.
+	Priority *int32 `json:"priority,omitempty"`
+	// DNSConfig adjusts resolv.conf (required with dnsPolicy None).
+	DNSConfig *PodDNSConfig `json:"dnsConfig,omitempty"`
+	// ReadinessGates are extra conditions that must be True for the pod to be Ready.
+	ReadinessGates []PodReadinessGate `json:"readinessGates,omitempty"`
+	// RuntimeClassName selects a container runtime handler.
+	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
+	// EnableServiceLinks injects Docker-link style environment variables for Services;
+	// defaults to true.
+	EnableServiceLinks *bool `json:"enableServiceLinks,omitempty"`
+	// PreemptionPolicy says whether the pod may preempt others.
+	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty"`
+	// Overhead is the runtime's per-pod resource cost, added to the pod's requests.
+	Overhead ResourceList `json:"overhead,omitempty"`
+	// TopologySpreadConstraints spread matching pods across topology domains.
+	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// SetHostnameAsFQDN makes the hostname the fully qualified name.
+	SetHostnameAsFQDN *bool `json:"setHostnameAsFQDN,omitempty"`
+	// OS names the operating system the pod needs.
+	OS *PodOS `json:"os,omitempty"`
+	// HostUsers, when false, runs the pod in a user namespace.
+	HostUsers *bool `json:"hostUsers,omitempty"`
+	// SchedulingGates hold the pod back from scheduling until all are removed.
+	SchedulingGates []PodSchedulingGate `json:"schedulingGates,omitempty"`
+	// ResourceClaims (dynamic resource allocation) are carried unchanged.
+	ResourceClaims []meta.RawJSON `json:"resourceClaims,omitempty"`
+	// Resources are pod-level requests and limits.
+	Resources *ResourceRequirements `json:"resources,omitempty"`
 }
 
 // HostAlias adds entries to a pod's /etc/hosts.
@@ -176,23 +219,41 @@ const (
 // PodStatus is the observed state of a pod, written by the kubelet (and
 // the scheduler, for PodScheduled).
 type PodStatus struct {
-	ObservedGeneration         int64             `json:"observedGeneration,omitempty"`
-	Phase                      PodPhase          `json:"phase,omitempty"`
-	Conditions                 []PodCondition    `json:"conditions,omitempty"`
-	Message                    string            `json:"message,omitempty"`
-	Reason                     string            `json:"reason,omitempty"`
-	NominatedNodeName          string            `json:"nominatedNodeName,omitempty"`
-	HostIP                     string            `json:"hostIP,omitempty"`
-	HostIPs                    []HostIP          `json:"hostIPs,omitempty"`
-	PodIP                      string            `json:"podIP,omitempty"`
-	PodIPs                     []PodIP           `json:"podIPs,omitempty"`
-	StartTime                  *meta.Time        `json:"startTime,omitempty"`
-	InitContainerStatuses      []ContainerStatus `json:"initContainerStatuses,omitempty"`
-	ContainerStatuses          []ContainerStatus `json:"containerStatuses,omitempty"`
-	QOSClass                   PodQOSClass       `json:"qosClass,omitempty"`
+	// ObservedGeneration is the pod generation the status reflects.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Phase is the coarse lifecycle state.
+	Phase PodPhase `json:"phase,omitempty"`
+	// Conditions are PodScheduled, Initialized, ContainersReady, Ready and others.
+	Conditions []PodCondition `json:"conditions,omitempty"`
+	// Message explains why the pod is in its state.
+	Message string `json:"message,omitempty"`
+	// Reason is a CamelCase word for the state ("Evicted").
+	Reason string `json:"reason,omitempty"`
+	// NominatedNodeName is where the scheduler expects the pod to go once preemption
+	// victims are gone.
+	NominatedNodeName string `json:"nominatedNodeName,omitempty"`
+	// HostIP is the primary IP of the node running the pod.
+	HostIP string `json:"hostIP,omitempty"`
+	// HostIPs are the node's IPs, one per family, the first equal to HostIP.
+	HostIPs []HostIP `json:"hostIPs,omitempty"`
+	// PodIP is the pod's primary IP.
+	PodIP string `json:"podIP,omitempty"`
+	// PodIPs are the pod's IPs, one per family, the first equal to PodIP.
+	PodIPs []PodIP `json:"podIPs,omitempty"`
+	// StartTime is when the kubelet acknowledged the pod.
+	StartTime *meta.Time `json:"startTime,omitempty"`
+	// InitContainerStatuses are the init containers' states, in spec order.
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	// ContainerStatuses are the app containers' states.
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	// QOSClass is set at creation from the containers' resources (see ComputePodQOS).
+	QOSClass PodQOSClass `json:"qosClass,omitempty"`
+	// EphemeralContainerStatuses are the ephemeral containers' states.
 	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty"`
-	Resize                     string            `json:"resize,omitempty"`
-	ResourceClaimStatuses      []meta.RawJSON    `json:"resourceClaimStatuses,omitempty"`
+	// Resize is the state of an in-place resize.
+	Resize string `json:"resize,omitempty"`
+	// ResourceClaimStatuses are carried unchanged.
+	ResourceClaimStatuses []meta.RawJSON `json:"resourceClaimStatuses,omitempty"`
 }
 
 // PodCondition is one condition of a pod.
@@ -218,21 +279,36 @@ type PodIP struct {
 
 // ContainerStatus is the observed state of one container.
 type ContainerStatus struct {
-	Name                     string                `json:"name"`
-	State                    ContainerState        `json:"state,omitempty"`
-	LastTerminationState     ContainerState        `json:"lastState,omitempty"`
-	Ready                    bool                  `json:"ready"`
-	RestartCount             int32                 `json:"restartCount"`
-	Image                    string                `json:"image"`
-	ImageID                  string                `json:"imageID"`
-	ContainerID              string                `json:"containerID,omitempty"`
-	Started                  *bool                 `json:"started,omitempty"`
-	AllocatedResources       ResourceList          `json:"allocatedResources,omitempty"`
-	Resources                *ResourceRequirements `json:"resources,omitempty"`
-	VolumeMounts             []VolumeMountStatus   `json:"volumeMounts,omitempty"`
-	User                     meta.RawJSON          `json:"user,omitempty"`
-	AllocatedResourcesStatus []meta.RawJSON        `json:"allocatedResourcesStatus,omitempty"`
-	StopSignal               *string               `json:"stopSignal,omitempty"`
+	// Name is the container's name in the spec.
+	Name string `json:"name"`
+	// State is the current state.
+	State ContainerState `json:"state,omitempty"`
+	// LastTerminationState is the state of the previous run, if it terminated.
+	LastTerminationState ContainerState `json:"lastState,omitempty"`
+	// Ready reports whether the readiness probe passes.
+	Ready bool `json:"ready"`
+	// RestartCount counts restarts of the container.
+	RestartCount int32 `json:"restartCount"`
+	// Image is the image the container runs.
+	Image string `json:"image"`
+	// ImageID is the image's resolved ID (digest).
+	ImageID string `json:"imageID"`
+	// ContainerID is "<runtime>://<id>".
+	ContainerID string `json:"containerID,omitempty"`
+	// Started reports whether the startup probe has passed.
+	Started *bool `json:"started,omitempty"`
+	// AllocatedResources are the resources the node allocated.
+	AllocatedResources ResourceList `json:"allocatedResources,omitempty"`
+	// Resources are the resources actually configured.
+	Resources *ResourceRequirements `json:"resources,omitempty"`
+	// VolumeMounts are the mounts as the runtime made them.
+	VolumeMounts []VolumeMountStatus `json:"volumeMounts,omitempty"`
+	// User is the identity the process runs as, carried unchanged.
+	User meta.RawJSON `json:"user,omitempty"`
+	// AllocatedResourcesStatus is carried unchanged.
+	AllocatedResourcesStatus []meta.RawJSON `json:"allocatedResourcesStatus,omitempty"`
+	// StopSignal is the signal that stops the container.
+	StopSignal *string `json:"stopSignal,omitempty"`
 }
 
 // VolumeMountStatus is the observed state of one volume mount.

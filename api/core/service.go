@@ -72,36 +72,63 @@ const (
 
 // ServiceSpec is the desired state of a service.
 type ServiceSpec struct {
-	Ports                         []ServicePort                 `json:"ports,omitempty"`
-	Selector                      map[string]string             `json:"selector,omitempty"`
-	ClusterIP                     string                        `json:"clusterIP,omitempty"`
-	ClusterIPs                    []string                      `json:"clusterIPs,omitempty"`
-	Type                          ServiceType                   `json:"type,omitempty"`
-	ExternalIPs                   []string                      `json:"externalIPs,omitempty"`
-	SessionAffinity               ServiceAffinity               `json:"sessionAffinity,omitempty"`
-	LoadBalancerIP                string                        `json:"loadBalancerIP,omitempty"`
-	LoadBalancerSourceRanges      []string                      `json:"loadBalancerSourceRanges,omitempty"`
-	ExternalName                  string                        `json:"externalName,omitempty"`
-	ExternalTrafficPolicy         ServiceExternalTrafficPolicy  `json:"externalTrafficPolicy,omitempty"`
-	HealthCheckNodePort           int32                         `json:"healthCheckNodePort,omitempty"`
-	PublishNotReadyAddresses      bool                          `json:"publishNotReadyAddresses,omitempty"`
-	SessionAffinityConfig         *SessionAffinityConfig        `json:"sessionAffinityConfig,omitempty"`
-	IPFamilies                    []IPFamily                    `json:"ipFamilies,omitempty"`
-	IPFamilyPolicy                *IPFamilyPolicy               `json:"ipFamilyPolicy,omitempty"`
-	AllocateLoadBalancerNodePorts *bool                         `json:"allocateLoadBalancerNodePorts,omitempty"`
-	LoadBalancerClass             *string                       `json:"loadBalancerClass,omitempty"`
-	InternalTrafficPolicy         *ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
-	TrafficDistribution           *string                       `json:"trafficDistribution,omitempty"`
+	// Ports are the service's ports; named when there are several.
+	Ports []ServicePort `json:"ports,omitempty"`
+	// Selector picks the pods behind the service; none means Endpoints are managed by hand.
+	Selector map[string]string `json:"selector,omitempty"`
+	// ClusterIP is the virtual IP, allocated by the API server; "None" makes the service
+	// headless.
+	ClusterIP string `json:"clusterIP,omitempty"`
+	// ClusterIPs are the virtual IPs, one per family, the first equal to ClusterIP.
+	ClusterIPs []string `json:"clusterIPs,omitempty"`
+	// Type says how the service is exposed; defaults to ClusterIP.
+	Type ServiceType `json:"type,omitempty"`
+	// ExternalIPs are extra IPs on which nodes accept the service's traffic.
+	ExternalIPs []string `json:"externalIPs,omitempty"`
+	// SessionAffinity is None or ClientIP; defaults to None.
+	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty"`
+	// LoadBalancerIP is a deprecated load balancer address request.
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	// LoadBalancerSourceRanges restrict load balancer clients.
+	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
+	// ExternalName is the DNS name an ExternalName service aliases.
+	ExternalName string `json:"externalName,omitempty"`
+	// ExternalTrafficPolicy routes external traffic to all or only node-local endpoints.
+	ExternalTrafficPolicy ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+	// HealthCheckNodePort serves load balancer health checks with policy Local.
+	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty"`
+	// PublishNotReadyAddresses lists unready pods as ready endpoints.
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty"`
+	// SessionAffinityConfig holds the ClientIP timeout.
+	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty"`
+	// IPFamilies are the families of ClusterIPs.
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
+	// IPFamilyPolicy says how many families the service gets.
+	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty"`
+	// AllocateLoadBalancerNodePorts says whether a LoadBalancer service gets node ports.
+	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty"`
+	// LoadBalancerClass selects a load balancer implementation.
+	LoadBalancerClass *string `json:"loadBalancerClass,omitempty"`
+	// InternalTrafficPolicy routes in-cluster traffic to all or only node-local endpoints.
+	InternalTrafficPolicy *ServiceInternalTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
+	// TrafficDistribution is a routing preference.
+	TrafficDistribution *string `json:"trafficDistribution,omitempty"`
 }
 
 // ServicePort is one port of a service.
 type ServicePort struct {
-	Name        string           `json:"name,omitempty"`
-	Protocol    Protocol         `json:"protocol,omitempty"`
-	AppProtocol *string          `json:"appProtocol,omitempty"`
-	Port        int32            `json:"port"`
-	TargetPort  meta.IntOrString `json:"targetPort,omitempty"`
-	NodePort    int32            `json:"nodePort,omitempty"`
+	// Name is the port's DNS-label name, required when the service has several ports.
+	Name string `json:"name,omitempty"`
+	// Protocol defaults to TCP.
+	Protocol Protocol `json:"protocol,omitempty"`
+	// AppProtocol names the application protocol.
+	AppProtocol *string `json:"appProtocol,omitempty"`
+	// Port is the port the service exposes.
+	Port int32 `json:"port"`
+	// TargetPort is the pods' port, a number or a container port name; defaults to Port.
+	TargetPort meta.IntOrString `json:"targetPort,omitempty"`
+	// NodePort is the port on every node, for NodePort and LoadBalancer services.
+	NodePort int32 `json:"nodePort,omitempty"`
 }
 
 // SessionAffinityConfig configures session affinity.
