@@ -34,7 +34,7 @@ type testServer struct {
 	anon *http.Client
 }
 
-func newTestServer(t *testing.T, tweak func(*Config)) *testServer {
+func newTestServer(t testing.TB, tweak func(*Config)) *testServer {
 	t.Helper()
 	ca, err := pki.NewCA("test-ca")
 	require.NoError(t, err)

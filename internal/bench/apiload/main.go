@@ -1,0 +1,356 @@
+// Command apiload measures the API server from a separate process over
+// HTTPS, as a client library would use it:
+//
+//	apiload -kubeconfig K -clients 32 -duration 20s creates    # 1 KiB ConfigMap creates/s, p50/p99
+//	apiload -kubeconfig K -watchers 100 -updates 500 watch     # write sent → event received, p99
+//	apiload -kubeconfig K -nodes 5000 -pods 10000 -pid P populate  # server memory holding them
+//
+// It reads the server address and client certificate from a kubeconfig
+// whose user authenticates with a client certificate (data or files).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orkit/orkit/client"
+)
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig with a client-certificate user")
+	ns := flag.String("namespace", "default", "namespace to write in")
+	clients := flag.Int("clients", 32, "creates: concurrent clients, each with its own connection")
+	duration := flag.Duration("duration", 20*time.Second, "creates: how long to run")
+	watchers := flag.Int("watchers", 100, "watch: watchers, each on its own connection")
+	updates := flag.Int("updates", 500, "watch: updates of the watched object, one every -interval")
+	interval := flag.Duration("interval", 20*time.Millisecond, "watch: time between updates")
+	nodes := flag.Int("nodes", 5000, "populate: nodes to create")
+	pods := flag.Int("pods", 10000, "populate: pods to create")
+	pid := flag.Int("pid", 0, "populate: server process whose memory to report")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: apiload [flags] creates|watch|populate")
+		os.Exit(2)
+	}
+	l, err := newLoader(*kubeconfig, *ns)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apiload:", err)
+		os.Exit(1)
+	}
+	ctx := context.Background()
+	switch flag.Arg(0) {
+	case "creates":
+		err = l.creates(ctx, *clients, *duration)
+	case "watch":
+		err = l.watch(ctx, *watchers, *updates, *interval)
+	case "populate":
+		err = l.populate(ctx, *nodes, *pods, *pid)
+	default:
+		err = fmt.Errorf("unknown mode %q", flag.Arg(0))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apiload:", err)
+		os.Exit(1)
+	}
+}
+
+type loader struct {
+	server string
+	tls    *tls.Config
+	ns     string
+}
+
+func newLoader(path, ns string) (*loader, error) {
+	kc, err := client.LoadKubeconfig(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(kc.Clusters) == 0 || len(kc.Users) == 0 {
+		return nil, fmt.Errorf("%s: needs a cluster and a user", path)
+	}
+	cl, u := kc.Clusters[0].Cluster, kc.Users[0].User
+	cert, err := tls.X509KeyPair(u.ClientCertificateData, u.ClientKeyData)
+	if err != nil {
+		return nil, fmt.Errorf("client certificate: %w", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(cl.CertificateAuthorityData)
+	return &loader{server: cl.Server, ns: ns, tls: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}}, nil
+}
+
+// newClient returns an HTTP/2 client with its own connection.
+func (l *loader) newClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: l.tls.Clone(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}
+}
+
+func (l *loader) post(c *http.Client, path string, body []byte) error {
+	resp, err := c.Post(l.server+path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, b)
+	}
+	return nil
+}
+
+// creates runs clients goroutines creating 1 KiB ConfigMaps for d.
+func (l *loader) creates(ctx context.Context, clients int, d time.Duration) error {
+	payload := strings.Repeat("x", 1024)
+	var (
+		mu   sync.Mutex
+		lats []time.Duration
+		errs atomic.Int64
+		wg   sync.WaitGroup
+	)
+	run := fmt.Sprintf("%d", time.Now().UnixNano()%1e9)
+	start := time.Now()
+	deadline := start.Add(d)
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c := l.newClient()
+			var mine []time.Duration
+			for n := 0; time.Now().Before(deadline); n++ {
+				body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": fmt.Sprintf("load-%s-%d-%d", run, i, n)}, "data": map[string]string{"v": payload}})
+				t0 := time.Now()
+				if err := l.post(c, "/api/v1/namespaces/"+l.ns+"/configmaps", body); err != nil {
+					if errs.Add(1) == 1 {
+						fmt.Fprintln(os.Stderr, "first error:", err)
+					}
+					continue
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lats = append(lats, mine...)
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	el := time.Since(start)
+	fmt.Printf("creates: clients=%d duration=%s ok=%d errors=%d rate=%.0f/s p50=%s p99=%s\n",
+		clients, el.Round(time.Millisecond), len(lats), errs.Load(), float64(len(lats))/el.Seconds(), pct(lats, 50), pct(lats, 99))
+	return nil
+}
+
+// watch opens watchers, updates one ConfigMap every interval and measures,
+// per watcher and event, the time from sending the write to receiving it.
+func (l *loader) watch(ctx context.Context, watchers, updates int, interval time.Duration) error {
+	c := l.newClient()
+	name := fmt.Sprintf("watched-%d", time.Now().UnixNano()%1e9)
+	body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}, "data": map[string]string{"seq": "0"}})
+	if err := l.post(c, "/api/v1/namespaces/"+l.ns+"/configmaps", body); err != nil {
+		return err
+	}
+	sent := make([]atomic.Int64, updates+1) // unix nanos when update i was sent
+	var (
+		mu      sync.Mutex
+		lats    []time.Duration
+		missing atomic.Int64
+		ready   sync.WaitGroup
+		done    sync.WaitGroup
+	)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < watchers; w++ {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			got := l.watchOne(wctx, name, updates, sent, &ready)
+			mu.Lock()
+			defer mu.Unlock()
+			missing.Add(int64(updates - len(got)))
+			lats = append(lats, got...)
+		}()
+	}
+	ready.Wait()
+	for i := 1; i <= updates; i++ {
+		patch := fmt.Sprintf(`{"data":{"seq":"%d"}}`, i)
+		req, _ := http.NewRequestWithContext(ctx, "PATCH", l.server+"/api/v1/namespaces/"+l.ns+"/configmaps/"+name, strings.NewReader(patch))
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+		sent[i].Store(time.Now().UnixNano())
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		time.Sleep(interval)
+	}
+	time.Sleep(2 * time.Second) // let the last events arrive before counting
+	cancel()
+	done.Wait()
+	fmt.Printf("watch: watchers=%d updates=%d events=%d missing=%d p50=%s p99=%s max=%s\n",
+		watchers, updates, len(lats), missing.Load(), pct(lats, 50), pct(lats, 99), pct(lats, 100))
+	return nil
+}
+
+func (l *loader) watchOne(ctx context.Context, name string, updates int, sent []atomic.Int64, ready *sync.WaitGroup) []time.Duration {
+	c := l.newClient()
+	c.Timeout = 0
+	req, _ := http.NewRequestWithContext(ctx, "GET", l.server+"/api/v1/namespaces/"+l.ns+"/configmaps?watch=1&fieldSelector=metadata.name%3D"+name, nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		ready.Done()
+		return nil
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var got []time.Duration
+	first := true
+	for sc.Scan() {
+		now := time.Now().UnixNano()
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Data map[string]string `json:"data"`
+			} `json:"object"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if first { // the initial ADDED: the watch is established
+			first = false
+			ready.Done()
+			continue
+		}
+		var seq int
+		fmt.Sscan(ev.Object.Data["seq"], &seq)
+		if seq > 0 && seq <= updates {
+			got = append(got, time.Duration(now-sent[seq].Load()))
+		}
+	}
+	if first {
+		ready.Done()
+	}
+	return got
+}
+
+// populate creates nodes and pods (with realistic specs and statuses) and
+// reports the server's resident memory.
+func (l *loader) populate(ctx context.Context, nodes, pods, pid int) error {
+	rss := func() string {
+		if pid == 0 {
+			return "n/a (no -pid)"
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return err.Error()
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+			}
+		}
+		return "?"
+	}
+	fmt.Printf("populate: before: rss=%s\n", rss())
+	start := time.Now()
+	if err := l.parallel(16, nodes, func(c *http.Client, i int) error {
+		return l.post(c, "/api/v1/nodes", nodeJSON(i))
+	}); err != nil {
+		return err
+	}
+	if err := l.parallel(16, pods, func(c *http.Client, i int) error {
+		return l.post(c, "/api/v1/namespaces/"+l.ns+"/pods", podJSON(i, nodes))
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("populate: nodes=%d pods=%d in %s; after: rss=%s\n", nodes, pods, time.Since(start).Round(time.Millisecond), rss())
+	return nil
+}
+
+func (l *loader) parallel(workers, n int, fn func(*http.Client, int) error) error {
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := l.newClient()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				if err := fn(c, i); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := firstErr.Load().(error); ok {
+		return err
+	}
+	return nil
+}
+
+func nodeJSON(i int) []byte {
+	name := fmt.Sprintf("load-node-%d", i)
+	b, _ := json.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "Node",
+		"metadata": map[string]any{"name": name, "labels": map[string]string{
+			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3)}},
+		"spec": map[string]any{"podCIDR": fmt.Sprintf("10.%d.%d.0/24", 100+i/256%100, i%256)},
+		"status": map[string]any{
+			"capacity":    map[string]string{"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+			"allocatable": map[string]string{"cpu": "7800m", "memory": "31Gi", "pods": "110", "ephemeral-storage": "95Gi"},
+			"conditions": []map[string]any{{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status",
+				"lastHeartbeatTime": "2026-11-01T00:00:00Z", "lastTransitionTime": "2026-11-01T00:00:00Z"}},
+			"addresses": []map[string]string{{"type": "InternalIP", "address": fmt.Sprintf("192.168.%d.%d", i/256%256, i%256)}, {"type": "Hostname", "address": name}},
+			"nodeInfo": map[string]string{"machineID": "m", "systemUUID": "u", "bootID": "b", "kernelVersion": "6.1.0", "osImage": "Debian GNU/Linux 12",
+				"containerRuntimeVersion": "containerd://1.6.20", "kubeletVersion": "v1.32.0-orkit", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"},
+		},
+	})
+	return b
+}
+
+func podJSON(i, nodes int) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": fmt.Sprintf("load-pod-%d", i), "labels": map[string]string{"app": fmt.Sprintf("app-%d", i%50), "pod-template-hash": "5d8f7c9b6"}},
+		"spec": map[string]any{
+			"nodeName": fmt.Sprintf("load-node-%d", i%max(nodes, 1)),
+			"containers": []map[string]any{{"name": "app", "image": "orkit.local/hello:v1",
+				"ports":     []map[string]any{{"containerPort": 8080, "protocol": "TCP"}},
+				"resources": map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]string{"cpu": "200m", "memory": "256Mi"}},
+				"env":       []map[string]string{{"name": "MODE", "value": "load"}},
+			}},
+		},
+	})
+	return b
+}
+
+// pct returns the p-th percentile of ds (100 = max).
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := len(s) * p / 100
+	if i >= len(s) {
+		i = len(s) - 1
+	}
+	return s[i].Round(10 * time.Microsecond)
+}
