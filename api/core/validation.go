@@ -238,7 +238,7 @@ func validateLocalDescendingPath(s string, p *field.Path) field.ErrorList {
 	if strings.HasPrefix(s, "/") {
 		errs = append(errs, field.Invalid(p, s, "must be a relative path"))
 	}
-	for _, part := range strings.Split(strings.ReplaceAll(s, `\`, "/"), "/") {
+	for _, part := range strings.Split(s, "/") {
 		if part == ".." {
 			errs = append(errs, field.Invalid(p, s, "must not contain '..'"))
 			break

@@ -31,6 +31,26 @@ func validateContainers(cs []Container, ctx containerContext, names map[string]b
 			errs = append(errs, field.Forbidden(ip.Child("restartPolicy"), "may not be set for non-init containers"))
 		}
 	}
+	return append(errs, validateHostPortConflicts(cs, p)...)
+}
+
+// validateHostPortConflicts reports a host port (with its IP and protocol)
+// used twice among containers that run at the same time.
+func validateHostPortConflicts(cs []Container, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for ci := range cs {
+		for pi, port := range cs[ci].Ports {
+			if port.HostPort == 0 {
+				continue
+			}
+			key := fmt.Sprintf("%s/%s/%d", port.HostIP, port.Protocol, port.HostPort)
+			if seen[key] {
+				errs = append(errs, field.Duplicate(p.Index(ci).Child("ports").Index(pi).Child("hostPort"), key))
+			}
+			seen[key] = true
+		}
+	}
 	return errs
 }
 
@@ -45,6 +65,10 @@ func validateInitContainers(cs []Container, ctx containerContext, names map[stri
 			errs = append(errs, field.NotSupported(ip.Child("restartPolicy"), string(*c.RestartPolicy),
 				[]string{string(ContainerRestartPolicyAlways)}))
 		}
+		if len(c.ResizePolicy) > 0 {
+			errs = append(errs, field.Invalid(ip.Child("resizePolicy"), "", "must not be set for init containers"))
+		}
+		errs = append(errs, validateHostPortConflicts(cs[i:i+1], p)...)
 		if IsRestartableInitContainer(c) {
 			errs = append(errs, validateProbes(c, ip)...)
 			continue
@@ -87,18 +111,29 @@ func validateContainerCommon(c *Container, ctx containerContext, names map[strin
 	}
 	errs = append(errs, validateEnum(c.ImagePullPolicy, true, p.Child("imagePullPolicy"),
 		PullAlways, PullIfNotPresent, PullNever)...)
-	errs = append(errs, validateEnum(c.TerminationMessagePolicy, true, p.Child("terminationMessagePolicy"),
-		TerminationMessageReadFile, TerminationMessageFallbackToLogsOnError)...)
+	errs = append(errs, validateTerminationMessagePolicy(c.TerminationMessagePolicy, p.Child("terminationMessagePolicy"))...)
 	errs = append(errs, validateContainerPorts(c.Ports, ctx.hostNetwork, p.Child("ports"))...)
 	errs = append(errs, validateEnvFrom(c.EnvFrom, p.Child("envFrom"))...)
 	errs = append(errs, validateEnv(c.Env, p.Child("env"))...)
-	errs = append(errs, validateVolumeMounts(c.VolumeMounts, ctx.volumes, p.Child("volumeMounts"))...)
+	privileged := c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, ctx.volumes, privileged, p.Child("volumeMounts"))...)
 	errs = append(errs, validateResourceRequirements(&c.Resources, p.Child("resources"))...)
 	errs = append(errs, validateSecurityContext(c.SecurityContext, p.Child("securityContext"))...)
 	if c.Lifecycle != nil {
 		errs = append(errs, validateLifecycle(c.Lifecycle, ctx.gracePeriod, p.Child("lifecycle"))...)
 	}
 	return errs
+}
+
+func validateTerminationMessagePolicy(v TerminationMessagePolicy, p *field.Path) field.ErrorList {
+	const msg = "must be 'File' or 'FallbackToLogsOnError'"
+	switch v {
+	case TerminationMessageReadFile, TerminationMessageFallbackToLogsOnError:
+		return nil
+	case "":
+		return field.ErrorList{field.Required(p, msg)}
+	}
+	return field.ErrorList{field.Invalid(p, string(v), msg)}
 }
 
 func validateContainerPorts(ports []ContainerPort, hostNetwork bool, p *field.Path) field.ErrorList {
@@ -287,14 +322,25 @@ func validateResourceFieldSelector(s *ResourceFieldSelector, needContainer bool,
 	return errs
 }
 
-func validateVolumeMounts(mounts []VolumeMount, volumes map[string]bool, p *field.Path) field.ErrorList {
+func validateMountPropagation(mp MountPropagationMode, privileged bool, p *field.Path) field.ErrorList {
+	errs := validateEnum(mp, true, p, MountPropagationBidirectional, MountPropagationHostToContainer, MountPropagationNone)
+	if mp == MountPropagationBidirectional && !privileged {
+		errs = append(errs, field.Forbidden(p, "Bidirectional mount propagation is available only to privileged containers"))
+	}
+	return errs
+}
+
+// validateVolumeMounts checks mounts of declared volumes at unique paths;
+// privileged says whether the container may propagate mounts back.
+func validateVolumeMounts(mounts []VolumeMount, volumes map[string]bool, privileged bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	paths := map[string]bool{}
 	for i, m := range mounts {
 		ip := p.Index(i)
 		if m.Name == "" {
 			errs = append(errs, field.Required(ip.Child("name"), ""))
-		} else if !volumes[m.Name] {
+		}
+		if !volumes[m.Name] {
 			errs = append(errs, field.NotFound(ip.Child("name"), m.Name))
 		}
 		if m.MountPath == "" {
@@ -306,9 +352,14 @@ func validateVolumeMounts(mounts []VolumeMount, volumes map[string]bool, p *fiel
 		if m.SubPath != "" {
 			errs = append(errs, validateLocalDescendingPath(m.SubPath, ip.Child("subPath"))...)
 		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(ip.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = append(errs, validateLocalDescendingPath(m.SubPathExpr, ip.Child("subPathExpr"))...)
+		}
 		if m.MountPropagation != nil {
-			errs = append(errs, validateEnum(*m.MountPropagation, true, ip.Child("mountPropagation"),
-				MountPropagationBidirectional, MountPropagationHostToContainer, MountPropagationNone)...)
+			errs = append(errs, validateMountPropagation(*m.MountPropagation, privileged, ip.Child("mountPropagation"))...)
 		}
 	}
 	return errs

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
@@ -19,6 +20,12 @@ func ValidatePod(pod *Pod) field.ErrorList {
 	if v, ok := pod.Annotations[AnnotationMirrorPod]; ok && pod.Spec.NodeName == "" {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(AnnotationMirrorPod), v,
 			"must set spec.nodeName if mirror pod annotation is set"))
+	}
+	if v, ok := pod.Annotations[AnnotationPodDeletionCost]; ok {
+		if _, err := strconv.ParseInt(v, 10, 32); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(AnnotationPodDeletionCost), v,
+				"must be a 32bit integer"))
+		}
 	}
 	return append(errs, ValidatePodSpec(&pod.Spec, field.NewPath("spec"))...)
 }

@@ -70,6 +70,8 @@ func TestValidatePod(t *testing.T) {
 			[]string{`spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace`}},
 		{"bad pull policy", func(p *Pod) { p.Spec.Containers[0].ImagePullPolicy = "Sometimes" },
 			[]string{`spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`}},
+		{"termination message policy", func(p *Pod) { p.Spec.Containers[0].TerminationMessagePolicy = "Logs" },
+			[]string{`spec.containers[0].terminationMessagePolicy: Invalid value: "Logs": must be 'File' or 'FallbackToLogsOnError'`}},
 		{"port out of range", func(p *Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 70000 },
 			[]string{`spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive`}},
 		{"port missing", func(p *Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 0 },
@@ -106,6 +108,18 @@ func TestValidatePod(t *testing.T) {
 		{"duplicate mount path", func(p *Pod) {
 			p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, VolumeMount{Name: "data", MountPath: "/data"})
 		}, []string{`spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique`}},
+		{"mount with no name", func(p *Pod) { p.Spec.Containers[0].VolumeMounts[0].Name = "" },
+			[]string{"spec.containers[0].volumeMounts[0].name: Required value", `spec.containers[0].volumeMounts[0].name: Not found: ""`}},
+		{"bidirectional propagation unprivileged", func(p *Pod) {
+			p.Spec.Containers[0].VolumeMounts[0].MountPropagation = ptr(MountPropagationBidirectional)
+		}, []string{"spec.containers[0].volumeMounts[0].mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers"}},
+		{"host port conflict", func(p *Pod) {
+			p.Spec.Containers[0].Ports[0].HostPort = 8080
+			p.Spec.Containers = append(p.Spec.Containers, Container{Name: "b", Image: "b:1", ImagePullPolicy: PullIfNotPresent,
+				TerminationMessagePolicy: TerminationMessageReadFile, Ports: []ContainerPort{{ContainerPort: 81, HostPort: 8080, Protocol: ProtocolTCP}}})
+		}, []string{`spec.containers[1].ports[0].hostPort: Duplicate value: "/TCP/8080"`}},
+		{"deletion cost", func(p *Pod) { p.Annotations = map[string]string{AnnotationPodDeletionCost: "high"} },
+			[]string{`metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "high": must be a 32bit integer`}},
 		{"duplicate volume", func(p *Pod) { p.Spec.Volumes = append(p.Spec.Volumes, p.Spec.Volumes[0]) },
 			[]string{`spec.volumes[1].name: Duplicate value: "data"`}},
 		{"two volume sources", func(p *Pod) {

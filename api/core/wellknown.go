@@ -47,6 +47,8 @@ const (
 	AnnotationLastAppliedConfig = "kubectl.kubernetes.io/last-applied-configuration"
 	// AnnotationMirrorPod marks a static pod's mirror in the API.
 	AnnotationMirrorPod = "kubernetes.io/config.mirror"
+	// AnnotationPodDeletionCost ranks pods for deletion on scale-down (lower first).
+	AnnotationPodDeletionCost = "controller.kubernetes.io/pod-deletion-cost"
 	// AnnotationEndpointsLastChangeTriggerTime is set by the Endpoints controller.
 	AnnotationEndpointsLastChangeTriggerTime = "endpoints.kubernetes.io/last-change-trigger-time"
 )
