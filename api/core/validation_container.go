@@ -392,7 +392,33 @@ func validateResourceRequirements(r *ResourceRequirements, p *field.Path) field.
 			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
 		}
 	}
+	if hasHugePages(r.Limits, r.Requests) && !hasCPUOrMemory(r.Limits, r.Requests) {
+		errs = append(errs, field.Forbidden(p, "HugePages require cpu or memory"))
+	}
 	return errs
+}
+
+func hasHugePages(lists ...ResourceList) bool {
+	for _, l := range lists {
+		for n := range l {
+			if IsHugePageResourceName(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasCPUOrMemory(lists ...ResourceList) bool {
+	for _, l := range lists {
+		if _, ok := l[ResourceCPU]; ok {
+			return true
+		}
+		if _, ok := l[ResourceMemory]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Probes and hooks ---------------------------------------------------------

@@ -21,13 +21,17 @@ func ValidatePod(pod *Pod) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(AnnotationMirrorPod), v,
 			"must set spec.nodeName if mirror pod annotation is set"))
 	}
-	if v, ok := pod.Annotations[AnnotationPodDeletionCost]; ok {
+	errs = append(errs, validateDeletionCost(pod.Annotations, field.NewPath("metadata", "annotations"))...)
+	return append(errs, ValidatePodSpec(&pod.Spec, field.NewPath("spec"))...)
+}
+
+func validateDeletionCost(annotations map[string]string, p *field.Path) field.ErrorList {
+	if v, ok := annotations[AnnotationPodDeletionCost]; ok {
 		if _, err := strconv.ParseInt(v, 10, 32); err != nil {
-			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(AnnotationPodDeletionCost), v,
-				"must be a 32bit integer"))
+			return field.ErrorList{field.Invalid(p.Key(AnnotationPodDeletionCost), v, "must be a 32bit integer")}
 		}
 	}
-	return append(errs, ValidatePodSpec(&pod.Spec, field.NewPath("spec"))...)
+	return nil
 }
 
 // ValidatePodTemplateSpec checks a pod template of a workload kind: its
@@ -37,6 +41,10 @@ func ValidatePodTemplateSpec(t *PodTemplateSpec, p *field.Path) field.ErrorList 
 	mp := p.Child("metadata")
 	errs := validation.ValidateLabels(t.Labels, mp.Child("labels"))
 	errs = append(errs, validation.ValidateAnnotations(t.Annotations, mp.Child("annotations"))...)
+	errs = append(errs, validateDeletionCost(t.Annotations, mp.Child("annotations"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
 	return append(errs, ValidatePodSpec(&t.Spec, p.Child("spec"))...)
 }
 
@@ -119,8 +127,8 @@ func validatePodNames(spec *PodSpec, p *field.Path) field.ErrorList {
 // validatePodNumbers checks a pod spec's durations.
 func validatePodNumbers(spec *PodSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if v := spec.ActiveDeadlineSeconds; v != nil && (*v < 1 || *v > math.MaxUint32) {
-		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *v, inclusiveRangeError(1, math.MaxUint32)))
+	if v := spec.ActiveDeadlineSeconds; v != nil && (*v < 1 || *v > math.MaxInt32) {
+		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *v, inclusiveRangeError(1, math.MaxInt32)))
 	}
 	if v := spec.TerminationGracePeriodSeconds; v != nil {
 		errs = append(errs, validateNonnegative(*v, p.Child("terminationGracePeriodSeconds"))...)

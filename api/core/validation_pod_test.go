@@ -108,6 +108,11 @@ func TestValidatePod(t *testing.T) {
 		{"duplicate mount path", func(p *Pod) {
 			p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, VolumeMount{Name: "data", MountPath: "/data"})
 		}, []string{`spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique`}},
+		{"huge pages alone", func(p *Pod) {
+			p.Spec.Containers[0].Resources = ResourceRequirements{
+				Limits:   ResourceList{"hugepages-2Mi": resource.MustParse("4Mi")},
+				Requests: ResourceList{"hugepages-2Mi": resource.MustParse("4Mi")}}
+		}, []string{"spec.containers[0].resources: Forbidden: HugePages require cpu or memory"}},
 		{"mount with no name", func(p *Pod) { p.Spec.Containers[0].VolumeMounts[0].Name = "" },
 			[]string{"spec.containers[0].volumeMounts[0].name: Required value", `spec.containers[0].volumeMounts[0].name: Not found: ""`}},
 		{"bidirectional propagation unprivileged", func(p *Pod) {
@@ -139,7 +144,7 @@ func TestValidatePod(t *testing.T) {
 		{"dns none without config", func(p *Pod) { p.Spec.DNSPolicy = DNSNone },
 			[]string{"spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"}},
 		{"active deadline", func(p *Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(0)) },
-			[]string{`spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 4294967295, inclusive`}},
+			[]string{`spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive`}},
 		{"negative grace period", func(p *Pod) { p.Spec.TerminationGracePeriodSeconds = ptr(int64(-5)) },
 			[]string{`spec.terminationGracePeriodSeconds: Invalid value: -5: must be greater than or equal to 0`}},
 		{"probe without handler", func(p *Pod) { p.Spec.Containers[0].ReadinessProbe.ProbeHandler = ProbeHandler{} },

@@ -92,8 +92,8 @@ func validateActiveDeadlineUpdate(newV, oldV *int64, p *field.Path) field.ErrorL
 		return field.ErrorList{field.Invalid(p, nil, "must not update from a positive integer to nil value")}
 	case newV == nil:
 		return nil
-	case *newV < 0 || *newV > math.MaxUint32:
-		return field.ErrorList{field.Invalid(p, *newV, inclusiveRangeError(0, math.MaxUint32))}
+	case *newV < 0 || *newV > math.MaxInt32:
+		return field.ErrorList{field.Invalid(p, *newV, inclusiveRangeError(0, math.MaxInt32))}
 	case oldV != nil && *oldV < *newV:
 		return field.ErrorList{field.Invalid(p, *newV, "must be less than or equal to previous value")}
 	}
