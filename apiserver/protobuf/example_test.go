@@ -1,0 +1,42 @@
+package protobuf_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/orkit/orkit/apiserver/protobuf"
+)
+
+// ExampleToJSON converts the body kubectl sends for
+// "kubectl create namespace x".
+func ExampleToJSON() {
+	body, err := os.ReadFile("testdata/namespace.pb")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	js, gvk, err := protobuf.ToJSON(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(gvk)
+	fmt.Println(string(js))
+	// Output:
+	// v1, Kind=Namespace
+	// {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","creationTimestamp":null},"spec":{},"status":{}}
+}
+
+// ExampleToJSON_unknownKind shows the error for a kind without a schema.
+func ExampleToJSON_unknownKind() {
+	body, err := os.ReadFile("testdata/job.pb") // kubectl create job j --image=busybox
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, gvk, err := protobuf.ToJSON(body)
+	fmt.Println(errors.Is(err, protobuf.ErrUnknownKind), gvk)
+	// Output:
+	// true batch/v1, Kind=Job
+}

@@ -1,0 +1,60 @@
+package protobuf
+
+import (
+	"sort"
+
+	"github.com/orkit/orkit/api/meta"
+)
+
+// kindTable maps every kind ToJSON accepts to its root message type.
+// DeleteOptions is handled apart: it is accepted in every group version.
+func kindTable() map[meta.GroupVersionKind]string {
+	core := meta.GroupVersion{Version: "v1"}
+	apps := meta.GroupVersion{Group: "apps", Version: "v1"}
+	rbac := meta.GroupVersion{Group: "rbac.authorization.k8s.io", Version: "v1"}
+	authz := meta.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
+	authn := meta.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
+	t := map[meta.GroupVersionKind]string{
+		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):               "autoscaling.Scale",
+		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"): "scheduling.PriorityClass",
+		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):       "coordination.Lease",
+		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):     "meta.DeleteOptions",
+	}
+	for _, k := range []string{
+		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",
+		"Event", "ResourceQuota", "LimitRange", "PersistentVolumeClaim", "PersistentVolume", "Node", "Binding",
+	} {
+		t[core.WithKind(k)] = "core." + k
+	}
+	for _, k := range []string{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"} {
+		t[apps.WithKind(k)] = "apps." + k
+	}
+	for _, k := range []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"} {
+		t[rbac.WithKind(k)] = "rbac." + k
+	}
+	for _, k := range []string{"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview"} {
+		t[authz.WithKind(k)] = "authz." + k
+	}
+	for _, k := range []string{"TokenReview", "SelfSubjectReview", "TokenRequest"} {
+		t[authn.WithKind(k)] = "authn." + k
+	}
+	return t
+}
+
+// kindDeleteOptions is accepted in any group version: client-go encodes
+// the DeleteOptions of a delete call in the resource's group version or
+// in meta.k8s.io/v1.
+const kindDeleteOptions = "DeleteOptions"
+
+// Kinds returns every group/version/kind ToJSON has a schema for, sorted.
+// DeleteOptions is listed under meta.k8s.io/v1 but accepted in any group
+// version. The slice is the caller's.
+func Kinds() []meta.GroupVersionKind {
+	t := defaultRegistry().kinds
+	out := make([]meta.GroupVersionKind, 0, len(t))
+	for gvk := range t {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}

@@ -1,0 +1,110 @@
+package protobuf
+
+// Field numbers in this file are data taken from k8s.io/api rbac/v1,
+// authorization/v1, authentication/v1, autoscaling/v1, scheduling/v1 and
+// coordination/v1 generated.proto; the JSON names are the Go json tags.
+
+// rbacMessages covers rbac.authorization.k8s.io/v1.
+func rbacMessages() map[string]fields {
+	return map[string]fields{
+		"rbac.Role": {1: objectMeta(), 2: msgs("rules", "rbac.PolicyRule")},
+		"rbac.ClusterRole": {
+			1: objectMeta(), 2: msgs("rules", "rbac.PolicyRule"), 3: msg("aggregationRule", "rbac.AggregationRule"),
+		},
+		"rbac.RoleBinding": {
+			1: objectMeta(), 2: msgs("subjects", "rbac.Subject"), 3: msg("roleRef", "rbac.RoleRef"),
+		},
+		"rbac.ClusterRoleBinding": {
+			1: objectMeta(), 2: msgs("subjects", "rbac.Subject"), 3: msg("roleRef", "rbac.RoleRef"),
+		},
+		"rbac.PolicyRule": {
+			1: strs("verbs"), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"), 5: strs("nonResourceURLs"),
+		},
+		"rbac.AggregationRule": {1: msgs("clusterRoleSelectors", "meta.LabelSelector")},
+		"rbac.RoleRef":         {1: strp("apiGroup"), 2: strp("kind"), 3: strp("name")},
+		"rbac.Subject":         {1: strp("kind"), 2: str("apiGroup"), 3: strp("name"), 4: str("namespace")},
+	}
+}
+
+// authMessages covers authorization.k8s.io/v1 and authentication.k8s.io/v1.
+func authMessages() map[string]fields {
+	review := func(spec, status string) fields {
+		return fields{1: objectMeta(), 2: msg("spec", spec), 3: msg("status", status)}
+	}
+	return map[string]fields{
+		"authz.SubjectAccessReview":      review("authz.SubjectAccessReviewSpec", "authz.SubjectAccessReviewStatus"),
+		"authz.LocalSubjectAccessReview": review("authz.SubjectAccessReviewSpec", "authz.SubjectAccessReviewStatus"),
+		"authz.SelfSubjectAccessReview":  review("authz.SelfSubjectAccessReviewSpec", "authz.SubjectAccessReviewStatus"),
+		"authz.SelfSubjectRulesReview":   review("authz.SelfSubjectRulesReviewSpec", "authz.SubjectRulesReviewStatus"),
+		"authz.SubjectAccessReviewSpec": {
+			1: msg("resourceAttributes", "authz.ResourceAttributes"),
+			2: msg("nonResourceAttributes", "authz.NonResourceAttributes"),
+			3: str("user"), 4: strs("groups"), 5: mapMsg("extra", "authz.ExtraValue"), 6: str("uid"),
+		},
+		"authz.SelfSubjectAccessReviewSpec": {
+			1: msg("resourceAttributes", "authz.ResourceAttributes"),
+			2: msg("nonResourceAttributes", "authz.NonResourceAttributes"),
+		},
+		"authz.ResourceAttributes": {
+			1: str("namespace"), 2: str("verb"), 3: str("group"), 4: str("version"), 5: str("resource"),
+			6: str("subresource"), 7: str("name"), 8: msg("fieldSelector", "authz.FieldSelectorAttributes"),
+			9: msg("labelSelector", "authz.LabelSelectorAttributes"),
+		},
+		"authz.FieldSelectorAttributes": {
+			1: str("rawSelector"), 2: msgs("requirements", "authz.FieldSelectorRequirement"),
+		},
+		"authz.FieldSelectorRequirement": {1: strp("key"), 2: strp("operator"), 3: strs("values")},
+		"authz.LabelSelectorAttributes": {
+			1: str("rawSelector"), 2: msgs("requirements", "meta.LabelSelectorRequirement"),
+		},
+		"authz.NonResourceAttributes": {1: str("path"), 2: str("verb")},
+		"authz.SubjectAccessReviewStatus": {
+			1: blnp("allowed"), 4: bln("denied"), 2: str("reason"), 3: str("evaluationError"),
+		},
+		"authz.SelfSubjectRulesReviewSpec": {1: str("namespace")},
+		"authz.SubjectRulesReviewStatus": {
+			1: msgs("resourceRules", "authz.ResourceRule"), 2: msgs("nonResourceRules", "authz.NonResourceRule"),
+			3: blnp("incomplete"), 4: str("evaluationError"),
+		},
+		"authz.ResourceRule": {
+			1: strs("verbs"), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"),
+		},
+		"authz.NonResourceRule": {1: strs("verbs"), 2: strs("nonResourceURLs")},
+		"authn.TokenReview":     review("authn.TokenReviewSpec", "authn.TokenReviewStatus"),
+		"authn.TokenReviewSpec": {1: str("token"), 2: strs("audiences")},
+		"authn.TokenReviewStatus": {
+			1: bln("authenticated"), 2: msg("user", "authn.UserInfo"), 4: strs("audiences"), 3: str("error"),
+		},
+		"authn.UserInfo": {
+			1: str("username"), 2: str("uid"), 3: strs("groups"), 4: mapMsg("extra", "authn.ExtraValue"),
+		},
+		"authn.SelfSubjectReview":       {1: objectMeta(), 2: msg("status", "authn.SelfSubjectReviewStatus")},
+		"authn.SelfSubjectReviewStatus": {1: msg("userInfo", "authn.UserInfo")},
+		"authn.TokenRequest":            review("authn.TokenRequestSpec", "authn.TokenRequestStatus"),
+		"authn.TokenRequestSpec": {
+			1: strs("audiences"), 4: i64p("expirationSeconds"), 3: msg("boundObjectRef", "authn.BoundObjectReference"),
+		},
+		"authn.BoundObjectReference": {1: str("kind"), 2: str("apiVersion"), 3: str("name"), 4: str("uid")},
+		"authn.TokenRequestStatus":   {1: strp("token"), 2: timeField("expirationTimestamp")},
+	}
+}
+
+// otherMessages covers autoscaling/v1 Scale, scheduling/v1 PriorityClass
+// and coordination/v1 Lease.
+func otherMessages() map[string]fields {
+	return map[string]fields{
+		"autoscaling.Scale": {
+			1: objectMeta(), 2: msg("spec", "autoscaling.ScaleSpec"), 3: msg("status", "autoscaling.ScaleStatus"),
+		},
+		"autoscaling.ScaleSpec":   {1: i32("replicas")},
+		"autoscaling.ScaleStatus": {1: i32p("replicas"), 2: str("selector")},
+		"scheduling.PriorityClass": {
+			1: objectMeta(), 2: i32p("value"), 3: bln("globalDefault"), 4: str("description"), 5: strp("preemptionPolicy"),
+		},
+		"coordination.Lease": {1: objectMeta(), 2: msg("spec", "coordination.LeaseSpec")},
+		"coordination.LeaseSpec": {
+			1: strp("holderIdentity"), 2: i32p("leaseDurationSeconds"), 3: msg("acquireTime", typeMicroTime),
+			4: msg("renewTime", typeMicroTime), 5: i32p("leaseTransitions"), 6: strp("strategy"), 7: strp("preferredHolder"),
+		},
+	}
+}
