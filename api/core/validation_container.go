@@ -13,7 +13,6 @@ import (
 // containerContext is what container validation needs from the pod.
 type containerContext struct {
 	volumes     map[string]bool
-	hostNetwork bool
 	gracePeriod int64
 }
 
@@ -112,7 +111,7 @@ func validateContainerCommon(c *Container, ctx containerContext, names map[strin
 	errs = append(errs, validateEnum(c.ImagePullPolicy, true, p.Child("imagePullPolicy"),
 		PullAlways, PullIfNotPresent, PullNever)...)
 	errs = append(errs, validateTerminationMessagePolicy(c.TerminationMessagePolicy, p.Child("terminationMessagePolicy"))...)
-	errs = append(errs, validateContainerPorts(c.Ports, ctx.hostNetwork, p.Child("ports"))...)
+	errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
 	errs = append(errs, validateEnvFrom(c.EnvFrom, p.Child("envFrom"))...)
 	errs = append(errs, validateEnv(c.Env, p.Child("env"))...)
 	privileged := c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged
@@ -136,7 +135,7 @@ func validateTerminationMessagePolicy(v TerminationMessagePolicy, p *field.Path)
 	return field.ErrorList{field.Invalid(p, string(v), msg)}
 }
 
-func validateContainerPorts(ports []ContainerPort, hostNetwork bool, p *field.Path) field.ErrorList {
+func validateContainerPorts(ports []ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, port := range ports {
@@ -158,10 +157,6 @@ func validateContainerPorts(ports []ContainerPort, hostNetwork bool, p *field.Pa
 		}
 		if port.HostPort != 0 {
 			errs = append(errs, invalidAll(ip.Child("hostPort"), port.HostPort, validation.IsValidPortNum(int(port.HostPort)))...)
-		}
-		if hostNetwork && port.HostPort != port.ContainerPort {
-			errs = append(errs, field.Invalid(ip.Child("containerPort"), port.ContainerPort,
-				"must match `hostPort` when `hostNetwork` is true"))
 		}
 		errs = append(errs, validateEnum(port.Protocol, true, ip.Child("protocol"), ProtocolSCTP, ProtocolTCP, ProtocolUDP)...)
 	}

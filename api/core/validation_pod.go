@@ -22,7 +22,7 @@ func ValidatePod(pod *Pod) field.ErrorList {
 			"must set spec.nodeName if mirror pod annotation is set"))
 	}
 	errs = append(errs, validateDeletionCost(pod.Annotations, field.NewPath("metadata", "annotations"))...)
-	return append(errs, ValidatePodSpec(&pod.Spec, field.NewPath("spec"))...)
+	return append(errs, validatePodSpec(&pod.Spec, true, field.NewPath("spec"))...)
 }
 
 func validateDeletionCost(annotations map[string]string, p *field.Path) field.ErrorList {
@@ -45,7 +45,7 @@ func ValidatePodTemplateSpec(t *PodTemplateSpec, p *field.Path) field.ErrorList 
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
-	return append(errs, ValidatePodSpec(&t.Spec, p.Child("spec"))...)
+	return append(errs, validatePodSpec(&t.Spec, false, p.Child("spec"))...)
 }
 
 // ValidatePodSpec checks a pod spec at path p: volumes, init and app
@@ -55,12 +55,18 @@ func ValidatePodTemplateSpec(t *PodTemplateSpec, p *field.Path) field.ErrorList 
 // (node selector, affinity, tolerations, topology spread), names of the
 // service account, node, scheduler and priority class, and the rest.
 func ValidatePodSpec(spec *PodSpec, p *field.Path) field.ErrorList {
+	return validatePodSpec(spec, true, p)
+}
+
+// validatePodSpec checks spec; isPod is false for a template, where a host
+// port left 0 on the host network is allowed (it is defaulted on the pod).
+func validatePodSpec(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
 	vols, errs := validateVolumes(spec.Volumes, p.Child("volumes"))
 	grace := int64(DefaultTerminationGracePeriodSeconds)
 	if spec.TerminationGracePeriodSeconds != nil {
 		grace = *spec.TerminationGracePeriodSeconds
 	}
-	ctx := containerContext{volumes: vols, hostNetwork: spec.HostNetwork, gracePeriod: grace}
+	ctx := containerContext{volumes: vols, gracePeriod: grace}
 	names := map[string]bool{}
 	errs = append(errs, validateContainers(spec.Containers, ctx, names, p.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, ctx, names, p.Child("initContainers"))...)
@@ -86,11 +92,65 @@ func ValidatePodSpec(spec *PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	if spec.Overhead != nil {
-		errs = append(errs, validateResourceList(spec.Overhead, p.Child("overhead"))...)
+		errs = append(errs, validateResourceRequirements(&ResourceRequirements{Limits: spec.Overhead}, p.Child("overhead"))...)
 	}
+	errs = append(errs, validateHostNetworkPorts(spec, isPod, p.Child("containers"))...)
+	errs = append(errs, validateHostUsers(spec, p)...)
+	errs = append(errs, validateSchedulingGates(spec.SchedulingGates, p.Child("schedulingGates"))...)
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, validateEnum(*spec.PreemptionPolicy, true, p.Child("preemptionPolicy"),
 			PreemptLowerPriority, PreemptNever)...)
+	}
+	return errs
+}
+
+// validateHostNetworkPorts requires host ports equal to container ports on
+// the host network (a template may leave them 0).
+func validateHostNetworkPorts(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, c := range spec.Containers {
+		for j, port := range c.Ports {
+			if hp, cp := port.HostPort, port.ContainerPort; (isPod || hp != 0) && hp != cp {
+				errs = append(errs, field.Invalid(p.Index(i).Child("ports").Index(j).Child("hostPort"), hp,
+					"must match `containerPort` when `hostNetwork` is true"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateHostUsers forbids host namespaces in a user-namespaced pod. The
+// paths are Kubernetes' own, capitals included.
+func validateHostUsers(spec *PodSpec, p *field.Path) field.ErrorList {
+	if spec.HostUsers == nil || *spec.HostUsers {
+		return nil
+	}
+	const why = "when `pod.Spec.HostUsers` is false"
+	var errs field.ErrorList
+	if spec.HostNetwork {
+		errs = append(errs, field.Forbidden(p.Child("hostNetwork"), why))
+	}
+	if spec.HostPID {
+		errs = append(errs, field.Forbidden(p.Child("HostPID"), why))
+	}
+	if spec.HostIPC {
+		errs = append(errs, field.Forbidden(p.Child("HostIPC"), why))
+	}
+	return errs
+}
+
+func validateSchedulingGates(gates []PodSchedulingGate, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, g := range gates {
+		errs = append(errs, validateQualifiedName(g.Name, p.Index(i))...)
+		if seen[g.Name] {
+			errs = append(errs, field.Duplicate(p.Index(i), g.Name))
+		}
+		seen[g.Name] = true
 	}
 	return errs
 }

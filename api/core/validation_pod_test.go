@@ -185,7 +185,13 @@ func TestValidatePod(t *testing.T) {
 		{"host network port mismatch", func(p *Pod) {
 			p.Spec.HostNetwork = true
 			p.Spec.Containers[0].Ports[0].HostPort = 8080
-		}, []string{"spec.containers[0].ports[0].containerPort: Invalid value: 80: must match `hostPort` when `hostNetwork` is true"}},
+		}, []string{"spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true"}},
+		{"user namespace with host PID", func(p *Pod) { p.Spec.HostUsers, p.Spec.HostPID = ptr(false), true },
+			[]string{"spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false"}},
+		{"duplicate scheduling gate", func(p *Pod) { p.Spec.SchedulingGates = []PodSchedulingGate{{Name: "a"}, {Name: "a"}} },
+			[]string{`spec.schedulingGates[1]: Duplicate value: "a"`}},
+		{"overhead resource", func(p *Pod) { p.Spec.Overhead = ResourceList{ResourcePods: resource.MustParse("1")} },
+			[]string{`spec.overhead.limits[pods]: Invalid value: "pods": must be a standard resource for containers`}},
 		{"missing namespace", func(p *Pod) { p.Namespace = "" }, []string{"metadata.namespace: Required value"}},
 	}
 	for _, tt := range tests {
@@ -333,4 +339,24 @@ func TestValidatePodSpecDiffIsBounded(t *testing.T) {
 		assert.Contains(t, msg, "  ... and 41 more")
 		assert.Less(t, len(msg), 2000)
 	}
+}
+
+func TestValidatePodTemplateSpec(t *testing.T) {
+	tmpl := &PodTemplateSpec{
+		ObjectMeta: meta.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+		Spec: PodSpec{HostNetwork: true, Containers: []Container{{Name: "agent", Image: "agent:1",
+			Ports: []ContainerPort{{ContainerPort: 9100}}}}},
+	}
+	DefaultPodTemplateSpec(tmpl)
+	p := field.NewPath("spec", "template")
+	assert.Empty(t, ValidatePodTemplateSpec(tmpl, p), "a template may leave host ports to pod defaulting")
+
+	tmpl.Spec.Containers[0].Ports[0].HostPort = 9200
+	tmpl.Labels["bad key!"] = "x"
+	tmpl.Spec.EphemeralContainers = []meta.RawJSON{[]byte(`{"name":"debug"}`)}
+	assert.Equal(t, []string{
+		`spec.template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+		"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template",
+		"spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 9200: must match `containerPort` when `hostNetwork` is true",
+	}, errStrings(ValidatePodTemplateSpec(tmpl, p)))
 }
