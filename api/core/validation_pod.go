@@ -76,6 +76,10 @@ func validatePodSpec(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
 		DNSClusterFirstWithHostNet, DNSClusterFirst, DNSDefault, DNSNone)...)
 	errs = append(errs, validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
 	errs = append(errs, validatePodSecurityContext(spec.SecurityContext, p.Child("securityContext"))...)
+	if spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace && spec.HostPID {
+		errs = append(errs, field.Invalid(p.Child("securityContext", "shareProcessNamespace"), true,
+			"ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	errs = append(errs, validatePodDNSConfig(spec.DNSConfig, spec.DNSPolicy, p.Child("dnsConfig"))...)
 	errs = append(errs, ValidateTolerations(spec.Tolerations, p.Child("tolerations"))...)
@@ -85,11 +89,6 @@ func validatePodSpec(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
 	errs = append(errs, validateHostAliases(spec.HostAliases, p.Child("hostAliases"))...)
 	for i, g := range spec.ReadinessGates {
 		errs = append(errs, validateQualifiedName(string(g.ConditionType), p.Child("readinessGates").Index(i).Child("conditionType"))...)
-	}
-	for i, s := range spec.ImagePullSecrets {
-		if s.Name == "" {
-			errs = append(errs, field.Required(p.Child("imagePullSecrets").Index(i).Child("name"), ""))
-		}
 	}
 	if spec.Overhead != nil {
 		errs = append(errs, validateResourceRequirements(&ResourceRequirements{Limits: spec.Overhead}, p.Child("overhead"))...)
@@ -238,7 +237,7 @@ func validateTaintEffect(e TaintEffect, p *field.Path) field.ErrorList {
 	return validateEnum(e, true, p, TaintEffectNoSchedule, TaintEffectPreferNoSchedule, TaintEffectNoExecute)
 }
 
-const maxDNSNameservers, maxDNSSearchPaths = 3, 32
+const maxDNSNameservers, maxDNSSearchPaths, maxDNSSearchListChars = 3, 32, 2048
 
 func validatePodDNSConfig(c *PodDNSConfig, policy DNSPolicy, p *field.Path) field.ErrorList {
 	if policy == DNSNone {
@@ -265,12 +264,16 @@ func validatePodDNSConfig(c *PodDNSConfig, policy DNSPolicy, p *field.Path) fiel
 		errs = append(errs, field.Invalid(p.Child("searches"), strings.Join(c.Searches, " "),
 			fmt.Sprintf("must not have more than %d search paths", maxDNSSearchPaths)))
 	}
+	if n := len(strings.Join(c.Searches, " ")); n > maxDNSSearchListChars {
+		errs = append(errs, field.Invalid(p.Child("searches"), strings.Join(c.Searches, " "),
+			fmt.Sprintf("must not have more than %d characters (including spaces) in the search list", maxDNSSearchListChars)))
+	}
 	for i, s := range c.Searches {
 		errs = append(errs, validateDNS1123Subdomain(strings.TrimSuffix(s, "."), p.Child("searches").Index(i))...)
 	}
 	for i, o := range c.Options {
 		if o.Name == "" {
-			errs = append(errs, field.Required(p.Child("options").Index(i), "Option.Name must not be empty"))
+			errs = append(errs, field.Required(p.Child("options").Index(i), "must not be empty"))
 		}
 	}
 	return errs
@@ -290,7 +293,6 @@ func validateHostAliases(aliases []HostAlias, p *field.Path) field.ErrorList {
 
 func validateTopologySpread(cs []TopologySpreadConstraint, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	seen := map[string]bool{}
 	for i, c := range cs {
 		ip := p.Index(i)
 		if c.MaxSkew <= 0 {
@@ -298,22 +300,37 @@ func validateTopologySpread(cs []TopologySpreadConstraint, p *field.Path) field.
 		}
 		if c.TopologyKey == "" {
 			errs = append(errs, field.Required(ip.Child("topologyKey"), "can not be empty"))
-		} else {
-			errs = append(errs, validateQualifiedName(c.TopologyKey, ip.Child("topologyKey"))...)
 		}
-		errs = append(errs, validateEnum(c.WhenUnsatisfiable, true, ip.Child("whenUnsatisfiable"),
-			DoNotSchedule, ScheduleAnyway)...)
-		if c.MinDomains != nil && *c.MinDomains <= 0 {
-			errs = append(errs, field.Invalid(ip.Child("minDomains"), *c.MinDomains, isNotPositiveErrorMsg))
+		if c.WhenUnsatisfiable != DoNotSchedule && c.WhenUnsatisfiable != ScheduleAnyway {
+			errs = append(errs, field.NotSupported(ip.Child("whenUnsatisfiable"), c.WhenUnsatisfiable,
+				[]string{DoNotSchedule, ScheduleAnyway}))
 		}
-		key := fmt.Sprintf("{%v, %v}", c.TopologyKey, c.WhenUnsatisfiable)
-		if seen[key] {
-			errs = append(errs, field.Duplicate(ip, key))
+		for _, later := range cs[i+1:] {
+			if later.TopologyKey == c.TopologyKey && later.WhenUnsatisfiable == c.WhenUnsatisfiable {
+				errs = append(errs, field.Duplicate(ip.Child("{topologyKey, whenUnsatisfiable}"),
+					fmt.Sprintf("{%v, %v}", c.TopologyKey, c.WhenUnsatisfiable)))
+				break
+			}
 		}
-		seen[key] = true
+		errs = append(errs, validateMinDomains(c, ip.Child("minDomains"))...)
 		if c.LabelSelector != nil {
 			errs = append(errs, validation.ValidateLabelSelector(c.LabelSelector, ip.Child("labelSelector"))...)
 		}
+	}
+	return errs
+}
+
+func validateMinDomains(c TopologySpreadConstraint, p *field.Path) field.ErrorList {
+	if c.MinDomains == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if *c.MinDomains <= 0 {
+		errs = append(errs, field.Invalid(p, *c.MinDomains, isNotPositiveErrorMsg))
+	}
+	if c.WhenUnsatisfiable != DoNotSchedule {
+		errs = append(errs, field.Invalid(p, *c.MinDomains, fmt.Sprintf(
+			"can only use minDomains if whenUnsatisfiable=%s, not %s", DoNotSchedule, c.WhenUnsatisfiable)))
 	}
 	return errs
 }

@@ -188,6 +188,18 @@ func TestValidatePod(t *testing.T) {
 		}, []string{"spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true"}},
 		{"user namespace with host PID", func(p *Pod) { p.Spec.HostUsers, p.Spec.HostPID = ptr(false), true },
 			[]string{"spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false"}},
+		{"topology spread", func(p *Pod) {
+			c := TopologySpreadConstraint{MaxSkew: 1, TopologyKey: LabelTopologyZone, WhenUnsatisfiable: ScheduleAnyway}
+			p.Spec.TopologySpreadConstraints = []TopologySpreadConstraint{c, c, {MaxSkew: 0, WhenUnsatisfiable: "Never", MinDomains: ptr(int32(2))}}
+		}, []string{
+			`spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{topology.kubernetes.io/zone, ScheduleAnyway}"`,
+			`spec.topologySpreadConstraints[2].maxSkew: Invalid value: 0: must be greater than zero`,
+			`spec.topologySpreadConstraints[2].topologyKey: Required value: can not be empty`,
+			`spec.topologySpreadConstraints[2].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"`,
+			`spec.topologySpreadConstraints[2].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not Never`,
+		}},
+		{"share process namespace with host PID", func(p *Pod) { p.Spec.ShareProcessNamespace, p.Spec.HostPID = ptr(true), true },
+			[]string{"spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled"}},
 		{"duplicate scheduling gate", func(p *Pod) { p.Spec.SchedulingGates = []PodSchedulingGate{{Name: "a"}, {Name: "a"}} },
 			[]string{`spec.schedulingGates[1]: Duplicate value: "a"`}},
 		{"overhead resource", func(p *Pod) { p.Spec.Overhead = ResourceList{ResourcePods: resource.MustParse("1")} },
