@@ -38,6 +38,9 @@ type Config struct {
 	// Admission is the admission chain; nil means DefaultAdmission().
 	// Start from DefaultAdmission to add plugins and choose their order.
 	Admission *admission.Chain
+	// WatchHistory is how many events per resource the watch caches keep
+	// for resuming watches (older resourceVersions get 410); default 10,000.
+	WatchHistory int
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -50,8 +53,9 @@ type ControlPlane struct {
 	URL string
 	// AdminKubeconfig is the path of the system:masters kubeconfig.
 	AdminKubeconfig string
-	dataDir         string
-	store           *bbolt.Store
+	// Store is the control plane's store (tests compact it to force 410s).
+	Store   *bbolt.Store
+	dataDir string
 }
 
 // Start opens (or creates) the data directory, starts the API server and
@@ -81,7 +85,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controlplane: open store: %w", err)
 	}
-	cp := &ControlPlane{CA: ca, dataDir: cfg.DataDir, store: st}
+	cp := &ControlPlane{CA: ca, dataDir: cfg.DataDir, Store: st}
 	if err := cp.startServer(ctx, cfg); err != nil {
 		st.Close()
 		return nil, err
@@ -116,8 +120,9 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		auths = append(auths, ta)
 	}
 	srv, err := apiserver.New(apiserver.Config{
-		Listen: cfg.Listen, Store: cp.store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
+		Listen: cfg.Listen, Store: cp.Store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
 		Authenticator: authn.Union(false, auths...), Admission: cfg.Admission, Logger: cfg.Logger,
+		WatchHistory: cfg.WatchHistory,
 	})
 	if err != nil {
 		return err
@@ -136,7 +141,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	cp.URL = "https://" + srv.Addr().String()
 	go func() {
 		<-ctx.Done()
-		cp.store.Close()
+		cp.Store.Close()
 	}()
 	select {
 	case <-srv.Ready():
