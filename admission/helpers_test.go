@@ -7,6 +7,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,4 +49,18 @@ func requireStatus(t *testing.T, err error, code int32, msg string) *meta.Status
 	require.Equal(t, code, st.Code, st.Message)
 	require.Equal(t, msg, st.Message)
 	return st
+}
+
+
+// assertRL asserts that two resource lists hold equal quantities.
+func assertRL(t *testing.T, want, got core.ResourceList, msgAndArgs ...any) {
+	t.Helper()
+	w, g := map[core.ResourceName]string{}, map[core.ResourceName]string{}
+	for n, q := range want {
+		w[n] = q.Canonical()
+	}
+	for n, q := range got {
+		g[n] = q.Canonical()
+	}
+	assert.Equal(t, w, g, msgAndArgs...)
 }

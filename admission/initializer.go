@@ -39,7 +39,9 @@ var _ Initializer = InitializerFunc{}
 func (f InitializerFunc) Name() string { return f.InitializerName }
 
 // Initialize calls f.Func.
-func (f InitializerFunc) Initialize(ctx context.Context, obj meta.Object) error { return f.Func(ctx, obj) }
+func (f InitializerFunc) Initialize(ctx context.Context, obj meta.Object) error {
+	return f.Func(ctx, obj)
+}
 
 // ObjectEvent is one change of an object seen through ObjectSource.Watch.
 // Type is meta.Added, meta.Modified or meta.Deleted. Object is shared with

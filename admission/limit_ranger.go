@@ -115,7 +115,10 @@ func (l *LimitRanger) Validate(_ context.Context, a *Attributes) error {
 	case *core.PersistentVolumeClaim:
 		check = func(lr *core.LimitRange) error { return ValidateClaimLimits(lr, obj) }
 	default:
-		return wrongType(a, "Pod or PersistentVolumeClaim")
+		if a.Resource.GroupResource() == podsResource {
+			return wrongType(a, "Pod")
+		}
+		return wrongType(a, "PersistentVolumeClaim")
 	}
 	for _, lr := range l.lister.LimitRanges(a.Namespace) {
 		if err := check(lr); err != nil {

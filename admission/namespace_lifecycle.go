@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 )
 
