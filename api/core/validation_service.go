@@ -72,6 +72,9 @@ func validateServicePorts(spec *ServiceSpec, p *field.Path) field.ErrorList {
 		}
 		pairs[key] = true
 		errs = append(errs, validateNodePort(spec.Type, port, nodePorts, ip.Child("nodePort"))...)
+		if spec.Type == ServiceTypeLoadBalancer && port.Port == 10250 {
+			errs = append(errs, field.Invalid(ip, port.Port, "may not expose port 10250 externally since it is used by kubelet"))
+		}
 	}
 	return errs
 }
@@ -114,7 +117,12 @@ func validateServiceIPs(spec *ServiceSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	for i, ip := range spec.ExternalIPs {
-		errs = append(errs, invalidAll(p.Child("externalIPs").Index(i), ip, validation.IsValidIP(ip))...)
+		ep := p.Child("externalIPs").Index(i)
+		if msgs := validation.IsValidIP(ip); len(msgs) != 0 {
+			errs = append(errs, invalidAll(ep, ip, msgs)...)
+		} else {
+			errs = append(errs, validateNonSpecialIP(ip, ep)...)
+		}
 	}
 	for i, f := range spec.IPFamilies {
 		errs = append(errs, validateEnum(f, true, p.Child("ipFamilies").Index(i), IPv4Protocol, IPv6Protocol)...)
@@ -231,18 +239,28 @@ func ValidateEndpoints(ep *Endpoints) field.ErrorList {
 	return errs
 }
 
+// validateNonSpecialIP rejects addresses no endpoint may have: unspecified,
+// loopback, link-local and link-local multicast.
+func validateNonSpecialIP(s string, p *field.Path) field.ErrorList {
+	ip := net.ParseIP(s)
+	switch {
+	case ip == nil:
+		return nil
+	case ip.IsUnspecified():
+		return field.ErrorList{field.Invalid(p, s, "may not be unspecified (0.0.0.0, ::)")}
+	case ip.IsLoopback():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the loopback range (127.0.0.0/8, ::1/128)")}
+	case ip.IsLinkLocalUnicast():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the link-local range (169.254.0.0/16, fe80::/10)")}
+	case ip.IsLinkLocalMulticast():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")}
+	}
+	return nil
+}
+
 func validateEndpointAddress(a *EndpointAddress, p *field.Path) field.ErrorList {
 	errs := invalidAll(p.Child("ip"), a.IP, validation.IsValidIP(a.IP))
-	if ip := net.ParseIP(a.IP); ip != nil {
-		switch {
-		case ip.IsUnspecified():
-			errs = append(errs, field.Invalid(p.Child("ip"), a.IP, "may not be unspecified (0.0.0.0, ::)"))
-		case ip.IsLoopback():
-			errs = append(errs, field.Invalid(p.Child("ip"), a.IP, "may not be in the loopback range (127.0.0.0/8, ::1/128)"))
-		case ip.IsLinkLocalUnicast():
-			errs = append(errs, field.Invalid(p.Child("ip"), a.IP, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
-		}
-	}
+	errs = append(errs, validateNonSpecialIP(a.IP, p.Child("ip"))...)
 	if a.Hostname != "" {
 		errs = append(errs, validateDNS1123Label(a.Hostname, p.Child("hostname"))...)
 	}

@@ -105,6 +105,12 @@ func TestValidateService(t *testing.T) {
 		{"bad cluster IP", func(s *Service) { s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.96.0", []string{"10.96.0"} },
 			[]string{`spec.clusterIP: Invalid value: "10.96.0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
 				`spec.clusterIPs[0]: Invalid value: "10.96.0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"kubelet port on load balancer", func(s *Service) {
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy = ServiceTypeLoadBalancer, ServiceExternalTrafficPolicyCluster
+			s.Spec.Ports[1].Port = 10250
+		}, []string{"spec.ports[1]: Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet"}},
+		{"loopback external IP", func(s *Service) { s.Spec.ExternalIPs = []string{"127.0.0.1"} },
+			[]string{`spec.externalIPs[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`}},
 		{"external name", func(s *Service) {
 			s.Spec = ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com.", SessionAffinity: ServiceAffinityNone}
 		}, nil},
