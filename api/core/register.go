@@ -8,9 +8,15 @@ import (
 	"github.com/orkit/orkit/api/scheme"
 )
 
-// GroupVersion is the group and version of every kind here: the core
-// group "" at version v1 ("apiVersion": "v1").
-var GroupVersion = meta.GroupVersion{Version: "v1"}
+// The group and version of every kind here: the core group "" at version
+// v1 ("apiVersion": "v1").
+const (
+	GroupName = ""
+	Version   = "v1"
+)
+
+// GroupVersion returns the core group's version, v1.
+func GroupVersion() meta.GroupVersion { return meta.GroupVersion{Group: GroupName, Version: Version} }
 
 // Register adds every core/v1 kind to s (see Types). It panics if one of
 // them is already registered, which is a wiring bug; use Types with
@@ -32,7 +38,7 @@ func Types() []scheme.Type {
 func workloadTypes() []scheme.Type {
 	return []scheme.Type{
 		{
-			Kind: GroupVersion.WithKind("Pod"), Resource: "pods", Namespaced: true,
+			Kind: GroupVersion().WithKind("Pod"), Resource: "pods", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"},
 			Subresources:   []string{"status", "binding", "log", "eviction"},
 			New:            func() meta.Object { return &Pod{} },
@@ -42,7 +48,7 @@ func workloadTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidatePodUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("Node"), Resource: "nodes", ShortNames: []string{"no"},
+			Kind: GroupVersion().WithKind("Node"), Resource: "nodes", ShortNames: []string{"no"},
 			Subresources:   []string{"status"},
 			New:            func() meta.Object { return &Node{} },
 			NewList:        func() meta.ListObject { return &NodeList{} },
@@ -51,7 +57,7 @@ func workloadTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateNodeUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("Namespace"), Resource: "namespaces", ShortNames: []string{"ns"},
+			Kind: GroupVersion().WithKind("Namespace"), Resource: "namespaces", ShortNames: []string{"ns"},
 			Subresources:   []string{"status", "finalize"},
 			New:            func() meta.Object { return &Namespace{} },
 			NewList:        func() meta.ListObject { return &NamespaceList{} },
@@ -62,13 +68,13 @@ func workloadTypes() []scheme.Type {
 		{
 			// Binding is create-only: the API server handles POSTs to
 			// bindings and pods/{name}/binding by setting the pod's node.
-			Kind: GroupVersion.WithKind("Binding"), Resource: "bindings", Namespaced: true,
+			Kind: GroupVersion().WithKind("Binding"), Resource: "bindings", Namespaced: true,
 			New:      func() meta.Object { return &Binding{} },
 			NewList:  func() meta.ListObject { return &BindingList{} },
 			Validate: validator(ValidateBinding),
 		},
 		{
-			Kind: GroupVersion.WithKind("Event"), Resource: "events", Namespaced: true,
+			Kind: GroupVersion().WithKind("Event"), Resource: "events", Namespaced: true,
 			ShortNames: []string{"ev"},
 			New:        func() meta.Object { return &Event{} },
 			NewList:    func() meta.ListObject { return &EventList{} },
@@ -84,7 +90,7 @@ func workloadTypes() []scheme.Type {
 func configTypes() []scheme.Type {
 	return []scheme.Type{
 		{
-			Kind: GroupVersion.WithKind("Secret"), Resource: "secrets", Namespaced: true,
+			Kind: GroupVersion().WithKind("Secret"), Resource: "secrets", Namespaced: true,
 			New:            func() meta.Object { return &Secret{} },
 			NewList:        func() meta.ListObject { return &SecretList{} },
 			Default:        defaulter(DefaultSecret),
@@ -92,7 +98,7 @@ func configTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateSecretUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true,
+			Kind: GroupVersion().WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true,
 			ShortNames:     []string{"cm"},
 			New:            func() meta.Object { return &ConfigMap{} },
 			NewList:        func() meta.ListObject { return &ConfigMapList{} },
@@ -100,7 +106,7 @@ func configTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateConfigMapUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
+			Kind: GroupVersion().WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
 			ShortNames: []string{"sa"},
 			New:        func() meta.Object { return &ServiceAccount{} },
 			NewList:    func() meta.ListObject { return &ServiceAccountList{} },
@@ -110,7 +116,7 @@ func configTypes() []scheme.Type {
 			}),
 		},
 		{
-			Kind: GroupVersion.WithKind("ResourceQuota"), Resource: "resourcequotas", Namespaced: true,
+			Kind: GroupVersion().WithKind("ResourceQuota"), Resource: "resourcequotas", Namespaced: true,
 			ShortNames: []string{"quota"}, Subresources: []string{"status"},
 			New:            func() meta.Object { return &ResourceQuota{} },
 			NewList:        func() meta.ListObject { return &ResourceQuotaList{} },
@@ -119,7 +125,7 @@ func configTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateResourceQuotaUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("LimitRange"), Resource: "limitranges", Namespaced: true,
+			Kind: GroupVersion().WithKind("LimitRange"), Resource: "limitranges", Namespaced: true,
 			ShortNames: []string{"limits"},
 			New:        func() meta.Object { return &LimitRange{} },
 			NewList:    func() meta.ListObject { return &LimitRangeList{} },
@@ -136,7 +142,7 @@ func configTypes() []scheme.Type {
 func networkStorageTypes() []scheme.Type {
 	return []scheme.Type{
 		{
-			Kind: GroupVersion.WithKind("Service"), Resource: "services", Namespaced: true,
+			Kind: GroupVersion().WithKind("Service"), Resource: "services", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"}, Subresources: []string{"status"},
 			New:            func() meta.Object { return &Service{} },
 			NewList:        func() meta.ListObject { return &ServiceList{} },
@@ -145,7 +151,7 @@ func networkStorageTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidateServiceUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("Endpoints"), Resource: "endpoints", Namespaced: true,
+			Kind: GroupVersion().WithKind("Endpoints"), Resource: "endpoints", Namespaced: true,
 			ShortNames: []string{"ep"},
 			New:        func() meta.Object { return &Endpoints{} },
 			NewList:    func() meta.ListObject { return &EndpointsList{} },
@@ -156,7 +162,7 @@ func networkStorageTypes() []scheme.Type {
 			}),
 		},
 		{
-			Kind: GroupVersion.WithKind("PersistentVolume"), Resource: "persistentvolumes",
+			Kind: GroupVersion().WithKind("PersistentVolume"), Resource: "persistentvolumes",
 			ShortNames: []string{"pv"}, Subresources: []string{"status"},
 			New:            func() meta.Object { return &PersistentVolume{} },
 			NewList:        func() meta.ListObject { return &PersistentVolumeList{} },
@@ -165,7 +171,7 @@ func networkStorageTypes() []scheme.Type {
 			ValidateUpdate: updateValidator(ValidatePersistentVolumeUpdate),
 		},
 		{
-			Kind: GroupVersion.WithKind("PersistentVolumeClaim"), Resource: "persistentvolumeclaims", Namespaced: true,
+			Kind: GroupVersion().WithKind("PersistentVolumeClaim"), Resource: "persistentvolumeclaims", Namespaced: true,
 			ShortNames: []string{"pvc"}, Subresources: []string{"status"},
 			New:            func() meta.Object { return &PersistentVolumeClaim{} },
 			NewList:        func() meta.ListObject { return &PersistentVolumeClaimList{} },

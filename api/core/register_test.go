@@ -40,7 +40,7 @@ func TestRegister(t *testing.T) {
 	require.Len(t, s.Types(), len(tests))
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {
-			typ, ok := s.ByResource(GroupVersion.WithResource(tt.resource))
+			typ, ok := s.ByResource(GroupVersion().WithResource(tt.resource))
 			require.True(t, ok)
 			assert.Equal(t, tt.kind, typ.Kind.Kind)
 			assert.Equal(t, tt.namespaced, typ.Namespaced)
@@ -86,7 +86,7 @@ func TestGoldenValidate(t *testing.T) {
 func TestSchemeHooksRejectWrongType(t *testing.T) {
 	s := scheme.New()
 	Register(s)
-	typ, ok := s.ByKind(GroupVersion.WithKind("Pod"))
+	typ, ok := s.ByKind(GroupVersion().WithKind("Pod"))
 	require.True(t, ok)
 	errs := typ.Validate(&Node{})
 	require.Len(t, errs, 1)
