@@ -90,3 +90,7 @@ func (o *options) fill(cfg *Config) {
 		o.logger = slog.Default()
 	}
 }
+
+// withClock replaces the time source of the retry loop, the rate limiter
+// and the discovery cache (tests).
+func withClock(c clock) Option { return func(o *options) { o.clock = c } }
