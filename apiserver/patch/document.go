@@ -9,6 +9,8 @@ import (
 // This file navigates and edits a decoded JSON document by JSON pointer.
 // Every editing function returns the new root, because inserting into or
 // removing from an array makes a new slice that the array's parent must hold.
+// Inserting and removing add the number of array elements they shift to
+// *moved, so callers can bound the work of many edits to a long array.
 
 // getValue returns the value p addresses in doc.
 func getValue(doc any, p pointer) (any, error) {
@@ -24,7 +26,7 @@ func getValue(doc any, p pointer) (any, error) {
 // addValue implements RFC 6902 "add": set an object member (creating or
 // replacing it) or insert into an array (at an index up to its length, or at
 // "-" to append). The empty pointer replaces the whole document.
-func addValue(doc any, p pointer, v any) (any, error) {
+func addValue(doc any, p pointer, v any, moved *int) (any, error) {
 	if len(p) == 0 {
 		return v, nil
 	}
@@ -38,6 +40,7 @@ func addValue(doc any, p pointer, v any) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			*moved += len(c) - i
 			return slices.Insert(c, i, v), nil
 		}
 		return nil, fmt.Errorf("cannot add %q to a %s", tok, typeName(parent))
@@ -46,7 +49,7 @@ func addValue(doc any, p pointer, v any) (any, error) {
 
 // removeValue implements RFC 6902 "remove" and returns the removed value.
 // The target must exist; the document root cannot be removed.
-func removeValue(doc any, p pointer) (any, any, error) {
+func removeValue(doc any, p pointer, moved *int) (any, any, error) {
 	if len(p) == 0 {
 		return nil, nil, errors.New("cannot remove the whole document")
 	}
@@ -67,6 +70,7 @@ func removeValue(doc any, p pointer) (any, any, error) {
 				return nil, err
 			}
 			removed = c[i]
+			*moved += len(c) - i - 1
 			return slices.Delete(c, i, i+1), nil
 		}
 		return nil, fmt.Errorf("cannot remove %q from a %s", tok, typeName(parent))

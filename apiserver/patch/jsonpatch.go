@@ -15,17 +15,24 @@ type operation struct {
 	value any     // value of add, replace and test
 }
 
+// budget is what the rest of one JSON patch may still spend.
+type budget struct {
+	copyBytes int // bytes copy operations may still duplicate
+	shifts    int // array elements inserts and removals may still move
+}
+
 // applyJSONPatch applies the RFC 6902 patch in data to doc, operation by
 // operation. The first failure stops it; the caller discards doc, so the
-// patch is all or nothing. Copies are charged against MaxCopyBytes.
+// patch is all or nothing. Copies are charged against MaxCopyBytes and
+// array inserts and removals against MaxArrayShifts.
 func applyJSONPatch(doc any, data []byte) (any, error) {
 	ops, err := parseOperations(data)
 	if err != nil {
 		return nil, err
 	}
-	budget := MaxCopyBytes
+	b := budget{copyBytes: MaxCopyBytes, shifts: MaxArrayShifts}
 	for i := range ops {
-		if doc, err = ops[i].apply(doc, &budget); err != nil {
+		if doc, err = ops[i].apply(doc, &b); err != nil {
 			return nil, err
 		}
 	}
@@ -103,21 +110,21 @@ func (o *operation) fail(sentinel error, format string, args ...any) error {
 	return &OperationError{Index: o.index, Op: o.op, Path: o.raw, Reason: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
-// apply applies o to doc and returns the new document. budget is what the
-// patch's copies may still duplicate, in bytes.
-func (o *operation) apply(doc any, budget *int) (any, error) {
+// apply applies o to doc and returns the new document, charging b.
+func (o *operation) apply(doc any, b *budget) (any, error) {
 	var err error
+	moved := 0
 	switch o.op {
 	case "add":
-		doc, err = addValue(doc, o.path, o.value)
+		doc, err = addValue(doc, o.path, o.value, &moved)
 	case "remove":
-		doc, _, err = removeValue(doc, o.path)
+		doc, _, err = removeValue(doc, o.path, &moved)
 	case "replace":
 		doc, err = replaceValue(doc, o.path, o.value)
 	case "move":
-		doc, err = o.move(doc)
+		doc, err = o.move(doc, &moved)
 	case "copy":
-		return o.copy(doc, budget)
+		doc, err = o.copy(doc, b, &moved)
 	case "test":
 		var v any
 		if v, err = getValue(doc, o.path); err == nil && !equal(v, o.value) {
@@ -125,13 +132,20 @@ func (o *operation) apply(doc any, budget *int) (any, error) {
 		}
 	}
 	if err != nil {
+		var opErr *OperationError
+		if errors.As(err, &opErr) {
+			return nil, err
+		}
 		return nil, o.fail(ErrInvalidPatch, "%v", err)
+	}
+	if b.shifts -= moved; b.shifts < 0 {
+		return nil, o.fail(ErrTooLarge, "array inserts and removals in this patch shift more than %d elements", MaxArrayShifts)
 	}
 	return doc, nil
 }
 
 // move removes the value at o.from and adds it at o.path.
-func (o *operation) move(doc any) (any, error) {
+func (o *operation) move(doc any, moved *int) (any, error) {
 	if o.from.isProperPrefixOf(o.path) {
 		return nil, errors.New("cannot move a value into one of its own children")
 	}
@@ -141,27 +155,24 @@ func (o *operation) move(doc any) (any, error) {
 	if o.from.equalTo(o.path) {
 		return doc, nil
 	}
-	doc, v, err := removeValue(doc, o.from)
+	doc, v, err := removeValue(doc, o.from, moved)
 	if err != nil {
 		return nil, fmt.Errorf("from: %w", err)
 	}
-	return addValue(doc, o.path, v)
+	return addValue(doc, o.path, v, moved)
 }
 
 // copy adds a deep copy of the value at o.from at o.path, charging its size
-// to budget.
-func (o *operation) copy(doc any, budget *int) (any, error) {
+// to b.
+func (o *operation) copy(doc any, b *budget, moved *int) (any, error) {
 	v, err := getValue(doc, o.from)
 	if err != nil {
-		return nil, o.fail(ErrInvalidPatch, "from: %v", err)
+		return nil, fmt.Errorf("from: %w", err)
 	}
-	size := encodedSize(v, *budget)
-	if size > *budget {
+	size := encodedSize(v, b.copyBytes)
+	if size > b.copyBytes {
 		return nil, o.fail(ErrTooLarge, "copies in this patch duplicate more than %d bytes", MaxCopyBytes)
 	}
-	*budget -= size
-	if doc, err = addValue(doc, o.path, deepCopy(v)); err != nil {
-		return nil, o.fail(ErrInvalidPatch, "%v", err)
-	}
-	return doc, nil
+	b.copyBytes -= size
+	return addValue(doc, o.path, deepCopy(v), moved)
 }

@@ -205,6 +205,24 @@ func TestJSONPatchLimits(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(out), `"c99":{"k":"v"}`)
 	})
+	t.Run("front inserts into a long array", func(t *testing.T) {
+		// 100000 elements shifted by each insert: the shift budget stops
+		// the patch after a few hundred of its 10000 operations.
+		doc := `{"a":[` + strings.TrimSuffix(strings.Repeat("1,", 100000), ",") + `]}`
+		ops := strings.Repeat(`{"op":"add","path":"/a/0","value":0},`, MaxOperations)
+		_, err := Apply(JSONPatch, []byte(doc), []byte("["+strings.TrimSuffix(ops, ",")+"]"), "")
+		require.ErrorIs(t, err, ErrTooLarge)
+		var opErr *OperationError
+		require.ErrorAs(t, err, &opErr)
+		// Insert k shifts 100000+k elements.
+		assert.InDelta(t, MaxArrayShifts/100000, opErr.Index, 10)
+	})
+	t.Run("appends shift nothing", func(t *testing.T) {
+		doc := `{"a":[` + strings.TrimSuffix(strings.Repeat("1,", 100000), ",") + `]}`
+		ops := strings.Repeat(`{"op":"add","path":"/a/-","value":0},`, MaxOperations)
+		_, err := Apply(JSONPatch, []byte(doc), []byte("["+strings.TrimSuffix(ops, ",")+"]"), "")
+		require.NoError(t, err)
+	})
 	t.Run("result over the document limit", func(t *testing.T) {
 		big := strings.Repeat("x", MaxDocumentSize/2)
 		patch := fmt.Sprintf(`[{"op":"add","path":"/a","value":%q},{"op":"copy","from":"/a","path":"/b"},{"op":"copy","from":"/a","path":"/c"}]`, big)

@@ -40,6 +40,14 @@ const (
 	// operations duplicate, so repeated copies cannot double the document
 	// until memory runs out.
 	MaxCopyBytes = MaxDocumentSize
+	// MaxArrayShifts bounds how many array elements the inserts and
+	// removals of one JSON patch may shift, so that thousands of inserts at
+	// the front of a long array cannot occupy the server for minutes.
+	MaxArrayShifts = 1 << 25
+	// MaxKeyComparisons bounds how many element comparisons one strategic
+	// merge may make while matching list elements that share a merge key
+	// but differ in a secondary key (a Service port's protocol).
+	MaxKeyComparisons = 1 << 22
 )
 
 // Apply applies patch of type t to the JSON document original and returns the

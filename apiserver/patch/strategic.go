@@ -19,6 +19,9 @@ const (
 // patched object's kind and is used by a single call to Apply.
 type merger struct {
 	schema schema
+	// comparisons is how many more element comparisons list merging may
+	// make (MaxKeyComparisons at the start).
+	comparisons int
 }
 
 // applyStrategicMerge applies the strategic merge patch in data to doc, an
@@ -32,7 +35,7 @@ func applyStrategicMerge(doc any, data []byte, kind string) (any, error) {
 	if !ok {
 		return nil, invalidf("strategic merge patch must be a JSON object, got %s", typeName(p))
 	}
-	m := merger{schema: newSchema(kind)}
+	m := merger{schema: newSchema(kind), comparisons: MaxKeyComparisons}
 	orig, _ := doc.(map[string]any) // a non-object document is replaced, as in RFC 7386
 	return m.mergeMap(orig, pm, "")
 }

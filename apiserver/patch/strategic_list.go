@@ -1,6 +1,10 @@
 package patch
 
-import "slices"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // mergeList merges the patch list into orig (nil meaning absent) at path by
 // the list's rule, then orders a merged list by order if hasOrder (a
@@ -122,11 +126,16 @@ func (m *merger) mergeKeyed(orig, patch []any, path string, keys []string, order
 	elem := path + "[]"
 	out := make([]any, 0, len(orig)+len(kp.items))
 	if !kp.replace {
-		out = deleteMatching(out, orig, kp.deletes, keys)
+		if out, err = m.deleteMatching(out, orig, kp.deletes, keys, path); err != nil {
+			return nil, err
+		}
 	}
 	idx := newKeyIndex(out, keys[0])
 	for _, pe := range kp.items {
-		i := idx.find(out, pe, keys)
+		i, err := m.find(idx, out, pe, keys, path)
+		if err != nil {
+			return nil, err
+		}
 		var om map[string]any
 		if i >= 0 {
 			om, _ = out[i].(map[string]any)
@@ -190,29 +199,39 @@ func (x keyIndex) add(e any, i int) {
 	}
 }
 
-// find returns the position of the first element of list matching pe, or -1.
-func (x keyIndex) find(list []any, pe map[string]any, keys []string) int {
-	for _, i := range x.pos[identity(pe[x.key])] {
+// find returns the position of the first element of list matching pe, or
+// -1, using idx. Each comparison is charged to m.comparisons.
+func (m *merger) find(idx keyIndex, list []any, pe map[string]any, keys []string, path string) (int, error) {
+	for _, i := range idx.pos[identity(pe[idx.key])] {
+		if err := m.charge(path); err != nil {
+			return -1, err
+		}
 		if matches(list[i], pe, keys) {
-			return i
+			return i, nil
 		}
 	}
-	return -1
+	return -1, nil
 }
 
-// matches reports whether list element e is the one patch element pe names:
-// the first key equal, and each further key equal where both carry it.
+// charge spends one comparison, failing with ErrTooLarge when none is left.
+func (m *merger) charge(path string) error {
+	if m.comparisons--; m.comparisons < 0 {
+		return fmt.Errorf("%w: merging %s needs more than %d element comparisons", ErrTooLarge, path, MaxKeyComparisons)
+	}
+	return nil
+}
+
+// matches reports whether list element e, whose first key equals pe's (the
+// key index found it), is the one patch element pe names: each further key
+// equal where both carry it.
 func matches(e any, pe map[string]any, keys []string) bool {
 	em, ok := e.(map[string]any)
 	if !ok {
 		return false
 	}
-	for i, k := range keys {
+	for _, k := range keys[1:] {
 		ev, eok := em[k]
 		pv, pok := pe[k]
-		if i == 0 && !eok {
-			return false
-		}
 		if eok && pok && !equal(ev, pv) {
 			return false
 		}
@@ -222,9 +241,9 @@ func matches(e any, pe map[string]any, keys []string) bool {
 
 // deleteMatching appends to out the elements of orig that match none of the
 // delete elements, found through an index on the first key.
-func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []any {
+func (m *merger) deleteMatching(out, orig []any, deletes []map[string]any, keys []string, path string) ([]any, error) {
 	if len(deletes) == 0 {
-		return append(out, orig...)
+		return append(out, orig...), nil
 	}
 	byKey := make(map[string][]map[string]any, len(deletes))
 	for _, d := range deletes {
@@ -236,6 +255,9 @@ func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []
 		deleted := false
 		if v, has := om[keys[0]]; ok && has {
 			for _, d := range byKey[identity(v)] {
+				if err := m.charge(path); err != nil {
+					return nil, err
+				}
 				if matches(om, d, keys) {
 					deleted = true
 					break
@@ -246,7 +268,7 @@ func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []
 			out = append(out, oe)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // reorder orders the merged list out the way Kubernetes does. The elements
@@ -259,18 +281,9 @@ func deleteMatching(out, orig []any, deletes []map[string]any, keys []string) []
 // order; nil skips that check. ids returns an element's identity and
 // whether it has one.
 func reorder(out, orig, patch, order []any, ids func(any) (string, bool), path string) ([]any, error) {
-	rank := make(map[string]int, len(order))
-	for i, e := range order {
-		id, ok := ids(e)
-		if !ok {
-			return nil, invalidf("%s: %s[%d] does not identify an element (want the merge key or a primitive)", path, prefixSetOrder+lastField(path), i)
-		}
-		if _, dup := rank[id]; !dup {
-			rank[id] = i
-		}
-	}
-	if len(rank) == 0 {
-		return out, nil
+	rank, err := orderRanks(order, ids, path)
+	if err != nil || len(rank) == 0 {
+		return out, err
 	}
 	if err := checkPatchOrder(patch, rank, ids, path); err != nil {
 		return nil, err
@@ -283,22 +296,44 @@ func reorder(out, orig, patch, order []any, ids func(any) (string, bool), path s
 			}
 		}
 	}
-	var named, serverOnly []any
+	var named, serverOnly []placed
 	for _, e := range out {
-		if id, ok := ids(e); ok {
-			if _, in := rank[id]; in {
-				named = append(named, e)
-				continue
-			}
+		p := placed{elem: e, server: -1}
+		id, ok := ids(e)
+		if s, in := serverPos[id]; ok && in {
+			p.server = s
 		}
-		serverOnly = append(serverOnly, e)
+		if r, in := rank[id]; ok && in {
+			p.rank = r
+			named = append(named, p)
+		} else {
+			serverOnly = append(serverOnly, p)
+		}
 	}
-	slices.SortStableFunc(named, func(a, b any) int {
-		ia, _ := ids(a)
-		ib, _ := ids(b)
-		return rank[ia] - rank[ib]
-	})
-	return interleave(serverOnly, named, ids, serverPos), nil
+	slices.SortStableFunc(named, func(a, b placed) int { return cmp.Compare(a.rank, b.rank) })
+	return interleave(serverOnly, named), nil
+}
+
+// placed is a merged list element with the positions ordering needs.
+type placed struct {
+	elem   any
+	rank   int // index in the order list, for elements it names
+	server int // index in the original list, -1 if not there
+}
+
+// orderRanks maps each element identity in order to its first index there.
+func orderRanks(order []any, ids func(any) (string, bool), path string) (map[string]int, error) {
+	rank := make(map[string]int, len(order))
+	for i, e := range order {
+		id, ok := ids(e)
+		if !ok {
+			return nil, invalidf("%s: %s[%d] does not identify an element (want the merge key or a primitive)", path, prefixSetOrder+lastField(path), i)
+		}
+		if _, dup := rank[id]; !dup {
+			rank[id] = i
+		}
+	}
+	return rank, nil
 }
 
 // checkPatchOrder verifies that every patch element is named in the order
@@ -319,33 +354,27 @@ func checkPatchOrder(patch []any, rank map[string]int, ids func(any) (string, bo
 	return nil
 }
 
-// interleave merges two ordered lists: an element of left goes first when
+// interleave merges two ordered runs: an element of left goes first when
 // both elements were in the original and left's came earlier there;
 // otherwise right's goes first.
-func interleave(left, right []any, ids func(any) (string, bool), serverPos map[string]int) []any {
+func interleave(left, right []placed) []any {
 	out := make([]any, 0, len(left)+len(right))
 	i, j := 0, 0
 	for i < len(left) && j < len(right) {
-		li, lok := position(left[i], ids, serverPos)
-		ri, rok := position(right[j], ids, serverPos)
-		if lok && rok && li < ri {
-			out = append(out, left[i])
+		l, r := left[i], right[j]
+		if l.server >= 0 && r.server >= 0 && l.server < r.server {
+			out = append(out, l.elem)
 			i++
 		} else {
-			out = append(out, right[j])
+			out = append(out, r.elem)
 			j++
 		}
 	}
-	out = append(out, left[i:]...)
-	return append(out, right[j:]...)
-}
-
-// position returns e's index in the original list, if it was there.
-func position(e any, ids func(any) (string, bool), serverPos map[string]int) (int, bool) {
-	id, ok := ids(e)
-	if !ok {
-		return 0, false
+	for ; i < len(left); i++ {
+		out = append(out, left[i].elem)
 	}
-	p, ok := serverPos[id]
-	return p, ok
+	for ; j < len(right); j++ {
+		out = append(out, right[j].elem)
+	}
+	return out
 }

@@ -350,6 +350,40 @@ func TestStrategicMergeLargeKeyedList(t *testing.T) {
 	}
 }
 
+func TestStrategicMergeComparisonLimit(t *testing.T) {
+	// 3000 ports that share port 80 but not the protocol, patched with 3000
+	// more: every lookup scans every candidate, ~13M comparisons in all.
+	const n = 3000
+	ports := func(proto string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`{"port":80,"protocol":"` + proto + itoa(i) + `"}`)
+		}
+		return "[" + b.String() + "]"
+	}
+	orig := `{"spec":{"ports":` + ports("P") + `}}`
+	patch := `{"spec":{"ports":` + ports("Q") + `}}`
+	_, err := Apply(StrategicMerge, []byte(orig), []byte(patch), "Service")
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "merging spec.ports needs more than")
+
+	// Distinct ports are found through the index at no more than one
+	// comparison each.
+	var distinct strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			distinct.WriteString(",")
+		}
+		distinct.WriteString(`{"port":` + itoa(i+1) + `,"protocol":"TCP"}`)
+	}
+	out, err := Apply(StrategicMerge, []byte(orig), []byte(`{"spec":{"ports":[`+distinct.String()+`]}}`), "Service")
+	require.NoError(t, err)
+	assert.Equal(t, 2*n, strings.Count(string(out), `"port":`), "no protocol matches: all added")
+}
+
 func itoa(i int) string {
 	const digits = "0123456789"
 	if i < 10 {

@@ -64,7 +64,7 @@ func equal(a, b any) bool {
 		return ok && a == bs
 	case json.Number:
 		bn, ok := b.(json.Number)
-		return ok && canonicalNumber(string(a)) == canonicalNumber(string(bn))
+		return ok && (a == bn || canonicalNumber(string(a)) == canonicalNumber(string(bn)))
 	case []any:
 		bl, ok := b.([]any)
 		if !ok || len(a) != len(bl) {
@@ -124,8 +124,10 @@ func canonicalNumber(s string) string {
 	return sign + trimmed + "e" + strconv.FormatInt(exp, 10)
 }
 
-// identity returns a string that is equal for equal JSON values; it keys
-// merge-key values and set elements.
+// identity returns a string that is equal for equal JSON values and differs
+// otherwise; it keys merge-key values and set elements. Each JSON type has
+// its own first byte: s (string), # (number), n (null), t/f (boolean),
+// ~ (object or array, as sorted JSON).
 func identity(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -133,7 +135,7 @@ func identity(v any) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case string:
-		return strconv.Quote(v)
+		return "s" + v
 	case json.Number:
 		return "#" + canonicalNumber(string(v))
 	}
