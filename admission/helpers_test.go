@@ -51,7 +51,6 @@ func requireStatus(t *testing.T, err error, code int32, msg string) *meta.Status
 	return st
 }
 
-
 // assertRL asserts that two resource lists hold equal quantities.
 func assertRL(t *testing.T, want, got core.ResourceList, msgAndArgs ...any) {
 	t.Helper()

@@ -211,6 +211,9 @@ func (r *Runner) initialize(ctx context.Context, gvr meta.GroupVersionResource, 
 			break
 		}
 		next, failed := r.apply(ctx, in, obj)
+		if failed && ctx.Err() != nil {
+			break // stopped, not failed: the object is left for the next run
+		}
 		out, err := r.source.Update(ctx, gvr, next)
 		if err == nil && out == nil {
 			break
