@@ -19,6 +19,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"): "scheduling.PriorityClass",
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):       "coordination.Lease",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):     "meta.DeleteOptions",
+		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                 "policy.Eviction",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",

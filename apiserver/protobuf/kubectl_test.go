@@ -48,6 +48,21 @@ func kubectlCases() []kubectlCase {
 		{name: "clusterrolebinding", args: []string{"create", "clusterrolebinding", "crb", "--clusterrole=view", "--group=devs"}},
 		{name: "quota", args: []string{"create", "quota", "q", "--hard=pods=2,cpu=1,memory=1Gi"}},
 		{name: "priorityclass", args: []string{"create", "priorityclass", "pc", "--value=1000", "--description=high", "--preemption-policy=Never"}},
+		{name: "configmap-binary", args: []string{"create", "configmap", "bin", "--from-file=data.bin={bin}", "--from-literal=t=text"}},
+		{
+			name: "tokenrequest", args: []string{"create", "token", "sa", "--audience=api", "--duration=1h"},
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"creationTimestamp":null},
+				"spec":{"audiences":["api"],"expirationSeconds":3600},"status":{"token":"","expirationTimestamp":null}}`,
+		},
+		{
+			name: "selfsubjectreview", args: []string{"auth", "whoami"},
+			want: `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"creationTimestamp":null},"status":{"userInfo":{}}}`,
+		},
+		{
+			name: "selfsubjectrulesreview", args: []string{"auth", "can-i", "--list", "--namespace=kube-system"},
+			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","metadata":{"creationTimestamp":null},
+				"spec":{"namespace":"kube-system"},"status":{"incomplete":false}}`,
+		},
 		{
 			name: "selfsubjectaccessreview", args: []string{"auth", "can-i", "get", "pods"},
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","metadata":{"creationTimestamp":null},
@@ -68,7 +83,12 @@ func TestKubectlBodies(t *testing.T) {
 		t.Skipf("kubectl not installed: %v", err)
 	}
 	rec := newRecorder(t)
+	bin := filepath.Join(t.TempDir(), "data.bin")
+	require.NoError(t, os.WriteFile(bin, []byte{0xff, 0xfe, 0x00, 0x01, 'k', '8', 's'}, 0o600))
 	for _, tc := range kubectlCases() {
+		for i, a := range tc.args {
+			tc.args[i] = strings.ReplaceAll(a, "{bin}", bin)
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			body := rec.capture(t, kubectl, tc.args)
 			want := tc.want
@@ -202,17 +222,35 @@ func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 	case http.MethodDelete:
 		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Success"}`)
 	case http.MethodGet:
-		_, _ = w.Write(existingObject(req.URL.Path))
+		obj := existingObject(req.URL.Path)
+		if obj == nil {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+			return
+		}
+		_, _ = w.Write(obj)
+	case http.MethodPatch:
+		_, _ = w.Write(existingObject("/api/v1/nodes/n1"))
 	default:
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	}
 }
 
-// createdObject answers a create with the converted body, or with a
-// minimal object when the body has no schema (kubectl only prints names).
+// createdObject answers a create with what kubectl needs to print: the
+// review results, a token, or the converted body itself.
 func createdObject(path string, body []byte) []byte {
-	if strings.HasSuffix(path, "/selfsubjectaccessreviews") {
+	switch {
+	case strings.HasSuffix(path, "/selfsubjectaccessreviews"):
 		return []byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","status":{"allowed":true}}`)
+	case strings.HasSuffix(path, "/selfsubjectrulesreviews"):
+		return []byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","status":{"incomplete":false,
+			"resourceRules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}}`)
+	case strings.HasSuffix(path, "/selfsubjectreviews"):
+		return []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","status":{"userInfo":{"username":"test"}}}`)
+	case strings.HasSuffix(path, "/token"):
+		return []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","status":{"token":"t","expirationTimestamp":"2030-01-01T00:00:00Z"}}`)
+	case strings.HasSuffix(path, "/eviction"):
+		return []byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`)
 	}
 	if j, _, err := ToJSON(body); err == nil {
 		return j
@@ -220,8 +258,30 @@ func createdObject(path string, body []byte) []byte {
 	return []byte(`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","namespace":"default"}}`)
 }
 
-// existingObject answers the GET kubectl delete makes before deleting.
+// existingObject answers the GETs kubectl makes before writing: the pod
+// kubectl debug copies, the node and pods kubectl drain handles, the
+// deployment kubectl expose reads, the configmap kubectl delete removes.
+// A nil result is 404 (the evicted pod is gone).
 func existingObject(path string) []byte {
+	switch path {
+	case "/api/v1/namespaces/default/pods/full":
+		b, err := os.ReadFile("testdata/fullpod-source.json")
+		if err != nil {
+			return nil
+		}
+		return b
+	case "/api/v1/nodes/n1":
+		return []byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","uid":"u-n1"},"spec":{}}`)
+	case "/api/v1/pods":
+		return []byte(`{"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"1"},"items":[{"metadata":
+			{"name":"p","namespace":"default","uid":"u-p"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"busybox"}]}}]}`)
+	case "/api/v1/namespaces/default/pods/p":
+		return nil
+	case "/apis/apps/v1/namespaces/default/deployments/web":
+		return []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default","uid":"u-web"},
+			"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},
+			"spec":{"containers":[{"name":"nginx","image":"nginx:1"}]}}}}`)
+	}
 	name := path[strings.LastIndex(path, "/")+1:]
 	return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"default","uid":"u-1","resourceVersion":"5"}}`)
 }
@@ -239,4 +299,58 @@ func indentJSON(t *testing.T, s string) []byte {
 	var buf bytes.Buffer
 	require.NoError(t, json.Indent(&buf, []byte(s), "", "  "))
 	return append(buf.Bytes(), '\n')
+}
+
+// TestKubectlDebugCopy has kubectl copy a pod that sets (nearly) every
+// PodSpec field: kubectl decodes testdata/fullpod-source.json into its typed
+// Pod and sends it back with its own protobuf encoder. The expected JSON is
+// the source with exactly what "kubectl debug --copy-to" changes, plus
+// Kubernetes' canonical forms (quantities, omitted zero non-pointer fields).
+func TestKubectlDebugCopy(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skipf("kubectl not installed: %v", err)
+	}
+	rec := newRecorder(t)
+	body := rec.capture(t, kubectl, []string{"debug", "full", "--copy-to=full-copy", "--image=busybox",
+		"--container=dbg", "--keep-annotations", "--keep-liveness", "--keep-readiness", "--keep-startup", "--profile=legacy"})
+	got, gvk, err := ToJSON(body)
+	require.NoError(t, err)
+	assert.Equal(t, "v1, Kind=Pod", gvk.String())
+	want := debugCopyOf(t)
+	assertSameJSON(t, want, string(got))
+	if *update {
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", "pod.pb"), body, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", "pod.json"), indentJSON(t, want), 0o644))
+	}
+}
+
+// debugCopyOf returns the JSON of the pod kubectl debug --copy-to sends for
+// testdata/fullpod-source.json.
+func debugCopyOf(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("testdata/fullpod-source.json")
+	require.NoError(t, err)
+	var pod map[string]any
+	require.NoError(t, json.Unmarshal(src, &pod))
+	md := pod["metadata"].(map[string]any)
+	pod["metadata"] = map[string]any{"name": "full-copy", "namespace": "default", "creationTimestamp": nil, "annotations": md["annotations"]}
+	pod["status"] = map[string]any{}
+	spec := pod["spec"].(map[string]any)
+	delete(spec, "nodeName")            // not kept without --same-node
+	delete(spec, "ephemeralContainers") // never copied
+	delete(spec, "hostNetwork")         // false: a zero non-pointer field
+	spec["overhead"].(map[string]any)["memory"] = "1536Mi"
+	spec["containers"] = append(spec["containers"].([]any), map[string]any{
+		"name": "dbg", "image": "busybox", "resources": map[string]any{}, "terminationMessagePolicy": "File",
+	})
+	for _, v := range spec["volumes"].([]any) {
+		if e, ok := v.(map[string]any)["ephemeral"]; ok {
+			tmpl := e.(map[string]any)["volumeClaimTemplate"].(map[string]any)
+			tmpl["metadata"].(map[string]any)["creationTimestamp"] = nil
+		}
+	}
+	out, err := json.Marshal(pod)
+	require.NoError(t, err)
+	return string(out)
 }

@@ -1,7 +1,7 @@
 package protobuf
 
 // Field numbers in this file are data taken from k8s.io/api rbac/v1,
-// authorization/v1, authentication/v1, autoscaling/v1, scheduling/v1 and
+// authorization/v1, policy/v1, authentication/v1, autoscaling/v1, scheduling/v1 and
 // coordination/v1 generated.proto; the JSON names are the Go json tags.
 
 // rbacMessages covers rbac.authorization.k8s.io/v1.
@@ -89,10 +89,11 @@ func authMessages() map[string]fields {
 	}
 }
 
-// otherMessages covers autoscaling/v1 Scale, scheduling/v1 PriorityClass
-// and coordination/v1 Lease.
+// otherMessages covers autoscaling/v1 Scale, scheduling/v1 PriorityClass,
+// coordination/v1 Lease and policy/v1 Eviction (kubectl drain).
 func otherMessages() map[string]fields {
 	return map[string]fields{
+		"policy.Eviction": {1: objectMeta(), 2: msg("deleteOptions", "meta.DeleteOptions")},
 		"autoscaling.Scale": {
 			1: objectMeta(), 2: msg("spec", "autoscaling.ScaleSpec"), 3: msg("status", "autoscaling.ScaleStatus"),
 		},
