@@ -25,8 +25,8 @@ func (m pbMsg) bytes(num int, b []byte) pbMsg {
 	return append(m, b...)
 }
 
-func (m pbMsg) str(num int, s string) pbMsg     { return m.bytes(num, []byte(s)) }
-func (m pbMsg) msg(num int, sub pbMsg) pbMsg    { return m.bytes(num, sub) }
+func (m pbMsg) str(num int, s string) pbMsg      { return m.bytes(num, []byte(s)) }
+func (m pbMsg) msg(num int, sub pbMsg) pbMsg     { return m.bytes(num, sub) }
 func (m pbMsg) entry(num int, k, v string) pbMsg { return m.msg(num, pbMsg{}.str(1, k).str(2, v)) }
 
 func (m pbMsg) fixed64(num int, v uint64) pbMsg {
