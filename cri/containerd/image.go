@@ -62,6 +62,10 @@ func (r *Runtime) localImage(ctx context.Context, name string) (containerd.Image
 	if err != nil {
 		return nil, mapErr(err, "image "+name)
 	}
+	key := img.Target().Digest.String()
+	if _, done := r.unpacked.Load(key); done {
+		return img, nil
+	}
 	ok, err := img.IsUnpacked(ctx, r.cfg.snapshotter)
 	if err == nil && !ok {
 		err = img.Unpack(ctx, r.cfg.snapshotter)
@@ -69,6 +73,7 @@ func (r *Runtime) localImage(ctx context.Context, name string) (containerd.Image
 	if err != nil {
 		return nil, mapErr(err, "unpack image "+name)
 	}
+	r.unpacked.Store(key, true)
 	return img, nil
 }
 

@@ -34,6 +34,11 @@ type Runtime struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	locks  keyLocks
+	// unpacked caches manifest digests known to be unpacked. An image
+	// removed and imported again is unpacked by containerd's importer;
+	// a stale entry only skips a check, and snapshot creation fails
+	// loudly if the layers are really gone.
+	unpacked sync.Map
 
 	mu     sync.Mutex
 	closed bool

@@ -16,10 +16,15 @@ import (
 	"github.com/orkit/orkit/cri"
 )
 
+// shimGroupAnnotation makes the runc v2 shim serve every container with the
+// same value from one shim process: one shim per pod, not per container.
+const shimGroupAnnotation = "io.containerd.runc.v2.group"
+
 // sandboxSpecOpts builds the pause container's OCI spec.
 func sandboxSpecOpts(image containerd.Image, cfg cri.PodSandboxConfig, id, netns string) []oci.SpecOpts {
 	ns := cfg.Linux.Security.NamespaceOptions
-	opts := []oci.SpecOpts{oci.WithImageConfig(image), oci.WithRootFSReadonly(), oci.WithNoNewPrivileges}
+	opts := []oci.SpecOpts{oci.WithImageConfig(image), oci.WithRootFSReadonly(), oci.WithNoNewPrivileges,
+		oci.WithAnnotations(map[string]string{shimGroupAnnotation: id})}
 	if ns.NetworkMode() == cri.NamespaceNode {
 		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))
 	} else {
@@ -69,7 +74,7 @@ func (r *Runtime) containerSpecOpts(ctx context.Context, image containerd.Image,
 		}
 		targetPID = t.Pid
 	}
-	opts := []oci.SpecOpts{oci.WithImageConfig(image)}
+	opts := []oci.SpecOpts{oci.WithImageConfig(image), oci.WithAnnotations(map[string]string{shimGroupAnnotation: sb.id})}
 	switch {
 	case len(cfg.Command) > 0:
 		opts = append(opts, oci.WithProcessArgs(append(append([]string{}, cfg.Command...), cfg.Args...)...))
