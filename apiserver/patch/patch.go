@@ -44,10 +44,14 @@ const (
 	// removals of one JSON patch may shift, so that thousands of inserts at
 	// the front of a long array cannot occupy the server for minutes.
 	MaxArrayShifts = 1 << 25
-	// MaxKeyComparisons bounds how many element comparisons one strategic
-	// merge may make while matching list elements that share a merge key
-	// but differ in a secondary key (a Service port's protocol).
-	MaxKeyComparisons = 1 << 22
+	// MaxListWork bounds the work of one strategic merge patch, counted in
+	// list elements visited and compared, summed over every list it merges
+	// (and every map it clears with $retainKeys). A patch that merges into
+	// the same long list again and again, or whose elements share a merge
+	// key and differ only in a secondary key, stops with ErrTooLarge rather
+	// than occupying the server. Honest patches use a small multiple of the
+	// document's element count.
+	MaxListWork = 1 << 21
 )
 
 // Apply applies patch of type t to the JSON document original and returns the

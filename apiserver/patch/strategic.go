@@ -19,9 +19,9 @@ const (
 // patched object's kind and is used by a single call to Apply.
 type merger struct {
 	schema schema
-	// comparisons is how many more element comparisons list merging may
-	// make (MaxKeyComparisons at the start).
-	comparisons int
+	// work is what list merging may still spend (MaxListWork at the
+	// start), in elements visited or compared.
+	work int
 }
 
 // applyStrategicMerge applies the strategic merge patch in data to doc, an
@@ -35,7 +35,7 @@ func applyStrategicMerge(doc any, data []byte, kind string) (any, error) {
 	if !ok {
 		return nil, invalidf("strategic merge patch must be a JSON object, got %s", typeName(p))
 	}
-	m := merger{schema: newSchema(kind), comparisons: MaxKeyComparisons}
+	m := merger{schema: newSchema(kind), work: MaxListWork}
 	orig, _ := doc.(map[string]any) // a non-object document is replaced, as in RFC 7386
 	return m.mergeMap(orig, pm, "")
 }
@@ -60,10 +60,10 @@ func (m *merger) mergeMap(orig, patch map[string]any, path string) (map[string]a
 	if orig == nil {
 		orig = make(map[string]any, len(patch))
 	}
-	if err := retainKeys(orig, patch, path); err != nil {
+	if err := m.retainKeys(orig, patch, path); err != nil {
 		return nil, err
 	}
-	orders, err := listDirectives(orig, patch, path)
+	orders, err := m.listDirectives(orig, patch, path)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (m *merger) mergeValue(orig, patch any, path string, order []any, hasOrder 
 
 // retainKeys obeys a $retainKeys directive in patch: every field of orig not
 // named is cleared. A patch field the list does not name is an error.
-func retainKeys(orig, patch map[string]any, path string) error {
+func (m *merger) retainKeys(orig, patch map[string]any, path string) error {
 	raw, ok := patch[directiveRetainKeys]
 	if !ok {
 		return nil
@@ -136,6 +136,9 @@ func retainKeys(orig, patch map[string]any, path string) error {
 			return invalidf("%s: field %q is in the patch but not in %s", where(path), k, directiveRetainKeys)
 		}
 	}
+	if err := m.charge(path, len(orig)); err != nil {
+		return err
+	}
 	for k := range orig {
 		if !keep[k] {
 			delete(orig, k)
@@ -146,7 +149,7 @@ func retainKeys(orig, patch map[string]any, path string) error {
 
 // listDirectives obeys the $deleteFromPrimitiveList/<field> directives in
 // patch and returns the $setElementOrder/<field> lists by field.
-func listDirectives(orig, patch map[string]any, path string) (map[string][]any, error) {
+func (m *merger) listDirectives(orig, patch map[string]any, path string) (map[string][]any, error) {
 	var orders map[string][]any
 	for _, k := range sortedKeys(patch) {
 		v := patch[k]
@@ -166,7 +169,7 @@ func listDirectives(orig, patch map[string]any, path string) (map[string][]any, 
 			orders[field] = list
 			continue
 		}
-		if err := deleteFromList(orig, delField, list, join(path, k)); err != nil {
+		if err := m.deleteFromList(orig, delField, list, join(path, k)); err != nil {
 			return nil, err
 		}
 	}
@@ -175,7 +178,7 @@ func listDirectives(orig, patch map[string]any, path string) (map[string][]any, 
 
 // deleteFromList removes every element of orig[field] equal to one in del,
 // which must hold primitives.
-func deleteFromList(orig map[string]any, field string, del []any, path string) error {
+func (m *merger) deleteFromList(orig map[string]any, field string, del []any, path string) error {
 	drop := make(map[string]bool, len(del))
 	for i, e := range del {
 		if isContainer(e) {
@@ -186,6 +189,9 @@ func deleteFromList(orig map[string]any, field string, del []any, path string) e
 	list, ok := orig[field].([]any)
 	if !ok {
 		return nil
+	}
+	if err := m.charge(path, len(list)); err != nil {
+		return err
 	}
 	orig[field] = slices.DeleteFunc(list, func(e any) bool { return !isContainer(e) && drop[identity(e)] })
 	return nil

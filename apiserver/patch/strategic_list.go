@@ -12,6 +12,11 @@ import (
 // when only a $setElementOrder directive names the list.
 func (m *merger) mergeList(orig, patch []any, path string, order []any, hasOrder bool) ([]any, error) {
 	rule := m.schema.rule(path)
+	if rule.strategy != atomic {
+		if err := m.charge(path, len(orig)+len(patch)); err != nil {
+			return nil, err
+		}
+	}
 	switch rule.strategy {
 	case mergeByKey:
 		return m.mergeKeyed(orig, patch, path, rule.keys, order, hasOrder)
@@ -200,10 +205,10 @@ func (x keyIndex) add(e any, i int) {
 }
 
 // find returns the position of the first element of list matching pe, or
-// -1, using idx. Each comparison is charged to m.comparisons.
+// -1, using idx. Each comparison is charged to m.work.
 func (m *merger) find(idx keyIndex, list []any, pe map[string]any, keys []string, path string) (int, error) {
 	for _, i := range idx.pos[identity(pe[idx.key])] {
-		if err := m.charge(path); err != nil {
+		if err := m.charge(path, 1); err != nil {
 			return -1, err
 		}
 		if matches(list[i], pe, keys) {
@@ -213,10 +218,11 @@ func (m *merger) find(idx keyIndex, list []any, pe map[string]any, keys []string
 	return -1, nil
 }
 
-// charge spends one comparison, failing with ErrTooLarge when none is left.
-func (m *merger) charge(path string) error {
-	if m.comparisons--; m.comparisons < 0 {
-		return fmt.Errorf("%w: merging %s needs more than %d element comparisons", ErrTooLarge, path, MaxKeyComparisons)
+// charge spends n units of work at path, failing with ErrTooLarge when the
+// budget is gone.
+func (m *merger) charge(path string, n int) error {
+	if m.work -= n; m.work < 0 {
+		return fmt.Errorf("%w: merging %s: the patch needs more than %d list element visits and comparisons", ErrTooLarge, where(path), MaxListWork)
 	}
 	return nil
 }
@@ -255,7 +261,7 @@ func (m *merger) deleteMatching(out, orig []any, deletes []map[string]any, keys 
 		deleted := false
 		if v, has := om[keys[0]]; ok && has {
 			for _, d := range byKey[identity(v)] {
-				if err := m.charge(path); err != nil {
+				if err := m.charge(path, 1); err != nil {
 					return nil, err
 				}
 				if matches(om, d, keys) {

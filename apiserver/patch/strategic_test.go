@@ -368,7 +368,7 @@ func TestStrategicMergeComparisonLimit(t *testing.T) {
 	patch := `{"spec":{"ports":` + ports("Q") + `}}`
 	_, err := Apply(StrategicMerge, []byte(orig), []byte(patch), "Service")
 	require.ErrorIs(t, err, ErrTooLarge)
-	assert.Contains(t, err.Error(), "merging spec.ports needs more than")
+	assert.Contains(t, err.Error(), "merging spec.ports: the patch needs more than")
 
 	// Distinct ports are found through the index at no more than one
 	// comparison each.
@@ -382,6 +382,34 @@ func TestStrategicMergeComparisonLimit(t *testing.T) {
 	out, err := Apply(StrategicMerge, []byte(orig), []byte(`{"spec":{"ports":[`+distinct.String()+`]}}`), "Service")
 	require.NoError(t, err)
 	assert.Equal(t, 2*n, strings.Count(string(out), `"port":`), "no protocol matches: all added")
+}
+
+func TestStrategicMergeRepeatedMerges(t *testing.T) {
+	// 20000 patch elements naming the same container, each merging into its
+	// 1000-element env list: 20M element visits, stopped by the budget
+	// after about 2000 of them.
+	var env, patch strings.Builder
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			env.WriteString(",")
+		}
+		env.WriteString(`{"name":"E` + itoa(i) + `"}`)
+	}
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			patch.WriteString(",")
+		}
+		patch.WriteString(`{"name":"a","env":[{"name":"E1","value":"x"}]}`)
+	}
+	orig := `{"spec":{"containers":[{"name":"a","env":[` + env.String() + `]}]}}`
+	_, err := Apply(StrategicMerge, []byte(orig), []byte(`{"spec":{"containers":[`+patch.String()+`]}}`), "Pod")
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "spec.containers[].env")
+
+	// The same list merged once is cheap.
+	out, err := Apply(StrategicMerge, []byte(orig), []byte(`{"spec":{"containers":[{"name":"a","env":[{"name":"E1","value":"x"}]}]}}`), "Pod")
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `{"name":"E1","value":"x"}`)
 }
 
 func itoa(i int) string {
