@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzAdmitPod runs arbitrary pods through LimitRanger, SecurityContextDeny
-// and ResourceQuota. No input may panic; every refusal is a Status; a pod
+// FuzzAdmitPod runs arbitrary pods through LimitRanger, SecurityContextDeny,
+// Privileged and ResourceQuota. No input may panic; every refusal is a Status; a pod
 // the LimitRanger admits satisfies its Container max; and an admitted pod
 // never takes a quota past its hard limits.
 func FuzzAdmitPod(f *testing.F) {
@@ -44,6 +44,7 @@ func FuzzAdmitPod(f *testing.F) {
 			}
 		}
 		requireStatusOrNil(t, NewSecurityContextDeny().Validate(ctx, a))
+		requireStatusOrNil(t, NewPrivileged().Validate(ctx, a))
 
 		store := newQuotaStore(quota("q", rl("pods", "1", "requests.cpu", "2", "limits.memory", "8Gi"), rl("requests.cpu", "1500m")))
 		err := NewResourceQuota(store).Validate(ctx, a)

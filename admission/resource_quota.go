@@ -59,7 +59,10 @@ type QuotaStore interface {
 // to give a failed create's usage back at once.
 //
 // Updates are not charged: pods cannot change their resources, and claim
-// expansion is not counted. A ResourceQuota is safe for concurrent use.
+// expansion is not counted. Because a charge is made when the plugin
+// admits, put it last among the validators, as Kubernetes does, so that a
+// later refusal cannot leave a charge behind. A ResourceQuota is safe for
+// concurrent use.
 type ResourceQuota struct {
 	Handler
 	store         QuotaStore
