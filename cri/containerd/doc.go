@@ -23,7 +23,18 @@
 // CRI format. The copiers belong to the Runtime; Close stops them and the
 // next New re-attaches to running containers.
 //
-// Goroutines: one event loop (containerd's event stream → ContainerEvents
-// and exit recording, resubscribing after a daemon restart) and one log
-// copier pair per running container; Close stops them all.
+// Events: the runtime follows containerd's event stream (task exits and
+// OOMs of its namespace, resubscribing after a daemon restart and then
+// reconciling exits it may have missed). A task exit makes the runtime
+// record the exit, and the recording publishes CONTAINER_EXITED; CREATED,
+// STARTED and DELETED are published by the calls that cause them, OOM when
+// containerd reports it. So each event is published once and in order,
+// also when containerd's stream was down at the time.
+//
+// Shims: every container of a sandbox carries the runc v2 shim's group
+// annotation, so one shim process serves the whole pod.
+//
+// Goroutines: the event loop, short-lived exit recorders, one goroutine
+// per Events subscription and one log copier pair per running container,
+// all owned by the Runtime; Close stops them all.
 package containerd

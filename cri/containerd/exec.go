@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -13,7 +12,6 @@ import (
 
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/cio"
-	"github.com/containerd/containerd/errdefs"
 
 	"github.com/orkit/orkit/cri"
 )
@@ -119,12 +117,4 @@ func randomID() string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return "exec-" + hex.EncodeToString(b)
-}
-
-// ignoreNotFound drops not-found errors.
-func ignoreNotFound(err error) error {
-	if errdefs.IsNotFound(err) || errors.Is(err, cri.ErrNotFound) {
-		return nil
-	}
-	return err
 }

@@ -108,6 +108,7 @@ func (r *Runtime) startLogs(id string, rec containerRecord) (*logCopier, error) 
 	go func() {
 		defer r.wg.Done()
 		wg.Wait()
+		lc.once.Do(func() { dio.Close() })
 		if file != nil {
 			file.Close()
 		}

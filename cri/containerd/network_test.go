@@ -142,6 +142,7 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 	raw := env.Client(t)
 	snapsBefore := countSnapshots(t, raw)
 	logDir := t.TempDir()
+	fdsBefore := len(dirEntries(t, "/proc/self/fd"))
 	for i := range cycles {
 		cfg := podConfig(fmt.Sprintf("cycle-%d", i), logDir)
 		sb, err := rt.RunPodSandbox(ctx, cfg)
@@ -175,6 +176,7 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 		assert.Empty(t, subdirs(filepath.Join("/sys/fs/cgroup", h, env.Namespace)), "%s cgroups", h)
 	}
 	assert.Zero(t, shimCount(env.Address), "shim processes")
+	assert.LessOrEqual(t, len(dirEntries(t, "/proc/self/fd")), fdsBefore+5, "open files of the runtime's process")
 }
 
 func countSnapshots(t *testing.T, c *containerd.Client) int {
