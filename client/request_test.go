@@ -88,8 +88,14 @@ func TestRetryUnavailable(t *testing.T) {
 		call      func(c *Client) error
 		wantCalls int64
 	}{
-		{"get 503", 503, func(c *Client) error { _, err := For[core.ConfigMap](c, "default").Get(context.Background(), "a"); return err }, 3},
-		{"get 504", 504, func(c *Client) error { _, err := For[core.ConfigMap](c, "default").Get(context.Background(), "a"); return err }, 3},
+		{"get 503", 503, func(c *Client) error {
+			_, err := For[core.ConfigMap](c, "default").Get(context.Background(), "a")
+			return err
+		}, 3},
+		{"get 504", 504, func(c *Client) error {
+			_, err := For[core.ConfigMap](c, "default").Get(context.Background(), "a")
+			return err
+		}, 3},
 		{"create 503 not retried", 503, func(c *Client) error {
 			_, err := For[core.ConfigMap](c, "default").Create(context.Background(), configMap("a"))
 			return err
