@@ -26,6 +26,20 @@
 // and set compute two-way patches that carry $setElementOrder lists, so the
 // order they ask for is kept exactly.)
 //
+// Where this package differs from kube-apiserver it is on purpose: numbers
+// are kept exactly as written (Kubernetes round-trips them through float64);
+// directives inside a value the original lacks are obeyed rather than copied
+// into the result; "$patch: merge" is accepted everywhere as the no-op it
+// names; and lists whose identity has two parts (Service ports by port and
+// protocol, container ports by containerPort and protocol, topology spread
+// constraints by topologyKey and whenUnsatisfiable) match on the second part
+// too when both elements carry it, so port 53/TCP and 53/UDP stay apart.
+//
+// Every call is bounded: the patch and the result at most MaxDocumentSize,
+// a JSON patch at most MaxOperations operations, MaxCopyBytes copied and
+// MaxArrayShifts array elements shifted, and a strategic merge at most
+// MaxListWork list elements visited. Exceeding any is ErrTooLarge.
+//
 // Errors are sentinels from errors.go, wrapped with %w and a message naming
 // the operation or field at fault: [ErrInvalidPatch] (400), [ErrUnsupported]
 // (415), [ErrTooLarge] (413) and [ErrInvalidDocument] (the original was not
