@@ -165,27 +165,55 @@ func ValidateBinding(b *Binding) field.ErrorList {
 	return errs
 }
 
-// ValidateEvent checks a core/v1 Event: the involved object's namespace
-// matches the event's, type is Normal or Warning, and reason, message,
-// action and reporting fields respect Kubernetes' lengths.
+// Length limits of Event fields.
+const (
+	eventReasonLimit            = 128
+	eventActionLimit            = 128
+	eventReportingInstanceLimit = 128
+	eventNoteLimit              = 1024
+)
+
+// ValidateEvent checks a core/v1 Event as Kubernetes does for that API
+// version: the involved object's namespace matches the event's (an event
+// about a cluster-scoped object lives in "default", or in "kube-system"
+// for new-style events); a new-style event (eventTime set) also needs a
+// reporting component that is a qualified name, a reporting instance, an
+// action and a reason, within Kubernetes' lengths. The type is not
+// checked, as core/v1 does not.
 func ValidateEvent(ev *Event) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&ev.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	if ns := ev.InvolvedObject.Namespace; ns != "" && ns != ev.Namespace {
-		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), ns, "does not match event.namespace"))
+	nsPath := field.NewPath("involvedObject", "namespace")
+	ins := ev.InvolvedObject.Namespace
+	if ev.EventTime.IsZero() {
+		if (ins == "" && ev.Namespace != "" && ev.Namespace != NamespaceDefault) || (ins != "" && ins != ev.Namespace) {
+			errs = append(errs, field.Invalid(nsPath, ins, "does not match event.namespace"))
+		}
+		return errs
 	}
-	if ev.Type != "" && ev.Type != EventTypeNormal && ev.Type != EventTypeWarning {
-		errs = append(errs, field.NotSupported(field.NewPath("type"), ev.Type, []string{EventTypeNormal, EventTypeWarning}))
+	if ins == "" && ev.Namespace != NamespaceDefault && ev.Namespace != NamespaceSystem {
+		errs = append(errs, field.Invalid(nsPath, ins, "does not match event.namespace"))
 	}
-	for _, l := range []struct {
-		name  string
-		value string
-		max   int
+	rc := field.NewPath("reportingComponent")
+	if ev.ReportingController == "" {
+		errs = append(errs, field.Required(rc, ""))
+	}
+	errs = append(errs, validateQualifiedName(ev.ReportingController, rc)...)
+	for _, f := range []struct {
+		name     string
+		value    string
+		limit    int
+		required bool
 	}{
-		{"reason", ev.Reason, 128}, {"action", ev.Action, 128}, {"message", ev.Message, 4096},
-		{"reportingComponent", ev.ReportingController, 253}, {"reportingInstance", ev.ReportingInstance, 128},
+		{"reportingInstance", ev.ReportingInstance, eventReportingInstanceLimit, true},
+		{"action", ev.Action, eventActionLimit, true},
+		{"reason", ev.Reason, eventReasonLimit, true},
+		{"message", ev.Message, eventNoteLimit, false},
 	} {
-		if len(l.value) > l.max {
-			errs = append(errs, field.TooLong(field.NewPath(l.name), "", l.max))
+		if f.required && f.value == "" {
+			errs = append(errs, field.Required(field.NewPath(f.name), ""))
+		}
+		if len(f.value) > f.limit {
+			errs = append(errs, field.Invalid(field.NewPath(f.name), "", fmt.Sprintf("can have at most %d characters", f.limit)))
 		}
 	}
 	return errs

@@ -214,8 +214,22 @@ func TestValidateNamespaceBindingEvent(t *testing.T) {
 		InvolvedObject: ObjectReference{Kind: "Pod", Namespace: "other", Name: "p"}, Reason: strings.Repeat("r", 129)}
 	assert.Equal(t, []string{
 		`involvedObject.namespace: Invalid value: "other": does not match event.namespace`,
-		`type: Unsupported value: "Info": supported values: "Normal", "Warning"`,
-		"reason: Too long: may not be more than 128 bytes",
+	}, errStrings(ValidateEvent(ev)), "old-style events only need matching namespaces")
+	ev.InvolvedObject = ObjectReference{Kind: "Node", Name: "n1"}
+	ev.Namespace = NamespaceDefault
+	assert.Empty(t, ValidateEvent(ev), "events about cluster-scoped objects live in default")
+
+	ev.EventTime = meta.NowMicro()
+	ev.Namespace = "demo"
+	assert.Equal(t, []string{
+		`involvedObject.namespace: Invalid value: "": does not match event.namespace`,
+		"reportingComponent: Required value",
+		// Kubernetes also checks the empty name's syntax, twice over.
+		`reportingComponent: Invalid value: "": name part must be non-empty`,
+		`reportingComponent: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+		"reportingInstance: Required value",
+		"action: Required value",
+		`reason: Invalid value: "": can have at most 128 characters`,
 	}, errStrings(ValidateEvent(ev)))
 }
 
