@@ -10,10 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzAdmitPod runs arbitrary pods through LimitRanger, SecurityContextDeny,
-// Privileged and ResourceQuota. No input may panic; every refusal is a Status; a pod
-// the LimitRanger admits satisfies its Container max; and an admitted pod
-// never takes a quota past its hard limits.
+// FuzzAdmitPod runs arbitrary pods through LimitRanger,
+// SecurityContextDeny, Privileged and ResourceQuota. No input may panic;
+// every refusal is a Status; a pod the LimitRanger admits satisfies its
+// Container max; and an admitted pod never takes a quota past its hard
+// limits.
 func FuzzAdmitPod(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"web"},"spec":{"containers":[{"name":"a"}]}}`))
 	f.Add([]byte(`{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1.5","memory":"1Gi"},"limits":{"cpu":"2"}}}]}}`))

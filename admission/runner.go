@@ -35,7 +35,10 @@ const (
 //
 // Objects are spread over a fixed number of workers by key, so each object
 // is handled by one goroutine at a time and in event order, while a slow
-// initializer delays only the objects of its worker.
+// initializer delays only the objects of its worker. Events made stale by
+// the Runner's own writes are skipped when resourceVersions are decimal
+// numbers (as orkit's are); with opaque ones they cost a conflict and a
+// re-read instead.
 //
 // A Runner is configured once by NewRunner; Run may be called once.
 type Runner struct {

@@ -64,7 +64,10 @@ type aggregateError struct {
 	errs []error
 }
 
-func (e *aggregateError) Error() string   { return e.msg }
+// Error returns the joined messages.
+func (e *aggregateError) Error() string { return e.msg }
+
+// Unwrap returns the errors joined.
 func (e *aggregateError) Unwrap() []error { return e.errs }
 
 // sortedKeys returns the keys of m in order.
