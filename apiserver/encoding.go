@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/apiserver/protobuf"
 	"github.com/orkit/orkit/api/meta"
 )
 
@@ -32,7 +33,9 @@ func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
 	}
 	ok := false
 	for _, a := range allowed {
-		ok = ok || a == mt
+		// Where JSON is accepted, so is Kubernetes' protobuf: kubectl's
+		// typed clients send it.
+		ok = ok || a == mt || (a == "application/json" && mt == protobufType)
 	}
 	if !ok {
 		return nil, "", apierrors.NewUnsupportedMediaType(ct)
@@ -48,12 +51,41 @@ func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
 	if len(b) > MaxRequestBodyBytes {
 		return nil, "", tooLarge()
 	}
-	if mt == "application/yaml" {
+	switch mt {
+	case "application/yaml":
 		if b, err = yaml.YAMLToJSON(b); err != nil {
 			return nil, "", apierrors.NewBadRequest(fmt.Sprintf("invalid YAML: %v", err))
 		}
+		mt = "application/json"
+	case protobufType:
+		if b, err = protobufToJSON(b); err != nil {
+			return nil, "", err
+		}
+		mt = "application/json"
 	}
 	return b, mt, nil
+}
+
+// protobufType is the media type of Kubernetes' protobuf encoding.
+const protobufType = "application/vnd.kubernetes.protobuf"
+
+// protobufToJSON converts a protobuf body to JSON with its kind and
+// apiVersion set, so the rest of the server only sees JSON.
+func protobufToJSON(b []byte) ([]byte, error) {
+	out, gvk, err := protobuf.ToJSON(b)
+	switch {
+	case errors.Is(err, protobuf.ErrUnknownKind):
+		return nil, apierrors.NewUnsupportedMediaType(fmt.Sprintf("%s (%v)", protobufType, err))
+	case err != nil:
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the protobuf body could not be decoded: %v", err))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the protobuf body could not be decoded: %v", err))
+	}
+	m["kind"], _ = json.Marshal(gvk.Kind)
+	m["apiVersion"], _ = json.Marshal(gvk.GroupVersion().String())
+	return json.Marshal(m)
 }
 
 func tooLarge() error {

@@ -51,6 +51,11 @@ func TestKubectlIdentities(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, errOut, `nodes is forbidden: User "dev" cannot list resource "nodes" in API group "" at the cluster scope`)
 
+	out = mustKubectl(t, c.dev, "", "-n", "team", "auth", "can-i", "create", "configmaps")
+	assert.Equal(t, "yes\n", out)
+	out, _, _ = kubectl(t, c.dev, "", "-n", "team", "auth", "can-i", "delete", "deployments")
+	assert.Equal(t, "no\n", out)
+
 	// The node: its own Node object, and nothing it has no relationship with.
 	node := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1","labels":{"kubernetes.io/hostname":"node-1"}}}`
 	mustKubectl(t, c.node, node, "create", "-f", "-")

@@ -169,8 +169,22 @@ func TestKubectlAdmin(t *testing.T) {
 	out = mustKubectl(t, c.admin, "", "-n", "team", "get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort} {.metadata.generation}")
 	assert.Equal(t, "orkit.local/hello:v2 8080 3", out, "strategic merge kept the port; generation bumped by scale and patch")
 
+	mustKubectl(t, c.admin, "", "create", "namespace", "made-by-create")
+	out = mustKubectl(t, c.admin, "", "get", "ns", "made-by-create", "-o", "jsonpath={.status.phase}")
+	assert.Equal(t, "Active", out)
+	mustKubectl(t, c.admin, "", "-n", "team", "create", "configmap", "literal", "--from-literal=k=v")
+	mustKubectl(t, c.admin, "", "-n", "team", "create", "secret", "generic", "s", "--from-literal=p=q")
+	mustKubectl(t, c.admin, "", "-n", "team", "create", "deployment", "made", "--image=orkit.local/hello:v1", "--replicas=2")
+	out = mustKubectl(t, c.admin, "", "-n", "team", "get", "deploy", "made", "-o", "jsonpath={.spec.replicas}")
+	assert.Equal(t, "2", out)
+
 	mustKubectl(t, c.admin, "", "-n", "team", "delete", "cm", "cfg")
 	_, errOut, err := kubectl(t, c.admin, "", "-n", "team", "get", "cm", "cfg")
 	require.Error(t, err)
 	assert.Contains(t, errOut, `configmaps "cfg" not found`)
+
+	out = mustKubectl(t, c.admin, "", "auth", "can-i", "create", "pods", "--all-namespaces")
+	assert.Equal(t, "yes\n", out)
+	out = mustKubectl(t, c.admin, "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	assert.Equal(t, "admin", out)
 }
