@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/validation"
@@ -10,15 +11,16 @@ import (
 // ValidateNode checks a Node: a DNS-subdomain name, valid pod CIDRs (at
 // most one per IP family, podCIDR equal to the first), taints (qualified
 // keys, label values, a supported effect, unique key and effect),
-// non-negative capacity and allocatable, and valid addresses.
+// non-negative capacity and allocatable (of any resource name), and
+// addresses and conditions of known types and statuses.
 func ValidateNode(node *Node) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&node.ObjectMeta, false, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	sp := field.NewPath("spec")
 	errs = append(errs, validateNodeCIDRs(&node.Spec, sp)...)
 	errs = append(errs, validateTaints(node.Spec.Taints, sp.Child("taints"))...)
 	st := field.NewPath("status")
-	errs = append(errs, validateResourceList(node.Status.Capacity, st.Child("capacity"))...)
-	errs = append(errs, validateResourceList(node.Status.Allocatable, st.Child("allocatable"))...)
+	errs = append(errs, validateNodeResources(node.Status.Capacity, st.Child("capacity"))...)
+	errs = append(errs, validateNodeResources(node.Status.Allocatable, st.Child("allocatable"))...)
 	for i, a := range node.Status.Addresses {
 		ap := st.Child("addresses").Index(i)
 		if a.Address == "" {
@@ -52,17 +54,32 @@ func validateNodeCIDRs(spec *NodeSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// validateNodeResources checks node quantities only: nodes report
+// resources of any name (Kubernetes does not check them either). The
+// paths are Kubernetes' ("status.capacity.memory").
+func validateNodeResources(rl ResourceList, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, n := range sortedNames(rl) {
+		errs = append(errs, validateQuantity(n, rl[n], p.Child(string(n)))...)
+	}
+	return errs
+}
+
 func validateTaints(taints []Taint, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, t := range taints {
 		ip := p.Index(i)
 		errs = append(errs, validateQualifiedName(t.Key, ip.Child("key"))...)
-		errs = append(errs, invalidAll(ip.Child("value"), t.Value, validation.IsValidLabelValue(t.Value))...)
+		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
+			errs = append(errs, field.Invalid(ip.Child("value"), t.Value, strings.Join(msgs, ";")))
+		}
 		errs = append(errs, validateTaintEffect(t.Effect, ip.Child("effect"))...)
 		k := t.Key + ":" + string(t.Effect)
 		if seen[k] {
-			errs = append(errs, field.Duplicate(ip, "taints must be unique by key and effect pair"))
+			dup := field.Duplicate(ip, t.ToString())
+			dup.Detail = "taints must be unique by key and effect pair"
+			errs = append(errs, dup)
 		}
 		seen[k] = true
 	}

@@ -51,9 +51,10 @@ func TestValidateNode(t *testing.T) {
 			[]string{`spec.taints[0].effect: Required value`}},
 		{"duplicate taint", func(n *Node) {
 			n.Spec.Taints = []Taint{{Key: "k", Effect: TaintEffectNoSchedule}, {Key: "k", Value: "v", Effect: TaintEffectNoSchedule}}
-		}, []string{`spec.taints[1]: Duplicate value: "taints must be unique by key and effect pair"`}},
+		}, []string{`spec.taints[1]: Duplicate value: "k=v:NoSchedule": taints must be unique by key and effect pair`}},
 		{"negative capacity", func(n *Node) { n.Status.Capacity[ResourceMemory] = resource.MustParse("-1") },
-			[]string{`status.capacity[memory]: Invalid value: "-1": must be greater than or equal to 0`}},
+			[]string{`status.capacity.memory: Invalid value: "-1": must be greater than or equal to 0`}},
+		{"legacy resource names are fine", func(n *Node) { n.Status.Capacity["attachable-volumes-csi-x"] = resource.MustParse("39") }, nil},
 	})
 	t.Run("update", func(t *testing.T) {
 		old, n := validNode(), validNode()
