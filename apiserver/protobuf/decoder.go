@@ -56,6 +56,7 @@ var defaultRegistry = sync.OnceValue(func() *registry {
 // the kind), or ErrMalformed. ToJSON is safe for concurrent use.
 func ToJSON(data []byte) (json []byte, gvk meta.GroupVersionKind, err error) {
 	d := &decoder{reg: defaultRegistry(), limit: outputFactor*len(data) + outputSlack}
+	d.out = make([]byte, 0, 2*len(data)+64) // typical JSON is 1.5-2.5 times the protobuf
 	gvk, err = d.convert(data)
 	if err != nil {
 		return nil, gvk, err
@@ -178,34 +179,49 @@ func (d *decoder) message(sp spans, typ string) error {
 	return nil
 }
 
+// occurrence is what the validating pass learns about one field number of
+// a message: how often it occurs and its last occurrence.
+type occurrence struct {
+	n    int
+	last wireField
+}
+
 // fields writes the JSON members of a message of type typ into the object
 // being written; first says whether no member has been written yet.
+//
+// A first pass validates every field and records, per known field number,
+// the count and the last occurrence; a field that occurs once (the usual
+// case) is then written without scanning the message again.
 func (d *decoder) fields(sp spans, typ string, first *bool) error {
 	if err := d.enter(typ); err != nil {
 		return err
 	}
 	defer d.leave()
 	m := d.reg.messages[typ]
-	var present uint64
-	err := sp.each(typ, func(f wireField) error {
-		fd, ok := m.fields[f.num]
-		if !ok {
-			return nil
+	var occ [64]occurrence // a plain loop, not spans.each: occ stays on the stack
+	for _, b := range sp {
+		for len(b) > 0 {
+			f, n, err := readField(b)
+			if err != nil {
+				return malformed(typ, 0, "%v", err)
+			}
+			b = b[n:]
+			fd, ok := m.fields[f.num]
+			if !ok {
+				continue
+			}
+			if !wireTypeFits(fd, f.typ) {
+				return malformed(typ, f.num, "wire type %d does not fit %s", f.typ, fd.name)
+			}
+			occ[f.num].n++
+			occ[f.num].last = f
 		}
-		if !wireTypeFits(fd, f.typ) {
-			return malformed(typ, f.num, "wire type %d does not fit %s", f.typ, fd.name)
-		}
-		present |= 1 << f.num
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	for _, num := range m.order {
-		if present&(1<<num) == 0 {
+		if occ[num].n == 0 {
 			continue
 		}
-		if err := d.field(sp, typ, num, m.fields[num], first); err != nil {
+		if err := d.field(sp, typ, occ[num], m.fields[num], first); err != nil {
 			return err
 		}
 		if len(d.out) > d.limit {
@@ -238,51 +254,64 @@ func (d *decoder) key(name string, first *bool) {
 	d.out = append(d.out, ':')
 }
 
-// field writes field num (present in sp) as one member of the object, or
-// as the members of an inlined message.
-func (d *decoder) field(sp spans, typ string, num uint32, fd field, first *bool) error {
+// field writes the field that occ describes as one member of the object,
+// or as the members of an inlined message.
+func (d *decoder) field(sp spans, typ string, occ occurrence, fd field, first *bool) error {
+	if occ.n == 1 {
+		sp = nil // the only occurrence is occ.last: no need to scan sp again
+	}
 	switch {
 	case fd.inline:
-		child, err := sp.collect(typ, num)
-		if err != nil {
-			return err
-		}
-		return d.fields(child, fd.msg, first)
+		return d.fields(occ.payloads(sp, typ), fd.msg, first)
 	case fd.repeated:
 		d.key(fd.name, first)
-		return d.repeated(sp, typ, num, fd)
+		return d.repeated(occ.each(sp, typ), typ, fd)
 	case fd.kind == kMessage:
-		child, err := sp.collect(typ, num)
-		if err != nil {
-			return err
-		}
 		d.key(fd.name, first)
-		return d.message(child, fd.msg)
+		return d.message(occ.payloads(sp, typ), fd.msg)
 	case fd.kind == kMapString || fd.kind == kMapBytes || fd.kind == kMapMessage:
 		d.key(fd.name, first)
-		return d.mapField(sp, typ, num, fd)
+		return d.mapField(occ.each(sp, typ), typ, fd)
 	default:
-		return d.scalarField(sp, typ, num, fd, first)
+		if !fd.keepZero && occ.last.v == 0 && len(occ.last.b) == 0 {
+			return nil // the last occurrence wins, and it is a zero left out
+		}
+		d.key(fd.name, first)
+		return d.scalar(occ.last, fd.kind, typ)
 	}
 }
 
-// scalarField writes the last occurrence of a non-repeated scalar field,
-// unless it is a zero value of a field Kubernetes leaves out when zero.
-func (d *decoder) scalarField(sp spans, typ string, num uint32, fd field, first *bool) error {
-	var last wireField
-	if err := sp.each(typ, func(f wireField) error {
-		if f.num == num {
-			last = f
+// payloads returns the payloads of every occurrence of a length-delimited
+// field, to be merged as one message. sp is nil when the field occurs once.
+// sp was validated by the first pass, so scanning it cannot fail.
+func (o occurrence) payloads(sp spans, typ string) spans {
+	if sp == nil {
+		return spans{o.last.b}
+	}
+	var out spans
+	_ = sp.each(typ, func(f wireField) error {
+		if f.num == o.last.num {
+			out = append(out, f.b)
 		}
 		return nil
-	}); err != nil {
-		return err
+	})
+	return out
+}
+
+// each returns an iterator over every occurrence of the field in wire
+// order. sp is nil when the field occurs once.
+func (o occurrence) each(sp spans, typ string) func(fn func(wireField) error) error {
+	return func(fn func(wireField) error) error {
+		if sp == nil {
+			return fn(o.last)
+		}
+		return sp.each(typ, func(f wireField) error {
+			if f.num != o.last.num {
+				return nil
+			}
+			return fn(f)
+		})
 	}
-	if !fd.keepZero && last.v == 0 && len(last.b) == 0 {
-		return nil
-	}
-	d.key(fd.name, first)
-	return d.scalar(last, fd.kind, typ)
 }
 
 // scalar writes one scalar value.
@@ -306,7 +335,7 @@ func (d *decoder) scalar(f wireField, k fieldKind, typ string) error {
 
 // repeated writes every occurrence of a repeated field as a JSON array;
 // packed numeric occurrences are expanded.
-func (d *decoder) repeated(sp spans, typ string, num uint32, fd field) error {
+func (d *decoder) repeated(each func(func(wireField) error) error, typ string, fd field) error {
 	d.out = append(d.out, '[')
 	n := 0
 	sep := func() {
@@ -315,10 +344,7 @@ func (d *decoder) repeated(sp spans, typ string, num uint32, fd field) error {
 		}
 		n++
 	}
-	err := sp.each(typ, func(f wireField) error {
-		if f.num != num {
-			return nil
-		}
+	err := each(func(f wireField) error {
 		switch {
 		case fd.kind == kMessage:
 			sep()
@@ -364,18 +390,16 @@ func (d *decoder) packed(f wireField, k fieldKind, typ string, sep func()) error
 
 // mapField writes a map field (repeated {key=1, value=2} entries) as a
 // JSON object, entries in wire order.
-func (d *decoder) mapField(sp spans, typ string, num uint32, fd field) error {
+func (d *decoder) mapField(each func(func(wireField) error) error, typ string, fd field) error {
 	d.out = append(d.out, '{')
 	n := 0
-	err := sp.each(typ, func(f wireField) error {
-		if f.num != num {
-			return nil
-		}
+	entry := typ + " map entry"
+	err := each(func(f wireField) error {
 		if n > 0 {
 			d.out = append(d.out, ',')
 		}
 		n++
-		return d.mapEntry(f.b, typ+" map entry", fd)
+		return d.mapEntry(f.b, entry, fd)
 	})
 	d.out = append(d.out, '}')
 	return err

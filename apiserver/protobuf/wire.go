@@ -139,18 +139,5 @@ func (s spans) each(typ string, fn func(wireField) error) error {
 	return nil
 }
 
-// collect returns the payloads of every occurrence of field num in s. The
-// caller has already checked that they are length-delimited.
-func (s spans) collect(typ string, num uint32) (spans, error) {
-	var out spans
-	err := s.each(typ, func(f wireField) error {
-		if f.num == num {
-			out = append(out, f.b)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // float64FromBits is math.Float64frombits, named for the call sites.
 func float64FromBits(v uint64) float64 { return math.Float64frombits(v) }
