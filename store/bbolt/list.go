@@ -55,30 +55,72 @@ func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions)
 	return res, err
 }
 
-// page accumulates one List page.
+// page accumulates one List page. To keep a 100,000-key list cheap it
+// copies keys and values out of bbolt into shared arenas instead of one
+// allocation each: values are capacity-limited sub-slices of 64 KiB chunks
+// (so appending to one never touches another), keys substrings of one
+// string per chunk of keys.
 type page struct {
 	prefix string
 	limit  int
 	res    store.ListResult
-	last   string
+
+	keyBuf   []byte // key bytes of KVs[keyStart:], not yet strings
+	keyEnds  []int
+	keyStart int
+	valBuf   []byte
 }
 
-// add appends kv, or counts it as remaining once the page is full.
-func (p *page) add(kv store.KV) {
-	if p.limit > 0 && len(p.res.KVs) >= p.limit {
+const arenaChunk = 64 << 10
+
+// add appends a KV copied from bbolt memory, or counts it as remaining once
+// the page is full.
+func (p *page) add(key, value []byte, createRev, modRev int64) {
+	if p.full() {
 		p.res.Remaining++
 		return
 	}
-	p.res.KVs = append(p.res.KVs, kv)
-	p.last = kv.Key
+	if p.res.KVs == nil {
+		p.res.KVs = make([]store.KV, 0, min(max(p.limit, 0)+1, 1024))
+	}
+	if p.valBuf == nil || cap(p.valBuf)-len(p.valBuf) < len(value) {
+		p.valBuf = make([]byte, 0, max(arenaChunk, len(value)))
+	}
+	start := len(p.valBuf)
+	p.valBuf = append(p.valBuf, value...)
+	p.res.KVs = append(p.res.KVs, store.KV{
+		Value:          p.valBuf[start:len(p.valBuf):len(p.valBuf)],
+		CreateRevision: createRev,
+		ModRevision:    modRev,
+	})
+	p.keyBuf = append(p.keyBuf, key...)
+	p.keyEnds = append(p.keyEnds, len(p.keyBuf))
+	if len(p.keyBuf) >= arenaChunk {
+		p.flushKeys()
+	}
+}
+
+// flushKeys turns the pending key bytes into one string and gives each
+// pending KV its substring.
+func (p *page) flushKeys() {
+	all := string(p.keyBuf)
+	from := 0
+	for i, end := range p.keyEnds {
+		p.res.KVs[p.keyStart+i].Key = all[from:end]
+		from = end
+	}
+	p.keyStart += len(p.keyEnds)
+	p.keyBuf, p.keyEnds = p.keyBuf[:0], p.keyEnds[:0]
 }
 
 // full reports whether further keys only count as remaining.
 func (p *page) full() bool { return p.limit > 0 && len(p.res.KVs) >= p.limit }
 
 func (p *page) finish() store.ListResult {
-	if p.res.Remaining > 0 {
-		p.res.Continue = store.ContinueToken{Revision: p.res.Revision, After: p.last}.Encode()
+	p.flushKeys()
+	if p.res.Remaining > 0 && len(p.res.KVs) > 0 {
+		last := p.res.KVs[len(p.res.KVs)-1].Key
+		p.res.Continue = store.ContinueToken{Revision: p.res.Revision, After: last}.Encode()
 	}
 	return p.res
 }
@@ -134,7 +176,7 @@ func listCurrent(tx *bolt.Tx, p *page, after string) error {
 		if err != nil {
 			return err
 		}
-		p.add(store.KV{Key: string(k), Value: clone(cur.value), CreateRevision: cur.createRev, ModRevision: cur.modRev})
+		p.add(k, cur.value, cur.createRev, cur.modRev)
 	}
 	return nil
 }
@@ -188,7 +230,7 @@ func listPast(tx *bolt.Tx, p *page, after string, rev int64) error {
 			if err != nil {
 				return err
 			}
-			p.add(store.KV{Key: string(k), Value: clone(cur.value), CreateRevision: cur.createRev, ModRevision: cur.modRev})
+			p.add(k, cur.value, cur.createRev, cur.modRev)
 		}
 		k, v = c.Next()
 	}
@@ -236,6 +278,6 @@ func addPast(hist *bolt.Bucket, p *page, key string, st pastState) error {
 	if err != nil {
 		return err
 	}
-	p.add(store.KV{Key: key, Value: clone(rec.value), CreateRevision: st.createRev, ModRevision: st.modRev})
+	p.add([]byte(key), rec.value, st.createRev, st.modRev)
 	return nil
 }

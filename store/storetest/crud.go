@@ -180,7 +180,7 @@ func testBadInput(t *testing.T, open Opener) {
 func testConcurrentCAS(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := testContext(t)
-	const workers, increments = 16, 25
+	const workers, increments = 8, 15
 	_, err := s.Create(ctx, "/cas/counter", []byte("0"))
 	require.NoError(t, err)
 	var wg sync.WaitGroup

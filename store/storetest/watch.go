@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,10 +173,15 @@ func testWatchOrdering(t *testing.T, open Opener) {
 			}
 		})
 	}
-	// Watches started mid-storm, from a revision already passed.
+	// Watches started mid-storm, from a revision already passed (never 0,
+	// which would mean "now").
+	deadline := time.Now().Add(waitTimeout)
+	for revision(t, s) < base+20 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling for progress, with a deadline
+	}
 	for p := range prefixes {
 		r := revision(t, s)
-		addWatch(key("/o%d/", p), r-min(r-base, 7), endKey(p))
+		addWatch(key("/o%d/", p), max(r-7, base+1), endKey(p))
 	}
 	wg.Wait()
 	close(errs)
@@ -213,7 +219,7 @@ func testWatchOrdering(t *testing.T, open Opener) {
 func testSlowWatcher(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := testContext(t)
-	const writers, perWriter = 8, 500
+	const writers, perWriter = 32, 125
 	base := revision(t, s)
 	slow, err := s.Watch(ctx, "/s/", 0)
 	require.NoError(t, err)
