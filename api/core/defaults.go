@@ -6,10 +6,17 @@ import "github.com/orkit/orkit/api/meta"
 // three-hour timeout for ClientIP), type ClusterIP, port protocol TCP,
 // targetPort equal to port, externalTrafficPolicy Cluster for NodePort and
 // LoadBalancer services, allocateLoadBalancerNodePorts true for
-// LoadBalancer, internalTrafficPolicy Cluster except for ExternalName.
+// LoadBalancer, internalTrafficPolicy Cluster except for ExternalName, and
+// clusterIP and clusterIPs kept in step as Kubernetes' conversion keeps them.
 // Cluster IPs and IP families are assigned by the API server, not here.
 func DefaultService(svc *Service) {
 	spec := &svc.Spec
+	switch {
+	case spec.ClusterIP == "" && len(spec.ClusterIPs) > 0:
+		spec.ClusterIP = spec.ClusterIPs[0]
+	case spec.ClusterIP != "" && len(spec.ClusterIPs) == 0:
+		spec.ClusterIPs = []string{spec.ClusterIP}
+	}
 	if spec.SessionAffinity == "" {
 		spec.SessionAffinity = ServiceAffinityNone
 	}
@@ -88,9 +95,17 @@ func DefaultSecret(s *Secret) {
 	}
 }
 
-// DefaultNode rounds a Node's capacity and allocatable up to thousandths
-// and sets allocatable to capacity when it reports none.
+// DefaultNode fills podCIDR from podCIDRs or the other way round (as
+// Kubernetes' conversion keeps them in step), rounds capacity and
+// allocatable up to thousandths and sets allocatable to capacity when the
+// node reports none.
 func DefaultNode(n *Node) {
+	switch {
+	case n.Spec.PodCIDR == "" && len(n.Spec.PodCIDRs) > 0:
+		n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
+	case n.Spec.PodCIDR != "" && len(n.Spec.PodCIDRs) == 0:
+		n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
+	}
 	roundUpToMilli(n.Status.Capacity)
 	roundUpToMilli(n.Status.Allocatable)
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {

@@ -5,7 +5,8 @@ import "strings"
 // DefaultPod fills the defaults the API server applies to a new or
 // updated Pod: those of its spec (DefaultPodSpec), requests copied from
 // limits where a container sets only a limit, host ports equal to container
-// ports on the host network, and enableServiceLinks true. It is idempotent.
+// ports on the host network, enableServiceLinks true, and podIP/podIPs and
+// hostIP/hostIPs kept in step. It is idempotent.
 func DefaultPod(pod *Pod) {
 	DefaultPodSpec(&pod.Spec)
 	if pod.Spec.EnableServiceLinks == nil {
@@ -21,6 +22,24 @@ func DefaultPod(pod *Pod) {
 	}
 	if pod.Spec.Resources != nil {
 		defaultRequestsFromLimits(pod.Spec.Resources)
+	}
+	syncPodIPs(&pod.Status)
+}
+
+// syncPodIPs keeps podIP/podIPs and hostIP/hostIPs in step, as Kubernetes'
+// conversion does: the single field is the first of the list.
+func syncPodIPs(s *PodStatus) {
+	switch {
+	case s.PodIP == "" && len(s.PodIPs) > 0:
+		s.PodIP = s.PodIPs[0].IP
+	case s.PodIP != "" && len(s.PodIPs) == 0:
+		s.PodIPs = []PodIP{{IP: s.PodIP}}
+	}
+	switch {
+	case s.HostIP == "" && len(s.HostIPs) > 0:
+		s.HostIP = s.HostIPs[0].IP
+	case s.HostIP != "" && len(s.HostIPs) == 0:
+		s.HostIPs = []HostIP{{IP: s.HostIP}}
 	}
 }
 

@@ -232,3 +232,22 @@ func TestDefaultOtherKinds(t *testing.T) {
 			{"type":"Pod","max":{"cpu":"4"}}]}`, string(got))
 	})
 }
+
+func TestDefaultKeepsSingleAndPluralFieldsInStep(t *testing.T) {
+	n := &Node{Spec: NodeSpec{PodCIDRs: []string{"10.244.1.0/24", "fd00:1::/64"}}}
+	DefaultNode(n)
+	assert.Equal(t, "10.244.1.0/24", n.Spec.PodCIDR)
+	assert.Empty(t, ValidateNode(&Node{ObjectMeta: meta.ObjectMeta{Name: "n"}, Spec: n.Spec}))
+	n = &Node{Spec: NodeSpec{PodCIDR: "10.244.2.0/24"}}
+	DefaultNode(n)
+	assert.Equal(t, []string{"10.244.2.0/24"}, n.Spec.PodCIDRs)
+
+	svc := &Service{Spec: ServiceSpec{ClusterIP: "10.96.0.10"}}
+	DefaultService(svc)
+	assert.Equal(t, []string{"10.96.0.10"}, svc.Spec.ClusterIPs)
+
+	pod := &Pod{Status: PodStatus{PodIPs: []PodIP{{IP: "10.244.1.7"}}, HostIP: "172.18.0.2"}}
+	DefaultPod(pod)
+	assert.Equal(t, "10.244.1.7", pod.Status.PodIP)
+	assert.Equal(t, []HostIP{{IP: "172.18.0.2"}}, pod.Status.HostIPs)
+}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
@@ -45,8 +46,8 @@ func validateNodeCIDRs(spec *NodeSpec, p *field.Path) field.ErrorList {
 	if len(spec.PodCIDRs) > 0 && spec.PodCIDRs[0] != spec.PodCIDR {
 		errs = append(errs, field.Invalid(cp.Index(0), spec.PodCIDRs[0], "must match the podCIDR"))
 	}
-	if len(spec.PodCIDRs) > 2 {
-		errs = append(errs, field.Invalid(cp, fmt.Sprint(spec.PodCIDRs), "may specify no more than one CIDR for each IP family"))
+	if len(spec.PodCIDRs) > 1 && !isDualStackPair(spec.PodCIDRs) {
+		errs = append(errs, field.Invalid(cp, strings.Join(spec.PodCIDRs, ","), "may specify no more than one CIDR for each IP family"))
 	}
 	for i, c := range spec.PodCIDRs {
 		errs = append(errs, invalidAll(cp.Index(i), c, validation.IsCIDR(c))...)
@@ -100,4 +101,14 @@ func ValidateNodeUpdate(node, old *Node) field.ErrorList {
 		errs = append(errs, field.Forbidden(sp.Child("providerID"), "node updates may not change providerID except from \"\" to valid"))
 	}
 	return errs
+}
+
+// isDualStackPair reports whether cidrs are one IPv4 and one IPv6 CIDR.
+func isDualStackPair(cidrs []string) bool {
+	if len(cidrs) != 2 {
+		return false
+	}
+	_, a, errA := net.ParseCIDR(cidrs[0])
+	_, b, errB := net.ParseCIDR(cidrs[1])
+	return errA == nil && errB == nil && (a.IP.To4() == nil) != (b.IP.To4() == nil)
 }
