@@ -17,10 +17,21 @@
 //     Kubernetes API server fills before validation;
 //   - validation (ValidatePod, ValidatePodUpdate, ...), returning a
 //     field.ErrorList whose messages read as Kubernetes' do;
-//   - helpers many components share: PodQOSClass, PodRequests, IsPodReady,
-//     GetPodCondition, ResourceList accessors, Toleration.ToleratesTaint,
-//     GetNodeCondition;
-//   - Register, which adds every core kind to a scheme.Scheme.
+//   - helpers many components share: GetPodQOS and ComputePodQOS,
+//     PodRequests, IsPodReady, GetPodCondition, UpdatePodCondition,
+//     ResourceList accessors (Cpu, Memory, Pods, ...), Toleration.ToleratesTaint,
+//     GetNodeCondition, NewObjectReference;
+//   - Register (and Types), which add every core kind to a scheme.Scheme.
+//
+// The API server applies, for each write, Default and then Validate (or
+// ValidateUpdate against the stored object), as Kubernetes does; the
+// status subresources have their own checks (ValidatePodStatusUpdate,
+// ValidateServiceStatusUpdate, ValidateNamespaceFinalizeUpdate).
+//
+// The golden files in testdata are objects as `kubectl get -o json` prints
+// them; the tests decode them, re-encode them and compare field by field,
+// and hand our encoding of pods to the real kubectl, which decodes it into
+// Kubernetes' own types.
 //
 // Objects are plain structs with no hidden state; they are not safe for
 // concurrent mutation, and functions here never retain the objects they are
