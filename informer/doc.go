@@ -1,0 +1,28 @@
+// Package informer owns the client-side cache of API objects: the
+// reflector that lists and watches a resource, the indexed store that
+// holds the objects, typed listers over it, shared informers that fan
+// events out to handlers, and a factory that keeps one informer per
+// resource per process. The work queue controllers feed from handlers is
+// in the workqueue subpackage.
+//
+// The pipeline, as client-go's tools/cache draws it:
+//
+//	API server ──list+watch──▶ Reflector ──diff/apply──▶ Indexer (cache)
+//	                                              └──notify──▶ listener ──▶ Handler
+//	                                              └──notify──▶ listener ──▶ Handler
+//
+// The Reflector lists in pages of 500, then watches from the list's
+// resourceVersion with bookmarks. A dropped watch resumes from the last
+// resourceVersion it saw, with backoff. A 410 Gone (the resourceVersion
+// is older than the server keeps) makes it list again, and the Informer
+// hands handlers only the differences against its cache: adds, updates of
+// objects whose resourceVersion changed, and deletes of objects that are
+// gone as DeletedFinalStateUnknown tombstones.
+//
+// Each handler has its own goroutine and its own unbounded buffer, so a
+// slow handler delays nobody else; Informer.Pending reports the backlog.
+//
+// The package talks to the server through the small ListerWatcher
+// interface; HTTPListerWatcher implements it with net/http, and the client
+// package adapts its typed resources to it.
+package informer
