@@ -9,6 +9,10 @@ import (
 	"github.com/orkit/orkit/api/meta"
 )
 
+// ContentType is the media type of Kubernetes protobuf request bodies, as
+// kubectl and client-go's typed clients send them.
+const ContentType = "application/vnd.kubernetes.protobuf"
+
 // magic starts every Kubernetes protobuf body.
 var magic = []byte("k8s\x00")
 

@@ -206,7 +206,7 @@ func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 		fmt.Fprintf(os.Stderr, "%s %s ct=%q %d\n", req.Method, req.URL, req.Header.Get("Content-Type"), len(b))
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if req.Header.Get("Content-Type") == "application/vnd.kubernetes.protobuf" {
+	if req.Header.Get("Content-Type") == ContentType {
 		r.mu.Lock()
 		r.body = b
 		r.mu.Unlock()

@@ -117,7 +117,8 @@ func newSchema() schema {
 		"authn.ExtraValue": {special: spStringList},
 	}
 	for _, group := range []map[string]fields{
-		metaMessages(), coreMessages(), coreVolumeMessages(), corePodMessages(),
+		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
+		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), rbacMessages(), authMessages(), otherMessages(),
 	} {
 		for name, f := range group {

@@ -3,7 +3,8 @@ package protobuf
 // Field numbers in this file are data taken from k8s.io/api core/v1
 // generated.proto; the JSON names are the Go types' json tags.
 
-// coreMessages covers the core/v1 objects other than Pod and volumes.
+// coreMessages covers Namespace, ConfigMap, Secret, ServiceAccount, Service,
+// Endpoints, Event and object references.
 func coreMessages() map[string]fields {
 	return map[string]fields{
 		"core.Namespace":          {1: objectMeta(), 2: msg("spec", "core.NamespaceSpec"), 3: msg("status", "core.NamespaceStatus")},
@@ -64,8 +65,14 @@ func coreMessages() map[string]fields {
 			12: str("action"), 13: msg("related", "core.ObjectReference"), 14: strp("reportingComponent"),
 			15: strp("reportingInstance"),
 		},
-		"core.EventSeries":   {1: i32("count"), 2: msg("lastObservedTime", typeMicroTime)},
-		"core.EventSource":   {1: str("component"), 2: str("host")},
+		"core.EventSeries": {1: i32("count"), 2: msg("lastObservedTime", typeMicroTime)},
+		"core.EventSource": {1: str("component"), 2: str("host")},
+	}
+}
+
+// coreClusterMessages covers ResourceQuota, LimitRange, Binding and Node.
+func coreClusterMessages() map[string]fields {
+	return map[string]fields{
 		"core.ResourceQuota": {1: objectMeta(), 2: msg("spec", "core.ResourceQuotaSpec"), 3: msg("status", "core.ResourceQuotaStatus")},
 		"core.ResourceQuotaSpec": {
 			1: quantities("hard"), 2: strs("scopes"), 3: msg("scopeSelector", "core.ScopeSelector"),
@@ -122,6 +129,12 @@ func coreMessages() map[string]fields {
 		"core.NodeRuntimeHandler":         {1: str("name"), 2: msg("features", "core.NodeRuntimeHandlerFeatures")},
 		"core.NodeRuntimeHandlerFeatures": {1: blnp("recursiveReadOnlyMounts"), 2: blnp("userNamespaces")},
 		"core.NodeFeatures":               {1: blnp("supplementalGroupsPolicy"), 2: blnp("containerUlimits")},
+	}
+}
+
+// coreStorageMessages covers PersistentVolumeClaim and PersistentVolume.
+func coreStorageMessages() map[string]fields {
+	return map[string]fields{
 		"core.PersistentVolumeClaim": {
 			1: objectMeta(), 2: msg("spec", "core.PersistentVolumeClaimSpec"), 3: msg("status", "core.PersistentVolumeClaimStatus"),
 		},

@@ -42,8 +42,8 @@ func podSpecFields() fields {
 	}
 }
 
-// corePodMessages covers Pod, PodTemplateSpec and everything a PodSpec
-// and PodStatus reach, except volumes.
+// corePodMessages covers Pod, PodTemplate(Spec), containers, environment,
+// resources, probes and lifecycle hooks.
 func corePodMessages() map[string]fields {
 	return map[string]fields{
 		"core.Pod":                      {1: objectMeta(), 2: msg("spec", "core.PodSpec"), 3: msg("status", "core.PodStatus")},
@@ -111,6 +111,12 @@ func corePodMessages() map[string]fields {
 			3: msg("tcpSocket", "core.TCPSocketAction"), 4: msg("sleep", "core.SleepAction"),
 		},
 		"core.SleepAction": {1: i64p("seconds")},
+	}
+}
+
+// coreSecurityMessages covers container and pod security contexts.
+func coreSecurityMessages() map[string]fields {
+	return map[string]fields{
 		"core.SecurityContext": {
 			1: msg("capabilities", "core.Capabilities"), 2: blnp("privileged"),
 			3: msg("seLinuxOptions", "core.SELinuxOptions"), 10: msg("windowsOptions", "core.WindowsSecurityContextOptions"),
@@ -134,6 +140,13 @@ func corePodMessages() map[string]fields {
 			11: msg("appArmorProfile", "core.AppArmorProfile"), 13: strp("seLinuxChangePolicy"),
 		},
 		"core.Sysctl": {1: strp("name"), 2: strp("value")},
+	}
+}
+
+// coreSchedulingMessages covers affinity, tolerations, DNS, topology
+// spread and scheduling gates.
+func coreSchedulingMessages() map[string]fields {
+	return map[string]fields{
 		"core.Affinity": {
 			1: msg("nodeAffinity", "core.NodeAffinity"), 2: msg("podAffinity", "core.PodAffinity"),
 			3: msg("podAntiAffinity", "core.PodAntiAffinity"),
@@ -177,6 +190,12 @@ func corePodMessages() map[string]fields {
 		"core.PodResourceClaim": {
 			1: strp("name"), 3: strp("resourceClaimName"), 4: strp("resourceClaimTemplateName"),
 		},
+	}
+}
+
+// corePodStatusMessages covers PodStatus and container statuses.
+func corePodStatusMessages() map[string]fields {
+	return map[string]fields{
 		"core.PodStatus": {
 			17: i64("observedGeneration"), 1: str("phase"), 2: msgs("conditions", "core.PodCondition"),
 			3: str("message"), 4: str("reason"), 11: str("nominatedNodeName"), 5: str("hostIP"),
