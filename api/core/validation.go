@@ -72,8 +72,9 @@ func badValue(v any) any {
 	return v
 }
 
-// supported reports whether v is one of values, and an Unsupported error
-// at p when it is not ("Required" when v is empty and required is set).
+// validateEnum reports an Unsupported error at p when v is not one of
+// values (listed in the message in the order given), or Required when v is
+// empty and required is set; an empty optional v is fine.
 func validateEnum[T ~string](v T, required bool, p *field.Path, values ...T) field.ErrorList {
 	if v == "" && required {
 		return field.ErrorList{field.Required(p, "")}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
@@ -106,16 +107,17 @@ func validateLimitItemNames(item *LimitRangeItem, p *field.Path) field.ErrorList
 // ratio bounds, per resource.
 func validateLimitOrder(item *LimitRangeItem, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	names := map[ResourceName]bool{}
+	seen := map[ResourceName]bool{}
+	var names []ResourceName
 	for _, rl := range []ResourceList{item.Max, item.Min, item.Default, item.DefaultRequest, item.MaxLimitRequestRatio} {
 		for n := range rl {
-			names[n] = true
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
 		}
 	}
-	keys := make(ResourceList, len(names))
-	for n := range names {
-		keys[n] = resource.Quantity{}
-	}
+	slices.Sort(names)
 	check := func(a, b ResourceList, n ResourceName, path, format string, reportA bool) {
 		qa, okA := a[n]
 		qb, okB := b[n]
@@ -127,7 +129,7 @@ func validateLimitOrder(item *LimitRangeItem, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child(path).Key(string(n)), bad, fmt.Sprintf(format, qa.String(), qb.String())))
 		}
 	}
-	for _, n := range sortedNames(keys) {
+	for _, n := range names {
 		check(item.Min, item.Max, n, "min", "min value %s is greater than max value %s", true)
 		check(item.Min, item.DefaultRequest, n, "defaultRequest", "min value %s is greater than default request value %s", false)
 		check(item.DefaultRequest, item.Max, n, "defaultRequest", "default request value %s is greater than max value %s", true)
