@@ -87,6 +87,22 @@ func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 	return nil
 }
 
+// Releaser is an optional ability of a Validator that reserves something
+// when it admits a create (ResourceQuota's usage): the server calls
+// Release when the create fails after admission.
+type Releaser interface {
+	Release(ctx context.Context, a *Attributes) error
+}
+
+// Release calls Release on every validator of the chain that has it.
+func (c *Chain) Release(ctx context.Context, a *Attributes) {
+	for _, v := range c.Validators {
+		if r, ok := v.(Releaser); ok && v.Handles(a.Operation) {
+			_ = r.Release(ctx, a)
+		}
+	}
+}
+
 // Rejection is the error of a plugin that refused a request. The API server
 // turns it into a 403 Forbidden Status (or keeps the plugin's own Status
 // when it returned one).

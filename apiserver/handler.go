@@ -215,6 +215,7 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 	}
 	out, err := res.storage.Create(ctx, obj)
 	if err != nil {
+		s.cfg.Admission.Release(context.WithoutCancel(ctx), attrs)
 		return nil, err
 	}
 	if !out.GetObjectMeta().IsInitialized() && !includeUninitialized(req.Query) {

@@ -35,9 +35,10 @@ type Config struct {
 	Listen string
 	// TokenFile, when set, enables static bearer tokens (Kubernetes CSV).
 	TokenFile string
-	// Admission is the admission chain; nil means DefaultAdmission().
-	// Start from DefaultAdmission to add plugins and choose their order.
-	Admission *admission.Chain
+	// Admission builds the admission chain for the server; nil means
+	// DefaultAdmission. Start from DefaultAdmission to add plugins and
+	// choose their order.
+	Admission func(*apiserver.Server) *admission.Chain
 	// WatchHistory is how many events per resource the watch caches keep
 	// for resuming watches (older resourceVersions get 410); default 10,000.
 	WatchHistory int
@@ -72,7 +73,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Admission == nil {
-		cfg.Admission = DefaultAdmission()
+		cfg.Admission = DefaultAdmission
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
-		Authenticator: authn.Union(false, auths...), Admission: cfg.Admission, Logger: cfg.Logger,
+		Authenticator: authn.Union(false, auths...), Logger: cfg.Logger,
 		WatchHistory: cfg.WatchHistory,
 	})
 	if err != nil {
@@ -130,6 +131,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err := srv.RegisterScheme(sch); err != nil {
 		return err
 	}
+	srv.SetAdmission(cfg.Admission(srv))
 	srv.SetAuthorizer(authz.Chain(authz.Masters(), authz.Node(srv.NodeGraph()), authz.RBAC(srv.RBACSource())))
 	if err := srv.EnableInitializers(); err != nil {
 		return err
@@ -157,10 +159,22 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	return cp.WriteKubeconfig(cp.AdminKubeconfig, "admin", "system:masters")
 }
 
-// DefaultAdmission returns the built-in admission chain, in order.
-func DefaultAdmission() *admission.Chain {
+// DefaultAdmission returns the built-in admission chain for srv, in
+// order: LimitRanger defaults, then NamespaceLifecycle, NodeRestriction,
+// LimitRanger limits and ResourceQuota (last, because it charges usage
+// when it admits). SecurityContextDeny and Privileged exist but are off,
+// as in Kubernetes' defaults; add them to the chain to use them.
+func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
+	src := srv.AdmissionSources()
+	lr := admission.NewLimitRanger(src)
 	return &admission.Chain{
-		Validators: []admission.Validator{admission.NewNodeRestriction()},
+		Mutators: []admission.Mutator{lr},
+		Validators: []admission.Validator{
+			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
+			admission.NewNodeRestriction(),
+			lr,
+			admission.NewResourceQuota(src),
+		},
 	}
 }
 

@@ -1,0 +1,180 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/store"
+)
+
+var storeListAll = store.ListOptions{}
+
+// SetAdmission replaces the admission chain; call before Start. The
+// built-in plugins read the cluster through AdmissionSources.
+func (s *Server) SetAdmission(c *admission.Chain) { s.cfg.Admission = c }
+
+// AdmissionSources gives the built-in admission plugins and the
+// initializer runner their view of the cluster: watch caches for lookups,
+// storage for the reads and compare-and-swap writes that must be exact.
+type AdmissionSources struct{ s *Server }
+
+// AdmissionSources returns the sources for this server.
+func (s *Server) AdmissionSources() AdmissionSources { return AdmissionSources{s} }
+
+var (
+	_ admission.NamespaceGetter  = AdmissionSources{}
+	_ admission.LimitRangeLister = AdmissionSources{}
+	_ admission.QuotaStore       = AdmissionSources{}
+	_ admission.ObjectSource     = AdmissionSources{}
+)
+
+// GetNamespace reads a namespace from the watch cache.
+func (a AdmissionSources) GetNamespace(name string) (*core.Namespace, bool) {
+	ns, err := get[core.Namespace](a.s, coreGVR("namespaces"), "", name)
+	return ns, err == nil
+}
+
+// LookupNamespace reads a namespace from storage (for one the cache has not
+// seen yet).
+func (a AdmissionSources) LookupNamespace(ctx context.Context, name string) (*core.Namespace, error) {
+	st, ok := a.s.Storage(coreGVR("namespaces"))
+	if !ok {
+		return nil, fmt.Errorf("namespaces are not served")
+	}
+	obj, err := st.Get(ctx, "", name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*core.Namespace), nil
+}
+
+// LimitRanges lists the namespace's LimitRanges from the watch cache.
+func (a AdmissionSources) LimitRanges(ns string) []*core.LimitRange {
+	return list[core.LimitRange](a.s, coreGVR("limitranges"), ns)
+}
+
+// List reads the namespace's ResourceQuotas from storage, so a charge
+// always starts from the latest usage.
+func (a AdmissionSources) List(ctx context.Context, ns string) ([]*core.ResourceQuota, error) {
+	st, ok := a.s.Storage(coreGVR("resourcequotas"))
+	if !ok {
+		return nil, nil
+	}
+	res, err := st.ListRaw(ctx, ns, storeListAll)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*core.ResourceQuota, 0, len(res.KVs))
+	for _, kv := range res.KVs {
+		obj, err := st.Decode(kv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj.(*core.ResourceQuota))
+	}
+	return out, nil
+}
+
+// UpdateStatus writes q's status if q's resourceVersion is still current
+// (a Conflict otherwise).
+func (a AdmissionSources) UpdateStatus(ctx context.Context, q *core.ResourceQuota) (*core.ResourceQuota, error) {
+	st, ok := a.s.Storage(coreGVR("resourcequotas"))
+	if !ok {
+		return nil, fmt.Errorf("resourcequotas are not served")
+	}
+	out, err := st.GuaranteedUpdate(ctx, q.Namespace, q.Name, false, func(cur meta.Object) (meta.Object, error) {
+		c := cur.(*core.ResourceQuota)
+		if c.ResourceVersion != q.ResourceVersion {
+			return nil, apierrors.NewConflict(st.gr, q.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+		}
+		next := meta.DeepCopy(c)
+		next.Status = q.Status
+		return next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.(*core.ResourceQuota), nil
+}
+
+// Watch follows the objects of gvr (uninitialized ones included when
+// asked) until ctx is done, starting with the current ones.
+func (a AdmissionSources) Watch(ctx context.Context, gvr meta.GroupVersionResource, includeUninitialized bool) (<-chan admission.ObjectEvent, error) {
+	res, ok := a.s.lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+	}
+	initial, w, err := res.cache.Watch("", Filter{IncludeUninitialized: includeUninitialized}, 0, false, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan admission.ObjectEvent)
+	go func() {
+		defer close(out)
+		defer res.cache.Unwatch(w)
+		send := func(ev WatchEvent) bool {
+			select {
+			case out <- admission.ObjectEvent{Type: ev.Type, Object: ev.Object.obj}:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, ev := range initial {
+			if !send(ev) {
+				return
+			}
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.done:
+				return
+			case ev := <-w.ch:
+				if ev.Object != nil && !send(ev) {
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Get reads an object from storage, initialized or not.
+func (a AdmissionSources) Get(ctx context.Context, gvr meta.GroupVersionResource, ns, name string) (meta.Object, error) {
+	st, ok := a.s.Storage(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+	}
+	return st.Get(ctx, ns, name)
+}
+
+// Update writes obj if its resourceVersion is still current, then deletes
+// it if an initializer recorded a failure.
+func (a AdmissionSources) Update(ctx context.Context, gvr meta.GroupVersionResource, obj meta.Object) (meta.Object, error) {
+	res, ok := a.s.lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), obj.GetObjectMeta().Name)
+	}
+	m := obj.GetObjectMeta()
+	out, err := res.storage.GuaranteedUpdate(ctx, m.Namespace, m.Name, false, func(cur meta.Object) (meta.Object, error) {
+		if cur.GetObjectMeta().ResourceVersion != m.ResourceVersion {
+			return nil, apierrors.NewConflict(res.gr(), m.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+		}
+		next := meta.DeepCopy(obj)
+		if in := next.GetObjectMeta().Initializers; in != nil && len(in.Pending) == 0 && in.Result == nil {
+			next.GetObjectMeta().Initializers = nil
+		}
+		return next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.s.afterUpdate(ctx, res, out)
+	return out, nil
+}
