@@ -30,7 +30,7 @@ type testPKI struct {
 	serving, alice pki.KeyPair
 }
 
-func newTestPKI(t *testing.T) *testPKI {
+func newTestPKI(t testing.TB) *testPKI {
 	t.Helper()
 	ca, err := pki.NewCA("test-ca")
 	require.NoError(t, err)
@@ -387,4 +387,36 @@ func TestKubeconfigRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, p.ca.CertPEM, c.CAData)
 	assert.Equal(t, p.alice.KeyPEM, c.KeyData)
+}
+
+// FuzzKubeconfig: any kubeconfig text either resolves into a Config that
+// New accepts or rejects, or fails with a typed error; nothing panics.
+func FuzzKubeconfig(f *testing.F) {
+	p := newTestPKI(f)
+	f.Add([]byte(kubeconfigYAML(p)), "data")
+	f.Add([]byte("apiVersion: v1\nclusters: []\n"), "")
+	f.Add([]byte("current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: {server: 'https://h'}\n"), "")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, context string) {
+		path := filepath.Join(dir, "config")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ConfigFromKubeconfig(path, context)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidKubeconfig) && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+				var pe *os.PathError
+				if !errors.As(err, &pe) {
+					t.Fatalf("untyped error: %v", err)
+				}
+			}
+			return
+		}
+		if cfg.Host == "" {
+			t.Fatalf("resolved without a host")
+		}
+		if _, err := New(cfg); err != nil && !errors.Is(err, ErrInvalidConfig) {
+			t.Fatalf("New: untyped error: %v", err)
+		}
+	})
 }

@@ -301,3 +301,27 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeStatus: any error body becomes a Status with the response's
+// code and a bounded message.
+func FuzzDecodeStatus(f *testing.F) {
+	f.Add(404, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"x","reason":"NotFound","code":404}`))
+	f.Add(500, []byte("<html>oops</html>"))
+	f.Add(429, []byte(`{"kind":"Status"}`))
+	f.Add(410, []byte(`{"kind":"Status","code":"x"}`))
+	f.Fuzz(func(t *testing.T, code int, body []byte) {
+		if code < 400 || code > 599 {
+			return
+		}
+		st := decodeStatus(code, http.Header{"Retry-After": []string{"2"}}, body)
+		if st == nil || st.Code == 0 {
+			t.Fatalf("no code: %+v", st)
+		}
+		if st.Kind != "Status" {
+			t.Fatalf("kind %q", st.Kind)
+		}
+		if st.Reason == meta.StatusReasonUnknown && st.Code >= 500 {
+			t.Fatalf("5xx without a reason: %+v", st)
+		}
+	})
+}

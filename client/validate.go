@@ -13,9 +13,10 @@ import (
 )
 
 // ValidationError is returned when an object fails client-side
-// validation: nothing was sent. Status is the Invalid (422) Status the
-// server would have answered with, and errors.As finds it, so
-// apierrors.IsInvalid(err) holds.
+// validation: nothing was sent. Status is the Status the server would have
+// answered with — Invalid (422), so apierrors.IsInvalid(err) holds, or
+// BadRequest (400) for an untyped object that does not decode into its
+// kind — and errors.As finds it.
 type ValidationError struct {
 	// Request is the request that was not sent ("POST /api/v1/namespaces/default/pods").
 	Request string
