@@ -129,4 +129,3 @@ func TestInformerRelistsOnGoneAndDeliversDiff(t *testing.T) {
 	assert.Zero(t, rec.sameRVUpdates, "no updates of unchanged objects")
 	assert.Equal(t, 3, rec.initialAdds)
 }
-
