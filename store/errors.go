@@ -17,7 +17,8 @@ var (
 	ErrFutureRevision = errors.New("revision is in the future")
 	// ErrTooLarge: the value exceeds MaxValueSize.
 	ErrTooLarge = errors.New("value too large")
-	// ErrInvalidKey: the key is empty, too long, or holds NUL, "." or ".." segments.
+	// ErrInvalidKey: the key is malformed (see ValidateKey): empty, too long,
+	// not starting with "/", or holding NUL, empty, "." or ".." segments.
 	ErrInvalidKey = errors.New("invalid key")
 	// ErrInvalidContinue: the continue token is malformed or from another prefix.
 	ErrInvalidContinue = errors.New("invalid continue token")

@@ -32,7 +32,8 @@ const (
 // deleted value.
 //
 // An Event with Err set is the last one a watcher receives: the watch ended
-// because it fell behind (ErrWatcherTooSlow) or the store closed.
+// because it fell behind (ErrWatcherTooSlow), history it still had to replay
+// was compacted (ErrTooOld), or the store closed (ErrClosed).
 type Event struct {
 	Type     EventType
 	KV       KV

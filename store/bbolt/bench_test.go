@@ -108,9 +108,10 @@ func BenchmarkWatchFanout(b *testing.B) {
 	defer cancel()
 	var mu sync.Mutex
 	var lat []time.Duration
+	recv := make([][]int64, watchers) // per watcher, receive time of each event
 	var got atomic.Int64
 	var wg sync.WaitGroup
-	for range watchers {
+	for w := range watchers {
 		ch, err := s.Watch(ctx, "/fan/", 0)
 		require.NoError(b, err)
 		wg.Go(func() {
@@ -120,8 +121,10 @@ func BenchmarkWatchFanout(b *testing.B) {
 					b.Error(ev.Err)
 					break
 				}
+				now := time.Now().UnixNano()
 				sent := int64(binary.BigEndian.Uint64(ev.KV.Value))
-				mine = append(mine, time.Duration(time.Now().UnixNano()-sent))
+				mine = append(mine, time.Duration(now-sent))
+				recv[w] = append(recv[w], now)
 				got.Add(1)
 			}
 			mu.Lock()
@@ -149,6 +152,19 @@ func BenchmarkWatchFanout(b *testing.B) {
 	b.ReportMetric(percentile(lat, 99), "p99-ms")
 	b.ReportMetric(percentile(lat, 100), "max-ms")
 	b.ReportMetric(percentile(createLat, 99), "create-p99-ms") // the commit's share
+	// Spread: first to last watcher receiving the same event, the fan-out's
+	// own cost without the commit.
+	var spread []time.Duration
+	for i := range recv[0] {
+		lo, hi := recv[0][i], recv[0][i]
+		for w := range recv {
+			if i < len(recv[w]) {
+				lo, hi = min(lo, recv[w][i]), max(hi, recv[w][i])
+			}
+		}
+		spread = append(spread, time.Duration(hi-lo))
+	}
+	b.ReportMetric(percentile(spread, 99), "spread-p99-ms")
 }
 
 // BenchmarkRead100k measures List and Get over 100,000 keys (200-byte

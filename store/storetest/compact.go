@@ -23,6 +23,10 @@ func testCompaction(t *testing.T, open Opener) {
 
 	err := s.Compact(ctx, cur+1)
 	require.ErrorIs(t, err, store.ErrFutureRevision)
+	// A continue token whose revision gets compacted away expires.
+	page, err := s.List(ctx, "/c/", store.ListOptions{Revision: m.base + 5, Limit: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Continue)
 
 	for _, c := range []int64{m.base + 10, m.base + 40, m.base + 41, m.base + 90} {
 		require.NoError(t, s.Compact(ctx, c), "compact to %d", c)
@@ -51,6 +55,8 @@ func testCompaction(t *testing.T, open Opener) {
 		})
 	}
 	require.NoError(t, s.Compact(ctx, m.base+5), "compacting to an older revision is a no-op")
+	_, err = s.List(ctx, "/c/", store.ListOptions{Continue: page.Continue, Limit: 1})
+	require.ErrorIs(t, err, store.ErrTooOld, "continue token older than the compaction")
 	for k, want := range m.at(cur) {
 		got, err := s.Get(ctx, k)
 		require.NoError(t, err)

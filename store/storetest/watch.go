@@ -97,6 +97,14 @@ func testWatchErrors(t *testing.T, open Opener) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
+// orderedWatch is one watch of testWatchOrdering, drained as it goes.
+type orderedWatch struct {
+	prefix string
+	from   int64
+	got    []store.Event
+	err    error
+}
+
 // testWatchOrdering runs 50 concurrent writers over 5 prefixes with
 // watchers per prefix and one on everything, some of them started in the
 // middle from a past revision; every watcher must see exactly the store's
@@ -107,46 +115,80 @@ func testWatchOrdering(t *testing.T, open Opener) {
 	const writers, perWriter, prefixes = 50, 12, 5
 	base := revision(t, s)
 	endKey := func(p int) string { return key("/o%d/~end", p) }
-	type watch struct {
-		prefix string
-		from   int64
-		got    []store.Event
-		err    error
-	}
 	var (
 		mu       sync.Mutex
 		written  = map[int64]string{} // revision → key
-		watches  []*watch
+		watches  []*orderedWatch
 		watching sync.WaitGroup
 	)
-	// Each watch is drained as it goes, until the end marker of its prefix
-	// (the last one, /o4/~end, for the watch on everything).
+	// Each watch is drained until the end marker of its prefix (the last
+	// one, /o4/~end, for the watch on everything).
 	addWatch := func(prefix string, from int64, end string) {
 		ch, err := s.Watch(ctx, prefix, from)
 		require.NoError(t, err)
-		w := &watch{prefix: prefix, from: max(from, base)} // 0 means "now" = base
+		w := &orderedWatch{prefix: prefix, from: max(from, base)} // 0 means "now" = base
 		mu.Lock()
 		watches = append(watches, w)
 		mu.Unlock()
-		watching.Go(func() {
-			for ev := range ch {
-				if ev.Err != nil {
-					w.err = ev.Err
-					return
-				}
-				w.got = append(w.got, ev)
-				if ev.KV.Key == end {
-					return
-				}
-			}
-			w.err = errors.New("channel closed early")
-		})
+		watching.Go(func() { w.got, w.err = drainUntil(ch, end) })
 	}
 	for p := range prefixes {
 		addWatch(key("/o%d/", p), base, endKey(p))
 		addWatch(key("/o%d/", p), 0, endKey(p))
 	}
 	addWatch("", base, endKey(prefixes-1))
+	storm := make(chan error, 1)
+	go func() {
+		storm <- writeStorm(ctx, s, writers, perWriter, prefixes, func(rev int64, k string) {
+			mu.Lock()
+			written[rev] = k
+			mu.Unlock()
+		})
+	}()
+	// Watches started mid-storm, from a revision already passed (never 0,
+	// which would mean "now").
+	deadline := time.Now().Add(waitTimeout)
+	for revision(t, s) < base+20 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling for progress, with a deadline
+	}
+	for p := range prefixes {
+		r := revision(t, s)
+		addWatch(key("/o%d/", p), max(r-7, base+1), endKey(p))
+	}
+	require.NoError(t, <-storm)
+	for p := range prefixes {
+		rev, err := s.Create(ctx, endKey(p), nil)
+		require.NoError(t, err)
+		written[rev] = endKey(p)
+	}
+	watching.Wait()
+	last := base + writers*perWriter + prefixes
+	require.Len(t, written, int(last-base))
+	require.Equal(t, last, revision(t, s))
+	for _, w := range watches {
+		checkOrdered(t, w, written, last)
+	}
+}
+
+// drainUntil reads ch until an event for key end, an error event or close.
+func drainUntil(ch <-chan store.Event, end string) ([]store.Event, error) {
+	var got []store.Event
+	for ev := range ch {
+		if ev.Err != nil {
+			return got, ev.Err
+		}
+		got = append(got, ev)
+		if ev.KV.Key == end {
+			return got, nil
+		}
+	}
+	return got, errors.New("channel closed early")
+}
+
+// writeStorm runs writers goroutines, each creating 4 keys under
+// /o<w%prefixes>/ and then updating them, perWriter writes in all, and
+// reports every acknowledged write.
+func writeStorm(ctx context.Context, s store.Interface, writers, perWriter, prefixes int, record func(int64, string)) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
@@ -167,49 +209,30 @@ func testWatchOrdering(t *testing.T, open Opener) {
 					errs <- err
 					return
 				}
-				mu.Lock()
-				written[rev] = k
-				mu.Unlock()
+				record(rev, k)
 			}
 		})
 	}
-	// Watches started mid-storm, from a revision already passed (never 0,
-	// which would mean "now").
-	deadline := time.Now().Add(waitTimeout)
-	for revision(t, s) < base+20 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // polling for progress, with a deadline
-	}
-	for p := range prefixes {
-		r := revision(t, s)
-		addWatch(key("/o%d/", p), max(r-7, base+1), endKey(p))
-	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	for p := range prefixes {
-		rev, err := s.Create(ctx, endKey(p), nil)
-		require.NoError(t, err)
-		written[rev] = endKey(p)
-	}
-	watching.Wait()
-	last := base + writers*perWriter + prefixes
-	require.Len(t, written, int(last-base))
-	require.Equal(t, last, revision(t, s))
-	for _, w := range watches {
-		require.NoError(t, w.err, "watch %q from %d", w.prefix, w.from)
-		var want []int64
-		for rev := w.from + 1; rev <= last; rev++ {
-			if strings.HasPrefix(written[rev], w.prefix) {
-				want = append(want, rev)
-			}
+	return <-errs
+}
+
+// checkOrdered compares what w saw with the revisions written under its
+// prefix after its start.
+func checkOrdered(t *testing.T, w *orderedWatch, written map[int64]string, last int64) {
+	t.Helper()
+	require.NoError(t, w.err, "watch %q from %d", w.prefix, w.from)
+	var want []int64
+	for rev := w.from + 1; rev <= last; rev++ {
+		if strings.HasPrefix(written[rev], w.prefix) {
+			want = append(want, rev)
 		}
-		require.Len(t, w.got, len(want), "watch %q from %d", w.prefix, w.from)
-		for i, ev := range w.got {
-			require.Equal(t, want[i], ev.Revision, "watch %q from %d, event %d", w.prefix, w.from, i)
-			require.Equal(t, written[ev.Revision], ev.KV.Key)
-		}
+	}
+	require.Len(t, w.got, len(want), "watch %q from %d", w.prefix, w.from)
+	for i, ev := range w.got {
+		require.Equal(t, want[i], ev.Revision, "watch %q from %d, event %d", w.prefix, w.from, i)
+		require.Equal(t, written[ev.Revision], ev.KV.Key)
 	}
 }
 
