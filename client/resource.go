@@ -451,3 +451,16 @@ func (r *Resource[T, PT]) UpdateScale(ctx context.Context, name string, sc *auto
 	}
 	return decode[autoscaling.Scale](b, "update "+p)
 }
+
+// ListerWatcher is what a cache of one resource needs from the client: a
+// list to start from and a watch to follow. *Resource implements it;
+// informers take it so tests can feed them without a server.
+type ListerWatcher[T any, PT interface {
+	*T
+	meta.Object
+}] interface {
+	List(ctx context.Context, opts ListOptions) (*meta.List[T], error)
+	Watch(ctx context.Context, opts ListOptions) (<-chan Event[PT], error)
+}
+
+var _ ListerWatcher[Unstructured, *Unstructured] = (*Dynamic)(nil)
