@@ -223,6 +223,10 @@ func (d *decoder) fields(sp spans, typ string, first *bool) error {
 	}
 	for _, num := range m.order {
 		if occ[num].n == 0 {
+			if fd := m.fields[num]; fd.nullIfAbsent {
+				d.key(fd.name, first)
+				d.out = append(d.out, "null"...)
+			}
 			continue
 		}
 		if err := d.field(sp, typ, occ[num], m.fields[num], first); err != nil {

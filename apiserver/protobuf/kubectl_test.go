@@ -48,6 +48,15 @@ func kubectlCases() []kubectlCase {
 		{name: "clusterrolebinding", args: []string{"create", "clusterrolebinding", "crb", "--clusterrole=view", "--group=devs"}},
 		{name: "quota", args: []string{"create", "quota", "q", "--hard=pods=2,cpu=1,memory=1Gi"}},
 		{name: "priorityclass", args: []string{"create", "priorityclass", "pc", "--value=1000", "--description=high", "--preemption-policy=Never"}},
+		{name: "secret-dockerregistry", args: []string{"create", "secret", "docker-registry", "reg", "--docker-server=registry.local:5000", "--docker-username=u", "--docker-password=p"}},
+		{name: "service-externalname", args: []string{"create", "service", "externalname", "ext", "--external-name=db.example.com"}},
+		{name: "service-loadbalancer", args: []string{"create", "service", "loadbalancer", "lb", "--tcp=80:8080", "--tcp=53:53"}},
+		{name: "service-headless", args: []string{"create", "service", "clusterip", "headless", "--clusterip=None", "--tcp=5432"}},
+		{name: "clusterrole-aggregated", args: []string{"create", "clusterrole", "agg", "--aggregation-rule=rbac.example.com/aggregate-to-agg=true"}},
+		{name: "role-apigroups", args: []string{"create", "role", "deployer", "--verb=create,update,patch", "--resource=deployments.apps,pods/log,configmaps"}},
+		{name: "rolebinding-role", args: []string{"create", "rolebinding", "rb2", "--role=deployer", "--group=team"}},
+		{name: "priorityclass-default", args: []string{"create", "priorityclass", "low", "--value=0", "--global-default"}},
+		{name: "configmap-envfile", args: []string{"create", "configmap", "envs", "--from-env-file={env}"}},
 		{name: "configmap-binary", args: []string{"create", "configmap", "bin", "--from-file=data.bin={bin}", "--from-literal=t=text"}},
 		{
 			name: "tokenrequest", args: []string{"create", "token", "sa", "--audience=api", "--duration=1h"},
@@ -61,7 +70,7 @@ func kubectlCases() []kubectlCase {
 		{
 			name: "selfsubjectrulesreview", args: []string{"auth", "can-i", "--list", "--namespace=kube-system"},
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","metadata":{"creationTimestamp":null},
-				"spec":{"namespace":"kube-system"},"status":{"incomplete":false}}`,
+				"spec":{"namespace":"kube-system"},"status":{"resourceRules":null,"nonResourceRules":null,"incomplete":false}}`,
 		},
 		{
 			name: "selfsubjectaccessreview", args: []string{"auth", "can-i", "get", "pods"},
@@ -85,9 +94,11 @@ func TestKubectlBodies(t *testing.T) {
 	rec := newRecorder(t)
 	bin := filepath.Join(t.TempDir(), "data.bin")
 	require.NoError(t, os.WriteFile(bin, []byte{0xff, 0xfe, 0x00, 0x01, 'k', '8', 's'}, 0o600))
+	env := filepath.Join(t.TempDir(), "app.env")
+	require.NoError(t, os.WriteFile(env, []byte("A=1\nB=with space\n# comment\nEMPTY=\n"), 0o600))
 	for _, tc := range kubectlCases() {
 		for i, a := range tc.args {
-			tc.args[i] = strings.ReplaceAll(a, "{bin}", bin)
+			tc.args[i] = strings.NewReplacer("{bin}", bin, "{env}", env).Replace(a)
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			body := rec.capture(t, kubectl, tc.args)

@@ -38,6 +38,10 @@ type field struct {
 	repeated bool      // a JSON array of kind
 	keepZero bool      // a present zero scalar is written (Go pointer or non-omitempty field)
 	inline   bool      // kMessage embedded in Go: its fields join the parent object
+	// nullIfAbsent marks a repeated field whose Go json tag has no
+	// omitempty: Kubernetes writes a nil slice as null, and protobuf cannot
+	// tell nil from empty, so an absent field is written as null.
+	nullIfAbsent bool
 }
 
 // message is the schema of one protobuf message type.
@@ -73,6 +77,10 @@ func byt(n string) field  { return field{name: n, kind: kBytes, keepZero: true} 
 func strs(n string) field { return field{name: n, kind: kString, repeated: true, keepZero: true} }
 func i32s(n string) field { return field{name: n, kind: kInt32, repeated: true, keepZero: true} }
 func i64s(n string) field { return field{name: n, kind: kInt64, repeated: true, keepZero: true} }
+
+// required marks a repeated field without omitempty in Go (see
+// field.nullIfAbsent).
+func required(f field) field { f.nullIfAbsent = true; return f }
 
 // Messages: msg is a single (pointer or value) message, msgs a repeated
 // one, inl a Go-embedded struct whose fields are inlined in the parent.

@@ -19,7 +19,7 @@ func metaMessages() map[string]fields {
 			5: strp("apiVersion"), 1: strp("kind"), 3: strp("name"), 4: strp("uid"),
 			6: blnp("controller"), 7: blnp("blockOwnerDeletion"),
 		},
-		"meta.Initializers": {1: msgs("pending", "meta.Initializer"), 2: msg("result", "meta.Status")},
+		"meta.Initializers": {1: required(msgs("pending", "meta.Initializer")), 2: msg("result", "meta.Status")},
 		"meta.Initializer":  {1: strp("name")},
 		"meta.Status": {
 			1: msg("metadata", "meta.ListMeta"), 2: str("status"), 3: str("message"), 4: str("reason"),

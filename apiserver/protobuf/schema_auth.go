@@ -7,9 +7,9 @@ package protobuf
 // rbacMessages covers rbac.authorization.k8s.io/v1.
 func rbacMessages() map[string]fields {
 	return map[string]fields{
-		"rbac.Role": {1: objectMeta(), 2: msgs("rules", "rbac.PolicyRule")},
+		"rbac.Role": {1: objectMeta(), 2: required(msgs("rules", "rbac.PolicyRule"))},
 		"rbac.ClusterRole": {
-			1: objectMeta(), 2: msgs("rules", "rbac.PolicyRule"), 3: msg("aggregationRule", "rbac.AggregationRule"),
+			1: objectMeta(), 2: required(msgs("rules", "rbac.PolicyRule")), 3: msg("aggregationRule", "rbac.AggregationRule"),
 		},
 		"rbac.RoleBinding": {
 			1: objectMeta(), 2: msgs("subjects", "rbac.Subject"), 3: msg("roleRef", "rbac.RoleRef"),
@@ -18,7 +18,7 @@ func rbacMessages() map[string]fields {
 			1: objectMeta(), 2: msgs("subjects", "rbac.Subject"), 3: msg("roleRef", "rbac.RoleRef"),
 		},
 		"rbac.PolicyRule": {
-			1: strs("verbs"), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"), 5: strs("nonResourceURLs"),
+			1: required(strs("verbs")), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"), 5: strs("nonResourceURLs"),
 		},
 		"rbac.AggregationRule": {1: msgs("clusterRoleSelectors", "meta.LabelSelector")},
 		"rbac.RoleRef":         {1: strp("apiGroup"), 2: strp("kind"), 3: strp("name")},
@@ -63,13 +63,13 @@ func authMessages() map[string]fields {
 		},
 		"authz.SelfSubjectRulesReviewSpec": {1: str("namespace")},
 		"authz.SubjectRulesReviewStatus": {
-			1: msgs("resourceRules", "authz.ResourceRule"), 2: msgs("nonResourceRules", "authz.NonResourceRule"),
+			1: required(msgs("resourceRules", "authz.ResourceRule")), 2: required(msgs("nonResourceRules", "authz.NonResourceRule")),
 			3: blnp("incomplete"), 4: str("evaluationError"),
 		},
 		"authz.ResourceRule": {
-			1: strs("verbs"), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"),
+			1: required(strs("verbs")), 2: strs("apiGroups"), 3: strs("resources"), 4: strs("resourceNames"),
 		},
-		"authz.NonResourceRule": {1: strs("verbs"), 2: strs("nonResourceURLs")},
+		"authz.NonResourceRule": {1: required(strs("verbs")), 2: strs("nonResourceURLs")},
 		"authn.TokenReview":     review("authn.TokenReviewSpec", "authn.TokenReviewStatus"),
 		"authn.TokenReviewSpec": {1: str("token"), 2: strs("audiences")},
 		"authn.TokenReviewStatus": {
@@ -82,7 +82,7 @@ func authMessages() map[string]fields {
 		"authn.SelfSubjectReviewStatus": {1: msg("userInfo", "authn.UserInfo")},
 		"authn.TokenRequest":            review("authn.TokenRequestSpec", "authn.TokenRequestStatus"),
 		"authn.TokenRequestSpec": {
-			1: strs("audiences"), 4: i64p("expirationSeconds"), 3: msg("boundObjectRef", "authn.BoundObjectReference"),
+			1: required(strs("audiences")), 4: i64p("expirationSeconds"), 3: msg("boundObjectRef", "authn.BoundObjectReference"),
 		},
 		"authn.BoundObjectReference": {1: str("kind"), 2: str("apiVersion"), 3: str("name"), 4: str("uid")},
 		"authn.TokenRequestStatus":   {1: strp("token"), 2: timeField("expirationTimestamp")},

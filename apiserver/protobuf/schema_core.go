@@ -212,7 +212,7 @@ func coreVolumeMessages() map[string]fields {
 		"core.ConfigMapVolumeSource": {
 			1: inl("core.LocalObjectReference"), 2: msgs("items", "core.KeyToPath"), 3: i32p("defaultMode"), 4: blnp("optional"),
 		},
-		"core.ProjectedVolumeSource": {1: msgs("sources", "core.VolumeProjection"), 2: i32p("defaultMode")},
+		"core.ProjectedVolumeSource": {1: required(msgs("sources", "core.VolumeProjection")), 2: i32p("defaultMode")},
 		"core.VolumeProjection": {
 			1: msg("secret", "core.SecretProjection"), 2: msg("downwardAPI", "core.DownwardAPIProjection"),
 			3: msg("configMap", "core.ConfigMapProjection"), 4: msg("serviceAccountToken", "core.ServiceAccountTokenProjection"),

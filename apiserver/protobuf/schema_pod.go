@@ -155,7 +155,7 @@ func coreSchedulingMessages() map[string]fields {
 			1: msg("requiredDuringSchedulingIgnoredDuringExecution", "core.NodeSelector"),
 			2: msgs("preferredDuringSchedulingIgnoredDuringExecution", "core.PreferredSchedulingTerm"),
 		},
-		"core.NodeSelector": {1: msgs("nodeSelectorTerms", "core.NodeSelectorTerm")},
+		"core.NodeSelector": {1: required(msgs("nodeSelectorTerms", "core.NodeSelectorTerm"))},
 		"core.NodeSelectorTerm": {
 			1: msgs("matchExpressions", "core.NodeSelectorRequirement"), 2: msgs("matchFields", "core.NodeSelectorRequirement"),
 		},

@@ -31,6 +31,9 @@ func TestSchemaConsistent(t *testing.T) {
 				assert.Empty(t, f.msg, "%s field %d", name, num)
 			}
 			assert.Equal(t, f.inline, f.name == "", "%s field %d: only inlined fields have no name", name, num)
+			if f.nullIfAbsent {
+				assert.True(t, f.repeated, "%s field %d: only repeated fields are null when absent", name, num)
+			}
 		}
 	}
 	for gvk, root := range reg.kinds {
