@@ -20,10 +20,16 @@ const benchPods = 50
 // BenchmarkPodStart measures one pod (sandbox + one container) from
 // RunPodSandbox to the container running: 50 pods one after another, 50
 // pods 10 at a time, and, as the floor, `ctr run -d` of the same image on
-// the same private containerd. Run once: go test -run '^$' -bench
+// the same private containerd; each with containerd's root on disk and on
+// a tmpfs (which removes its database's fsync cost). Run once: go test -run '^$' -bench
 // PodStart -benchtime 1x ./cri/containerd. It reports p50 and p99 in ms.
 func BenchmarkPodStart(b *testing.B) {
-	env := testenv.New(b)
+	b.Run("disk", func(b *testing.B) { benchPodStart(b, testenv.New(b)) })
+	b.Run("tmpfs", func(b *testing.B) { benchPodStart(b, testenv.New(b, testenv.TmpfsRoot())) })
+}
+
+// benchPodStart runs the three measurements on one private containerd.
+func benchPodStart(b *testing.B, env *testenv.Env) {
 	ctx := context.Background()
 	rt, err := ctrd.New(ctx, env.Address, ctrd.WithNamespace(env.Namespace), ctrd.WithStateDir(env.StateDir))
 	if err != nil {

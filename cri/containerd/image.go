@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -105,10 +106,14 @@ func (r *Runtime) PullImage(ctx context.Context, spec cri.ImageSpec, auth *cri.A
 	if strings.HasPrefix(ref, "sha256:") {
 		return "", fmt.Errorf("cannot pull by image id %s: %w", ref, cri.ErrInvalidImage)
 	}
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: docker.ConfigureDefaultRegistries(
+	ropts := docker.ResolverOptions{Hosts: docker.ConfigureDefaultRegistries(
 		docker.WithPlainHTTP(isLoopbackHost),
 		docker.WithAuthorizer(docker.NewDockerAuthorizer(docker.WithAuthCreds(credentials(auth)))),
-	)})
+	)}
+	if auth != nil && auth.RegistryToken != "" {
+		ropts.Headers = http.Header{"Authorization": {"Bearer " + auth.RegistryToken}}
+	}
+	resolver := docker.NewResolver(ropts)
 	img, err := r.client.Pull(ctx, ref, containerd.WithResolver(resolver), containerd.WithPullUnpack,
 		containerd.WithPullSnapshotter(r.cfg.snapshotter), containerd.WithMaxConcurrentDownloads(3))
 	if err != nil {

@@ -97,8 +97,12 @@ func BuildImages(t testing.TB) map[string]imagebuild.Result {
 
 // New starts a private containerd for the test, imports the test images
 // into Namespace and registers its removal with t.Cleanup.
-func New(t testing.TB) *Env {
+func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	Require(t)
 	imgs := BuildImages(t)
 	dir, err := os.MkdirTemp("", "okd-")
@@ -107,7 +111,11 @@ func New(t testing.TB) *Env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d, err := containerdproc.Start(ctx, dir)
+	var dopts []containerdproc.Opt
+	if o.tmpfsRoot {
+		dopts = append(dopts, containerdproc.WithTmpfsRoot())
+	}
+	d, err := containerdproc.Start(ctx, dir, dopts...)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatalf("start containerd: %v", err)
@@ -129,6 +137,15 @@ func New(t testing.TB) *Env {
 	}
 	return e
 }
+
+// Option configures New.
+type Option func(*options)
+
+type options struct{ tmpfsRoot bool }
+
+// TmpfsRoot keeps containerd's root (metadata, content, snapshots) on a
+// tmpfs, removing the cost of its database's fsyncs (benchmarks).
+func TmpfsRoot() Option { return func(o *options) { o.tmpfsRoot = true } }
 
 // Restart kills containerd (as a crash would) and starts it again on the
 // same root; shims and containers keep running.

@@ -41,3 +41,25 @@ func TestEnvLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, mps)
 }
+
+func TestEnvTmpfsRoot(t *testing.T) {
+	var dir string
+	t.Run("env", func(t *testing.T) {
+		e := testenv.New(t, testenv.TmpfsRoot())
+		dir = e.Daemon.Dir()
+		mps, err := containerdproc.MountsUnder(dir + "/root")
+		require.NoError(t, err)
+		assert.Contains(t, mps, dir+"/root")
+		e.Restart(t)
+		_, err = e.Client(t).GetImage(context.Background(), e.HelloImage)
+		require.NoError(t, err, "images survive a daemon restart on tmpfs")
+	})
+	if dir == "" {
+		return
+	}
+	mps, err := containerdproc.MountsUnder(dir)
+	require.NoError(t, err)
+	assert.Empty(t, mps)
+	_, err = os.Stat(dir)
+	assert.True(t, os.IsNotExist(err))
+}

@@ -30,11 +30,28 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 )
 
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// termIgnoredEarly: "sleep-ignore-term" ignores SIGTERM from package
+// initialization on, not only once main dispatches, so that a SIGTERM sent
+// right after the container starts finds it already ignored. (As PID 1 of
+// a container, a Go program that gets SIGTERM before handling it cannot
+// die from it and exits 2 instead.)
+var termIgnoredEarly = ignoreTermEarly(os.Args)
+
+func ignoreTermEarly(argv []string) bool {
+	if len(argv) > 1 && argv[1] == "sleep-ignore-term" || len(argv) > 0 && filepath.Base(argv[0]) == "sleep-ignore-term" {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		return true
+	}
+	return false
 }
 
 // run dispatches to a subcommand or the server and returns the exit code.
