@@ -34,6 +34,7 @@ type Client struct {
 	maxBackoff time.Duration
 	clock      clock
 	logger     *slog.Logger
+	userAgent  string
 	discovery  *Discovery
 	mapper     *RESTMapper
 
@@ -69,9 +70,15 @@ func New(cfg *Config, opts ...Option) (*Client, error) {
 		o.scheme = api.NewScheme()
 	}
 	c := &Client{
-		base: base, http: &http.Client{Transport: rt}, limiter: o.limiter, timeout: cfg.Timeout,
+		base: base, limiter: o.limiter, timeout: cfg.Timeout,
 		scheme: o.scheme, validate: !o.noValidation, maxRetries: o.maxRetries, backoff: o.backoff,
-		maxBackoff: o.maxBackoff, clock: o.clock, logger: o.logger,
+		maxBackoff: o.maxBackoff, clock: o.clock, logger: o.logger, userAgent: cfg.UserAgent,
+		// Redirects are not followed: the API server sends none, and
+		// following one would carry the credentials to another host.
+		http: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+	}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
 	}
 	c.discovery = newDiscovery(c, o.cacheDir, o.cacheTTL)
 	c.mapper = newRESTMapper(c.discovery)

@@ -18,9 +18,6 @@ var (
 	ErrNotRegistered = errors.New("kind not registered in the client's scheme")
 	// ErrNoMatch: discovery has no resource or kind of that name.
 	ErrNoMatch = errors.New("no matching resource on the server")
-	// ErrAmbiguous: a resource name matches resources in several groups
-	// that are equally preferred.
-	ErrAmbiguous = errors.New("ambiguous resource name")
 	// ErrDecode: a response body or watch frame that is not what the API
 	// promises (malformed JSON, a frame over the size limit, a missing type).
 	ErrDecode = errors.New("decode response")

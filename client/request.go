@@ -122,12 +122,13 @@ func (c *Client) attempt(ctx context.Context, r *request, streaming bool, ok fun
 		actx, cancel = context.WithTimeout(ctx, c.timeout) // streams live until ctx ends
 	}
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, r.method, c.url(r), bytes.NewReader(r.body))
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body) // lets the transport replay it (GetBody)
+	}
+	req, err := http.NewRequestWithContext(actx, r.method, c.url(r), body)
 	if err != nil {
 		return -1, fmt.Errorf("%w: %s %s: %w", ErrRequest, r.method, r.path, err)
-	}
-	if r.body == nil {
-		req.Body, req.GetBody, req.ContentLength = http.NoBody, nil, 0
 	}
 	req.Header.Set("Accept", "application/json")
 	if r.contentType != "" {

@@ -325,3 +325,36 @@ func FuzzDecodeStatus(f *testing.F) {
 		}
 	})
 }
+
+// TestNoRedirects: a redirect is not followed (it would carry the
+// credentials elsewhere); it comes back as an error.
+func TestNoRedirects(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			elsewhere.Add(1)
+		}
+	})
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	})
+	c, err := New(&Config{Host: srv.URL, BearerToken: "secret", QPS: -1})
+	require.NoError(t, err)
+	_, err = For[core.ConfigMap](c, "default").Get(context.Background(), "a")
+	require.Error(t, err)
+	assert.Equal(t, int32(http.StatusFound), apierrors.FromError(err).Code)
+	assert.Equal(t, int64(0), other.n.Load())
+	assert.Equal(t, int64(0), elsewhere.Load())
+}
+
+func TestCreateNeedsNamespace(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { writeObject(w, 201, configMap("a")) })
+	c, _ := newTestClient(t, srv.URL)
+	_, err := For[core.ConfigMap](c, "").Create(context.Background(), &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a"}})
+	assert.ErrorIs(t, err, ErrRequest)
+	_, err = For[core.ConfigMap](c, "default").Create(context.Background(), &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a", Namespace: "other"}})
+	assert.ErrorIs(t, err, ErrRequest)
+	_, err = For[core.ConfigMap](c, "").Create(context.Background(), &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a", Namespace: "other"}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), srv.n.Load())
+}

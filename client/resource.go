@@ -251,6 +251,9 @@ func (r *Resource[T, PT]) Create(ctx context.Context, obj PT) (PT, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.err == nil && r.namespaced && ns == "" {
+		return nil, fmt.Errorf("%w: a %s needs a namespace: set it on the object or the Resource", ErrRequest, r.gvk.Kind)
+	}
 	p, err := r.path(ns, "", "")
 	if err != nil {
 		return nil, err
@@ -326,7 +329,7 @@ func (r *Resource[T, PT]) Patch(ctx context.Context, name string, pt PatchType, 
 	}
 	q := url.Values{}
 	if pt == ApplyPatchType {
-		q.Set("fieldManager", DefaultUserAgent)
+		q.Set("fieldManager", r.c.userAgent)
 	}
 	b, err := r.c.do(ctx, &request{method: "PATCH", path: p, query: q, body: data, contentType: string(pt)})
 	if err != nil {
