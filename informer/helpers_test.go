@@ -99,3 +99,9 @@ func cacheView[T meta.Object](inf *Informer[T]) map[string]string {
 	}
 	return out
 }
+
+func (r *recorder[T]) initial() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.initialAdds
+}
