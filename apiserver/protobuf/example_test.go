@@ -40,3 +40,18 @@ func ExampleToJSON_unknownKind() {
 	// Output:
 	// true batch/v1, Kind=Job
 }
+
+// ExampleKinds lists a few of the kinds ToJSON has a schema for.
+func ExampleKinds() {
+	for _, gvk := range protobuf.Kinds() {
+		if gvk.Group == "apps" {
+			fmt.Println(gvk)
+		}
+	}
+	// Output:
+	// apps/v1, Kind=ControllerRevision
+	// apps/v1, Kind=DaemonSet
+	// apps/v1, Kind=Deployment
+	// apps/v1, Kind=ReplicaSet
+	// apps/v1, Kind=StatefulSet
+}

@@ -169,3 +169,31 @@ func FuzzToJSON(f *testing.F) {
 		checkOutput(t, in)
 	})
 }
+
+// TestToJSONConcurrent converts from several goroutines at once (run with
+// -race): the shared schema is read-only.
+func TestToJSONConcurrent(t *testing.T) {
+	body, err := os.ReadFile("testdata/pod.pb")
+	require.NoError(t, err)
+	want, _, err := ToJSON(body)
+	require.NoError(t, err)
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			for j := 0; j < 20; j++ {
+				got, _, err := ToJSON(body)
+				if err == nil && string(got) != string(want) {
+					err = errors.New("different output")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		require.NoError(t, <-errs)
+	}
+}
