@@ -144,26 +144,13 @@ func (s *Server) bind(ctx context.Context, req *Request, b *core.Binding) (meta.
 			return nil, apierrors.NewConflict(pods.gr(), b.Name, fmt.Errorf("precondition failed: UID in binding %v does not match the pod's %v", b.UID, pod.UID))
 		}
 		pod.Spec.NodeName = b.Target.Name
-		setPodCondition(&pod.Status, core.PodCondition{Type: core.PodScheduled, Status: meta.ConditionTrue, LastTransitionTime: meta.Now()})
+		core.UpdatePodCondition(&pod.Status, core.PodCondition{Type: core.PodScheduled, Status: meta.ConditionTrue})
 		return pod, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
-}
-
-func setPodCondition(st *core.PodStatus, c core.PodCondition) {
-	for i := range st.Conditions {
-		if st.Conditions[i].Type == c.Type {
-			if st.Conditions[i].Status == c.Status {
-				c.LastTransitionTime = st.Conditions[i].LastTransitionTime
-			}
-			st.Conditions[i] = c
-			return
-		}
-	}
-	st.Conditions = append(st.Conditions, c)
 }
 
 // PodLogOptions are the query parameters of pods/log.

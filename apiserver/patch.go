@@ -82,6 +82,15 @@ func patchError(err error) error {
 		return apierrors.NewUnsupportedMediaType(err.Error())
 	case errors.Is(err, patch.ErrTooLarge):
 		return apierrors.NewRequestEntityTooLarge(err.Error())
+	case errors.Is(err, patch.ErrInvalidDocument):
+		return apierrors.NewInternalError(err)
+	}
+	var opErr *patch.OperationError
+	if errors.As(err, &opErr) || errors.Is(err, patch.ErrTestFailed) {
+		// The patch is well formed but does not apply: 422, as kube-apiserver.
+		st := apierrors.NewBadRequest(err.Error())
+		st.Code, st.Reason = http.StatusUnprocessableEntity, meta.StatusReasonInvalid
+		return st
 	}
 	return apierrors.NewBadRequest(err.Error())
 }
