@@ -103,18 +103,26 @@ func (d *Discovery) ServerGroups(ctx context.Context) ([]APIGroup, error) {
 	if d.groups != nil && d.fresh(d.groups.fetched) {
 		return d.groups.value, nil
 	}
-	var groups []APIGroup
-	if t, ok := d.readCache("servergroups.json", &groups); ok {
-		d.groups = &cached[[]APIGroup]{groups, t}
-		return groups, nil
+	var cachedList apiGroupList
+	if t, ok := d.readCache("servergroups.json", &cachedList); ok && cachedList.Kind == "APIGroupList" {
+		d.groups = &cached[[]APIGroup]{cachedList.Groups, t}
+		return cachedList.Groups, nil
 	}
 	groups, err := d.fetchGroups(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d.groups = &cached[[]APIGroup]{groups, d.c.clock.Now()}
-	d.writeCache("servergroups.json", groups)
+	d.writeCache("servergroups.json", apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups})
 	return groups, nil
+}
+
+// apiGroupList is the body of /apis, and of the servergroups.json cache
+// file with the core group first, as kubectl writes it.
+type apiGroupList struct {
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Groups     []APIGroup `json:"groups"`
 }
 
 func (d *Discovery) fetchGroups(ctx context.Context) ([]APIGroup, error) {
@@ -141,9 +149,7 @@ func (d *Discovery) fetchGroups(ctx context.Context) ([]APIGroup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
-	var list struct {
-		Groups []APIGroup `json:"groups"`
-	}
+	var list apiGroupList
 	if err := json.Unmarshal(b, &list); err != nil {
 		return nil, fmt.Errorf("%w: discovery /apis: %w", ErrDecode, err)
 	}
