@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/meta"
 )
 
 // negative returns the varint form of a negative int32/int64 (sign-extended
@@ -12,7 +14,7 @@ import (
 func negative(v int64) uint64 { return uint64(v) }
 
 func TestToJSONValues(t *testing.T) {
-	meta := objectMetaPB("n")
+	om := objectMetaPB("n")
 	tests := []struct {
 		name string
 		body []byte
@@ -20,7 +22,7 @@ func TestToJSONValues(t *testing.T) {
 	}{
 		{
 			name: "lease micro times and present zeros",
-			body: wrap("coordination.k8s.io/v1", "Lease", pbMsg{}.msg(1, meta).msg(2, pbMsg{}.
+			body: wrap("coordination.k8s.io/v1", "Lease", pbMsg{}.msg(1, om).msg(2, pbMsg{}.
 				str(1, "").varint(2, 0).
 				msg(3, pbMsg{}.varint(1, 1704164645).varint(2, 123456789)).
 				msg(4, pbMsg{}.varint(1, 1704164646)).varint(5, 0))),
@@ -30,7 +32,7 @@ func TestToJSONValues(t *testing.T) {
 		},
 		{
 			name: "event times, zero time, unix epoch",
-			body: wrap("v1", "Event", pbMsg{}.msg(1, meta).
+			body: wrap("v1", "Event", pbMsg{}.msg(1, om).
 				msg(6, pbMsg{}.varint(1, 1704164645).varint(2, 999999999)).
 				msg(7, pbMsg{}.varint(1, negative(-62135596800))).
 				msg(10, pbMsg{}.varint(1, 0).varint(2, 0)).
@@ -41,7 +43,7 @@ func TestToJSONValues(t *testing.T) {
 		},
 		{
 			name: "secret bytes as base64",
-			body: wrap("v1", "Secret", pbMsg{}.msg(1, meta).
+			body: wrap("v1", "Secret", pbMsg{}.msg(1, om).
 				msg(2, pbMsg{}.str(1, "bin").bytes(2, []byte{0xff, 0x00, 0x10})).
 				msg(2, pbMsg{}.str(1, "empty")).
 				msg(4, pbMsg{}.str(1, "s").str(2, "plain")).str(3, "Opaque").varint(5, 0)),
@@ -108,7 +110,7 @@ func TestToJSONValues(t *testing.T) {
 		},
 		{
 			name: "scale: zero spec replicas is omitted, zero status replicas kept",
-			body: wrap("autoscaling/v1", "Scale", pbMsg{}.msg(1, meta).msg(2, pbMsg{}.varint(1, 0)).msg(3, pbMsg{}.varint(1, 0).str(2, ""))),
+			body: wrap("autoscaling/v1", "Scale", pbMsg{}.msg(1, om).msg(2, pbMsg{}.varint(1, 0)).msg(3, pbMsg{}.varint(1, 0).str(2, ""))),
 			want: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"n","creationTimestamp":null},
 				"spec":{},"status":{"replicas":0}}`,
 		},
@@ -184,4 +186,43 @@ func TestSpecialDurationAndDouble(t *testing.T) {
 	require.Equal(t, `2.5`, string(d.out))
 	require.ErrorIs(t, d.double(math.NaN(), "x", 1), ErrMalformed)
 	require.ErrorIs(t, d.double(math.Inf(1), "x", 1), ErrMalformed)
+}
+
+// TestScalarKindsSynthetic covers double and bytes scalars, which no
+// built-in kind uses today, with a one-message registry.
+func TestScalarKindsSynthetic(t *testing.T) {
+	gvk := meta.GroupVersion{Group: "t", Version: "v1"}.WithKind("M")
+	reg := &registry{
+		messages: schema{"t.M": {
+			fields: fields{1: dbl("d"), 2: byt("b"), 3: {name: "ds", kind: kDouble, repeated: true}},
+			order:  []uint32{1, 2, 3},
+		}},
+		kinds: map[meta.GroupVersionKind]string{gvk: "t.M"},
+	}
+	var packed []byte
+	for _, v := range []float64{1.5, -2} {
+		bits := math.Float64bits(v)
+		for i := 0; i < 8; i++ {
+			packed = append(packed, byte(bits>>(8*i)))
+		}
+	}
+	body := wrap("t/v1", "M", pbMsg{}.fixed64(1, math.Float64bits(0.25)).bytes(2, []byte("hi")).
+		bytes(3, packed).fixed64(3, math.Float64bits(1e21)))
+	d := &decoder{reg: reg, limit: 1 << 20}
+	_, err := d.convert(body)
+	require.NoError(t, err)
+	assertSameJSON(t, `{"apiVersion":"t/v1","kind":"M","d":0.25,"b":"aGk=","ds":[1.5,-2,1e21]}`, string(d.out))
+
+	for name, in := range map[string][]byte{
+		"nan":             wrap("t/v1", "M", pbMsg{}.fixed64(1, math.Float64bits(math.NaN()))),
+		"packed nan":      wrap("t/v1", "M", pbMsg{}.bytes(3, []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f})),
+		"truncated float": wrap("t/v1", "M", pbMsg{}.bytes(3, []byte{0, 0, 0})),
+		"double varint":   wrap("t/v1", "M", pbMsg{}.varint(1, 1)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := &decoder{reg: reg, limit: 1 << 20}
+			_, err := d.convert(in)
+			require.ErrorIs(t, err, ErrMalformed)
+		})
+	}
 }
