@@ -26,7 +26,9 @@
 //     fields (replicas, defaultMode, optional, ...) and fields without
 //     omitempty a present zero is written (replicas: 0, optional: false).
 //   - Non-repeated message fields are always written when present (an empty
-//     message is {}), repeated fields as arrays, maps as objects.
+//     message is {}), repeated fields as arrays, maps as objects. A repeated
+//     field whose Go json tag has no omitempty (rules, verbs, sources, ...)
+//     is written as null when absent, as Kubernetes writes a nil slice.
 //   - meta/v1 Time is written as RFC 3339 at second precision, MicroTime with
 //     six decimals, an empty Time (Kubernetes' zero time) as null; Duration
 //     as a Go duration string; resource.Quantity as its string;
