@@ -174,7 +174,7 @@ func (h *HTTPListerWatcher[T]) stream(ctx context.Context, body io.ReadCloser, c
 		var frame meta.WatchEvent
 		err := dec.Decode(&frame)
 		if err != nil {
-			if errors.Is(err, io.EOF) || ctx.Err() != nil || !lr.exceeded && !isSyntax(err) {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) || !lr.exceeded && !isSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				return // end of stream or a cut connection: the caller resumes
 			}
 			send(ctx, ch, Event[T]{Type: Error, Err: fmt.Errorf("%w: watch frame on %s: %w", ErrDecode, h.cfg.Path, err)})
