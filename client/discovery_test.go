@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -82,7 +84,7 @@ func (f *fakeDiscovery) add(gv string, r APIResource) {
 	f.resources[gv] = append(f.resources[gv], r)
 }
 
-func newDiscoveryServer(t *testing.T) (*fakeDiscovery, *countingServer) {
+func newDiscoveryServer(t testing.TB) (*fakeDiscovery, *countingServer) {
 	fd := newFakeDiscovery()
 	return fd, newCountingServer(t, fd.serve)
 }
@@ -251,4 +253,30 @@ func TestHostDir(t *testing.T) {
 	assert.Equal(t, "example.com_6443_prefix", hostDir("example.com:6443/prefix/"))
 	assert.Equal(t, "_..", hostDir(".."))
 	assert.Equal(t, "_", hostDir(""))
+}
+
+// FuzzForResource: any name resolves to a mapping whose names match it, or
+// to a typed error; nothing panics.
+func FuzzForResource(f *testing.F) {
+	for _, s := range []string{"po", "deployments.apps", "deploy.v1beta1.apps", "pods.v1", "widgets.v1.widgets.example.com", "..", ".v1.", "Pod"} {
+		f.Add(s)
+	}
+	_, srv := newDiscoveryServer(f)
+	c, err := New(&Config{Host: srv.URL, QPS: -1}, WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(f, err)
+	_, err = c.RESTMapper().ForResource(context.Background(), "po")
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, name string) {
+		m, err := c.RESTMapper().ForResource(context.Background(), name)
+		if err != nil {
+			if !errors.Is(err, ErrNoMatch) && !errors.Is(err, ErrRequest) {
+				t.Fatalf("untyped error for %q: %v", name, err)
+			}
+			return
+		}
+		res, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ".")
+		if !namesMatch(&m, res) {
+			t.Fatalf("%q resolved to %+v", name, m)
+		}
+	})
 }

@@ -57,7 +57,7 @@ type countingServer struct {
 	n atomic.Int64
 }
 
-func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
+func newCountingServer(t testing.TB, h http.HandlerFunc) *countingServer {
 	t.Helper()
 	s := &countingServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -357,4 +358,56 @@ func TestCreateNeedsNamespace(t *testing.T) {
 	_, err = For[core.ConfigMap](c, "").Create(context.Background(), &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a", Namespace: "other"}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), srv.n.Load())
+}
+
+// TestRetryAfterOn503: a 503 with Retry-After waits what the server says.
+func TestRetryAfterOn503(t *testing.T) {
+	var calls atomic.Int64
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "7")
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		writeObject(w, http.StatusOK, configMap("a"))
+	})
+	c, fc := newTestClient(t, srv.URL)
+	_, err := For[core.ConfigMap](c, "default").Get(context.Background(), "a")
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{7 * time.Second}, fc.Slept())
+}
+
+// TestConcurrentUse: one client serves many goroutines at once.
+func TestConcurrentUse(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { writeObject(w, 200, configMap("a")) })
+	fc := newFakeClock()
+	c, err := New(&Config{Host: srv.URL, QPS: 100, Burst: 5}, withClock(fc))
+	require.NoError(t, err)
+	r := For[core.ConfigMap](c, "default")
+	errs := make(chan error, 40)
+	for range 40 {
+		go func() {
+			_, err := r.Get(context.Background(), "a")
+			errs <- err
+		}()
+	}
+	for range 40 {
+		require.NoError(t, <-errs)
+	}
+	assert.Equal(t, int64(40), srv.n.Load())
+	assert.Len(t, fc.Slept(), 35, "all but the burst waited for a token")
+}
+
+func BenchmarkGet(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeObject(w, 200, configMap("a")) }))
+	defer srv.Close()
+	c, err := New(&Config{Host: srv.URL, QPS: -1})
+	require.NoError(b, err)
+	r := For[core.ConfigMap](c, "default")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Get(context.Background(), "a"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

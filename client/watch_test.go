@@ -237,3 +237,35 @@ func TestWatchServerEnds(t *testing.T) {
 	_, ok := recv(t, ch)
 	assert.False(t, ok)
 }
+
+func BenchmarkWatchDecoder(b *testing.B) {
+	var sb strings.Builder
+	for range 1000 {
+		sb.WriteString(frame(meta.Modified, testBenchPod()) + "\n")
+	}
+	stream := sb.String()
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewWatchDecoder(strings.NewReader(stream), 0)
+		for {
+			ev, err := d.Next()
+			if err != nil {
+				break
+			}
+			if e := decodeEvent[core.Pod](ev); e.Err != nil {
+				b.Fatal(e.Err)
+			}
+		}
+	}
+}
+
+func testBenchPod() *core.Pod {
+	return &core.Pod{
+		TypeMeta:   meta.TypeMeta{Kind: "Pod", APIVersion: "v1"},
+		ObjectMeta: meta.ObjectMeta{Name: "web-1", Namespace: "default", ResourceVersion: "12345", Labels: map[string]string{"app": "web", "tier": "frontend"}},
+		Spec: core.PodSpec{NodeName: "node-1", Containers: []core.Container{{Name: "web", Image: "orkit.local/hello:v1",
+			Ports: []core.ContainerPort{{ContainerPort: 8080}}}}},
+		Status: core.PodStatus{Phase: core.PodRunning, PodIP: "10.244.0.5"},
+	}
+}
