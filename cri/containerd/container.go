@@ -113,7 +113,7 @@ func (r *Runtime) StartContainer(ctx context.Context, id string) (retErr error) 
 		return err
 	}
 	defer r.locks.lock(id)()
-	c, rec, err := r.containerRecord(ctx, id)
+	ctr, c, rec, err := r.loadApp(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -122,10 +122,6 @@ func (r *Runtime) StartContainer(ctx context.Context, id string) (retErr error) 
 	}
 	if _, ok := exitOfLabels(c.Labels); ok {
 		return fmt.Errorf("container %s has exited: %w", id, cri.ErrFailedPrecondition)
-	}
-	ctr, err := r.client.LoadContainer(ctx, id)
-	if err != nil {
-		return mapErr(err, "load container "+id)
 	}
 	lc, err := r.startLogs(id, rec)
 	if err != nil {
@@ -169,6 +165,30 @@ func (r *Runtime) recordCannotRun(id string, cause error) {
 	if ctr, err := r.client.LoadContainer(cctx, id); err == nil {
 		ctr.SetLabels(cctx, labels)
 	}
+}
+
+// loadApp loads an app container (one metadata read) with its record;
+// ErrNotFound if it does not exist or is a sandbox.
+func (r *Runtime) loadApp(ctx context.Context, id string) (containerd.Container, containers.Container, containerRecord, error) {
+	ctr, err := r.client.LoadContainer(ctx, id)
+	if errdefs.IsNotFound(err) {
+		return nil, containers.Container{}, containerRecord{}, fmt.Errorf("container %q: %w", id, cri.ErrNotFound)
+	}
+	if err != nil {
+		return nil, containers.Container{}, containerRecord{}, mapErr(err, "container "+id)
+	}
+	c, err := ctr.Info(ctx, containerd.WithoutRefreshedMetadata)
+	if err != nil {
+		return nil, c, containerRecord{}, mapErr(err, "container "+id)
+	}
+	if c.Labels[labelKind] != kindContainer {
+		return nil, c, containerRecord{}, fmt.Errorf("container %q: %w", id, cri.ErrNotFound)
+	}
+	rec, err := containerRecordOf(c)
+	if err != nil {
+		return nil, c, rec, fmt.Errorf("container %s: corrupt record: %w", id, err)
+	}
+	return ctr, c, rec, nil
 }
 
 // containerRecord loads an app container and its record; ErrNotFound if
