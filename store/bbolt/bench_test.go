@@ -71,10 +71,14 @@ func BenchmarkCreate(b *testing.B) {
 		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
 			s := openTemp(b, nil)
 			ctx := context.Background()
+			before := s.Stats()
 			runWriters(b, writers, func(w, i int) error {
 				_, err := s.Create(ctx, fmt.Sprintf("/bench/w%02d/%09d", w, i), value)
 				return err
 			})
+			after := s.Stats()
+			b.ReportMetric(float64(after.CommittedWrites-before.CommittedWrites)/
+				float64(after.Commits-before.Commits), "writes/commit")
 		})
 	}
 }

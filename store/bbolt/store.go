@@ -43,6 +43,9 @@ type Store struct {
 	closeOnce     sync.Once
 	closeErr      error
 
+	commits         atomic.Int64 // write transactions committed
+	committedWrites atomic.Int64 // ops those transactions carried
+
 	rev        atomic.Int64 // last committed revision
 	compactRev atomic.Int64 // compacted revision (history below it is gone)
 	compactMu  sync.Mutex   // serialises Compact calls

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
@@ -115,6 +116,25 @@ func (s *Store) commitLoop() {
 			return
 		}
 		s.commit(batch)
+		s.letWakersQueue()
+	}
+}
+
+// letWakersQueue yields the processor while writers just woken by a
+// commit are still queueing their next op (at most a few rounds, no timer):
+// without it, on few cores the committer starts the next transaction before
+// they run, and the writers split into two half-size cohorts.
+func (s *Store) letWakersQueue() {
+	prev := -1
+	for range 4 {
+		s.mu.Lock()
+		n := len(s.queue)
+		s.mu.Unlock()
+		if n == prev {
+			return
+		}
+		prev = n
+		runtime.Gosched()
 	}
 }
 
@@ -176,6 +196,8 @@ func (s *Store) commit(batch []*op) {
 			}
 		}
 	default:
+		s.commits.Add(1)
+		s.committedWrites.Add(int64(len(events)))
 		s.rev.Store(last)
 		s.hub.publish(events, last)
 	}
