@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,6 +211,26 @@ func TestPullFromRegistryWithAuth(t *testing.T) {
 	local, err := rt.ImageStatus(ctx, cri.ImageSpec{Image: env.HelloImage})
 	require.NoError(t, err)
 	assert.Equal(t, local.ID, img.ID, "the pulled image is the imported one")
+
+	// Parallel pulls of different images (pause pushed under two tags).
+	require.NoError(t, reg.push(env.Images[env.PauseImage].Path, "orkit/pause", "a"))
+	require.NoError(t, reg.push(env.Images[env.PauseImage].Path, "orkit/pause", "b"))
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i, ref := range []string{"orkit/pause:a", "orkit/pause:b", "orkit/pause:a", "orkit/hello:v1"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = rt.PullImage(ctx, cri.ImageSpec{Image: reg.host + "/" + ref}, &cri.AuthConfig{Username: reg.user, Password: reg.pass})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	pst, err := rt.ImageStatus(ctx, cri.ImageSpec{Image: reg.host + "/orkit/pause:b"})
+	require.NoError(t, err)
+	assert.Contains(t, pst.RepoTags, reg.host+"/orkit/pause:a", "one image, both tags")
 
 	_, err = rt.PullImage(ctx, cri.ImageSpec{Image: reg.host + "/orkit/hello:nope"}, &cri.AuthConfig{Username: reg.user, Password: reg.pass})
 	assert.ErrorIs(t, err, cri.ErrImageNotFound)
