@@ -1,0 +1,264 @@
+package plugins
+
+import (
+	"context"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/scheduler/framework"
+)
+
+// InterPodAffinity is the predicate for required pod affinity and
+// anti-affinity (the pod's own terms, and existing pods' anti-affinity
+// against it), and the priority for preferred terms. Terms are counted
+// per topology domain (topologyKey=value) in PreFilter and PreScore, so
+// Filter and Score are map look-ups.
+type InterPodAffinity struct{}
+
+var (
+	_ framework.Predicate       = InterPodAffinity{}
+	_ framework.PreFilter       = InterPodAffinity{}
+	_ framework.Priority        = InterPodAffinity{}
+	_ framework.PreScore        = InterPodAffinity{}
+	_ framework.ScoreNormalizer = InterPodAffinity{}
+)
+
+// Name implements framework.Plugin.
+func (InterPodAffinity) Name() string { return NameInterPodAffinity }
+
+// Domain is one topology domain: a node label key and value.
+type Domain struct{ Key, Value string }
+
+// DomainCounts counts matching pods per topology domain.
+type DomainCounts map[Domain]int64
+
+const (
+	affinityKey      framework.StateKey = "PreFilter" + NameInterPodAffinity
+	affinityScoreKey framework.StateKey = "PreScore" + NameInterPodAffinity
+)
+
+// affinityState is what PreFilter counts for one pod.
+type affinityState struct {
+	pod          *framework.PodInfo
+	existingAnti DomainCounts // existing pods' required anti-affinity matching the pod
+	affinity     DomainCounts // pods matching all the pod's required affinity terms
+	anti         DomainCounts // pods matching the pod's required anti-affinity terms
+}
+
+func (s *affinityState) Clone() framework.StateData { return s }
+
+// PreFilter counts, over the snapshot, the domains that the pod's
+// required terms and the existing pods' anti-affinity terms touch.
+func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
+	pi := framework.NewPodInfo(pod)
+	if pi.ParseErr != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInvalidAffinity+": "+pi.ParseErr.Error())
+	}
+	s := &affinityState{pod: pi}
+	snap := state.Snapshot()
+	if snap != nil {
+		s.existingAnti = countExistingAnti(pod, snap.HavePodsWithRequiredAntiAffinityList())
+		if len(pi.RequiredAffinity)+len(pi.RequiredAntiAffinity) > 0 {
+			s.affinity, s.anti = countRequired(pi, snap.List())
+		}
+	}
+	state.Write(affinityKey, s)
+	return nil
+}
+
+func countExistingAnti(pod *core.Pod, nodes []*framework.NodeInfo) DomainCounts {
+	var c DomainCounts
+	for _, ni := range nodes {
+		for _, ep := range ni.PodsWithRequiredAntiAffinity {
+			for i := range ep.RequiredAntiAffinity {
+				t := &ep.RequiredAntiAffinity[i]
+				v, ok := ni.Node().Labels[t.TopologyKey]
+				if ok && t.Matches(pod) {
+					if c == nil {
+						c = DomainCounts{}
+					}
+					c[Domain{t.TopologyKey, v}]++
+				}
+			}
+		}
+	}
+	return c
+}
+
+func countRequired(pi *framework.PodInfo, nodes []*framework.NodeInfo) (aff, anti DomainCounts) {
+	aff, anti = DomainCounts{}, DomainCounts{}
+	for _, ni := range nodes {
+		lbls := ni.Node().Labels
+		for _, ep := range ni.Pods {
+			if matchesAll(pi.RequiredAffinity, ep.Pod) {
+				for _, t := range pi.RequiredAffinity {
+					if v, ok := lbls[t.TopologyKey]; ok {
+						aff[Domain{t.TopologyKey, v}]++
+					}
+				}
+			}
+			for i := range pi.RequiredAntiAffinity {
+				t := &pi.RequiredAntiAffinity[i]
+				if v, ok := lbls[t.TopologyKey]; ok && t.Matches(ep.Pod) {
+					anti[Domain{t.TopologyKey, v}]++
+				}
+			}
+		}
+	}
+	return aff, anti
+}
+
+func matchesAll(terms []framework.AffinityTerm, pod *core.Pod) bool {
+	if len(terms) == 0 {
+		return false
+	}
+	for i := range terms {
+		if !terms[i].Matches(pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// Filter implements framework.Predicate.
+func (p InterPodAffinity) Filter(_ context.Context, state *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) *framework.Status {
+	s, err := framework.ReadAs[*affinityState](state, affinityKey)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	return AffinityFits(s.pod, s.existingAnti, s.affinity, s.anti, ni.Node())
+}
+
+// AffinityFits is InterPodAffinity's decision for node given the counts
+// PreFilter made: existing pods' anti-affinity first, then the pod's
+// affinity (a pod whose terms match itself may start a group when no pod
+// matches anywhere), then its anti-affinity.
+func AffinityFits(pi *framework.PodInfo, existingAnti, aff, anti DomainCounts, node *core.Node) *framework.Status {
+	if node == nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityRules)
+	}
+	for d := range existingAnti {
+		if node.Labels[d.Key] == d.Value && existingAnti[d] > 0 {
+			if _, ok := node.Labels[d.Key]; ok {
+				return framework.NewStatus(framework.Unschedulable, ReasonExistingAntiAffinity)
+			}
+		}
+	}
+	if len(pi.RequiredAffinity) > 0 {
+		ok := true
+		for _, t := range pi.RequiredAffinity {
+			v, has := node.Labels[t.TopologyKey]
+			if !has || aff[Domain{t.TopologyKey, v}] <= 0 {
+				ok = false
+				break
+			}
+		}
+		if !ok && !(len(aff) == 0 && matchesAll(pi.RequiredAffinity, pi.Pod) && hasKeys(node, pi.RequiredAffinity)) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonAffinityRules)
+		}
+	}
+	for _, t := range pi.RequiredAntiAffinity {
+		if v, has := node.Labels[t.TopologyKey]; has && anti[Domain{t.TopologyKey, v}] > 0 {
+			return framework.NewStatus(framework.Unschedulable, ReasonAntiAffinityRules)
+		}
+	}
+	return nil
+}
+
+func hasKeys(node *core.Node, terms []framework.AffinityTerm) bool {
+	for _, t := range terms {
+		if _, ok := node.Labels[t.TopologyKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// affinityScores maps domains to the summed preferred weights.
+type affinityScores map[Domain]int64
+
+func (s affinityScores) Clone() framework.StateData { return s }
+
+// PreScore sums, per domain, the weights of the pod's preferred terms
+// matching existing pods and of existing pods' preferred terms matching
+// the pod (anti-affinity subtracts). Skip when nothing applies.
+func (InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *core.Pod, _ []*framework.NodeInfo) *framework.Status {
+	snap := state.Snapshot()
+	pi := framework.NewPodInfo(pod)
+	hasOwn := len(pi.PreferredAffinity)+len(pi.PreferredAntiAffinity) > 0
+	if snap == nil || (!hasOwn && len(snap.HavePodsWithAffinityList()) == 0) {
+		return framework.NewStatus(framework.Skip)
+	}
+	nodes := snap.HavePodsWithAffinityList()
+	if hasOwn {
+		nodes = snap.List()
+	}
+	scores := affinityScores{}
+	for _, ni := range nodes {
+		for _, ep := range ni.Pods {
+			addPreferred(scores, ni.Node(), pi, ep)
+		}
+	}
+	state.Write(affinityScoreKey, scores)
+	return nil
+}
+
+func addPreferred(scores affinityScores, node *core.Node, pi, ep *framework.PodInfo) {
+	add := func(terms []framework.WeightedAffinityTerm, target *core.Pod, sign int64) {
+		for i := range terms {
+			t := &terms[i]
+			if v, ok := node.Labels[t.TopologyKey]; ok && t.Matches(target) {
+				scores[Domain{t.TopologyKey, v}] += sign * int64(t.Weight)
+			}
+		}
+	}
+	add(pi.PreferredAffinity, ep.Pod, 1)
+	add(pi.PreferredAntiAffinity, ep.Pod, -1)
+	add(ep.PreferredAffinity, pi.Pod, 1)
+	add(ep.PreferredAntiAffinity, pi.Pod, -1)
+}
+
+// Score implements framework.Priority: the sum over the node's labels of
+// the domain scores.
+func (InterPodAffinity) Score(_ context.Context, state *framework.CycleState, _ *core.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+	scores, err := framework.ReadAs[affinityScores](state, affinityScoreKey)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	var sum int64
+	for d, v := range scores {
+		if ni.Node().Labels[d.Key] == d.Value {
+			if _, ok := ni.Node().Labels[d.Key]; ok {
+				sum += v
+			}
+		}
+	}
+	return sum, nil
+}
+
+// NormalizeScore maps the raw sums (which may be negative) onto 0..100.
+func (InterPodAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *core.Pod, scores []framework.NodeScore) *framework.Status {
+	MinMaxNormalize(scores, false)
+	return nil
+}
+
+// MinMaxNormalize maps the lowest raw score to 0 and the highest to 100
+// (reversed with reverse); equal scores all become 0 (100 with reverse).
+func MinMaxNormalize(scores []framework.NodeScore, reverse bool) {
+	if len(scores) == 0 {
+		return
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, s := range scores {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	for i := range scores {
+		v := int64(0)
+		if hi > lo {
+			v = (scores[i].Score - lo) * framework.MaxNodeScore / (hi - lo)
+		}
+		if reverse {
+			v = framework.MaxNodeScore - v
+		}
+		scores[i].Score = v
+	}
+}
