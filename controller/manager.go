@@ -1,0 +1,267 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
+)
+
+// Runnable is something a Manager runs while it leads: a *Controller, or
+// anything else whose Run blocks until ctx ends and returns nil then. An
+// error return before that stops the whole manager.
+type Runnable interface {
+	Run(ctx context.Context) error
+}
+
+var _ Runnable = (*Controller)(nil)
+
+// ManagerOptions configure a Manager. Client is required.
+type ManagerOptions struct {
+	// Client reaches the API server; informers list and watch through it.
+	Client *client.Client
+	// LeaderElection, when set, makes the manager run its controllers only
+	// while it holds the lease. Its OnStartedLeading is replaced by the
+	// manager's (which starts the controllers); OnStoppedLeading and
+	// OnNewLeader are kept. Client defaults to the manager's.
+	LeaderElection *LeaderElectionConfig
+	// ResyncPeriod is the informers' default resync period; 0: never.
+	ResyncPeriod time.Duration
+	// CacheSyncTimeout bounds the wait for the informers' first lists;
+	// default DefaultCacheSyncTimeout.
+	CacheSyncTimeout time.Duration
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Manager runs a set of controllers over shared informers: one informer
+// per resource and namespace, made through InformerFor on an
+// informer.Factory over the client. Run starts the informers (always,
+// so that a standby's caches are warm), waits for their caches, and runs
+// the controllers — only while leading when leader election is
+// configured. When Run's ctx ends it stops the controllers, then releases
+// the lease, then stops the informers. Losing the lease ends Run with
+// ErrLeaderElectionLost: the process should exit and start again, as
+// kube-controller-manager does.
+//
+// Set up informers, controllers and watches before Run; a Manager runs
+// once. Ready and Healthy are safe to call from any goroutine (a /readyz
+// or /healthz handler).
+type Manager struct {
+	opts    ManagerOptions
+	factory *informer.Factory
+	elector *LeaderElector
+
+	mu        sync.Mutex
+	runnables []Runnable
+	ran       bool
+
+	running atomic.Bool
+	synced  atomic.Bool
+	leading atomic.Bool
+}
+
+// NewManager checks opts and returns a stopped Manager. It fails with
+// ErrInvalidOptions without a client or with invalid leader election
+// settings.
+func NewManager(opts ManagerOptions) (*Manager, error) {
+	if opts.Client == nil {
+		return nil, fmt.Errorf("%w: a manager needs a client", ErrInvalidOptions)
+	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = DefaultCacheSyncTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	m := &Manager{opts: opts, factory: informer.NewFactory()}
+	if opts.LeaderElection != nil {
+		cfg := *opts.LeaderElection
+		if cfg.Client == nil && cfg.Leases == nil {
+			cfg.Client = opts.Client
+		}
+		if cfg.Logger == nil {
+			cfg.Logger = opts.Logger
+		}
+		cfg.OnStartedLeading = func(context.Context) {} // replaced in Run
+		el, err := NewLeaderElector(cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.elector = el
+	}
+	return m, nil
+}
+
+// Client returns the manager's client.
+func (m *Manager) Client() *client.Client { return m.opts.Client }
+
+// Factory returns the factory that holds the manager's informers.
+func (m *Manager) Factory() *informer.Factory { return m.factory }
+
+// InformerFor returns the manager's shared informer of T's resource in
+// namespace ("" for all namespaces, or a cluster-scoped kind), creating
+// it on first use (InformerFor[core.ConfigMap](m, "")). Informers list and
+// watch through the manager's client; one made after Run started starts
+// at once. It fails when T is not in the client's scheme.
+func InformerFor[T any, PT interface {
+	*T
+	meta.Object
+}](m *Manager, namespace string) (*informer.Informer[PT], error) {
+	res := client.For[T, PT](m.opts.Client, namespace)
+	if res.GroupVersionResource().Resource == "" {
+		var zero PT
+		return nil, fmt.Errorf("%w: %T", client.ErrNotRegistered, zero)
+	}
+	scope := informer.Scope{Namespace: res.Namespace()}
+	name := res.GroupVersionResource().String() + "|" + scope.String()
+	return informer.InformerFor(m.factory, name, func() (informer.ListerWatcher[PT], error) {
+		return NewListerWatcher(res, "", ""), nil
+	}, informer.Options[PT]{Name: name, ResyncPeriod: m.opts.ResyncPeriod, Logger: m.opts.Logger})
+}
+
+// Add adds r (a controller) to what the manager runs while it leads. It
+// fails with ErrAlreadyRunning once Run was called.
+func (m *Manager) Add(r Runnable) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ran {
+		return fmt.Errorf("%w: add to a manager that has run", ErrAlreadyRunning)
+	}
+	m.runnables = append(m.runnables, r)
+	return nil
+}
+
+// IsLeader reports whether the manager is running its controllers: it
+// holds the lease, or runs without leader election.
+func (m *Manager) IsLeader() bool { return m.leading.Load() }
+
+// Elector returns the manager's leader elector (nil without election).
+func (m *Manager) Elector() *LeaderElector { return m.elector }
+
+// Ready returns nil once Run has started the informers and their caches
+// have synced, else an error wrapping ErrNotReady. A standby (not
+// leading) is ready: its caches are warm.
+func (m *Manager) Ready() error {
+	switch {
+	case !m.running.Load():
+		return fmt.Errorf("%w: not running", ErrNotReady)
+	case !m.synced.Load():
+		return fmt.Errorf("%w: caches not synced", ErrNotReady)
+	}
+	return nil
+}
+
+// Healthy returns nil while Run runs, and, as a leader, has renewed the
+// lease within the lease duration; otherwise an error wrapping
+// ErrUnhealthy (a leader that cannot renew should be restarted).
+func (m *Manager) Healthy() error {
+	if !m.running.Load() {
+		return fmt.Errorf("%w: not running", ErrUnhealthy)
+	}
+	if el := m.elector; el != nil && el.IsLeader() {
+		if since := time.Since(el.LastRenew()); since > el.cfg.LeaseDuration {
+			return fmt.Errorf("%w: lease last renewed %v ago", ErrUnhealthy, since.Round(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+// Run starts the informers, waits for their caches and runs the
+// controllers (while leading, with leader election) until ctx ends, then
+// stops everything in order: controllers, lease, informers. It returns
+// nil when ctx ends; an error wrapping ErrCacheSyncTimeout,
+// ErrLeaderElectionLost or a controller's error otherwise; and
+// ErrAlreadyRunning when called twice.
+func (m *Manager) Run(ctx context.Context) error {
+	runnables, err := m.start()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m.running.Store(true)
+	defer m.running.Store(false)
+	m.factory.Start(ctx)
+	defer m.factory.Shutdown()
+	if err := m.waitForCaches(ctx); err != nil || ctx.Err() != nil {
+		return err
+	}
+	m.synced.Store(true)
+	m.opts.Logger.Info("manager caches synced", "informers", len(m.factory.Names()))
+	if m.elector == nil {
+		return m.runAll(ctx, runnables)
+	}
+	var runErr error // written by OnStartedLeading, which the elector waits for
+	m.elector.cfg.OnStartedLeading = func(lctx context.Context) {
+		if runErr = m.runAll(lctx, runnables); runErr != nil {
+			cancel()
+		}
+	}
+	err = m.elector.Run(ctx)
+	return errors.Join(runErr, err)
+}
+
+func (m *Manager) start() ([]Runnable, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ran {
+		return nil, fmt.Errorf("%w: manager", ErrAlreadyRunning)
+	}
+	m.ran = true
+	return append([]Runnable(nil), m.runnables...), nil
+}
+
+// waitForCaches waits for every informer's first list; nil when ctx ends.
+func (m *Manager) waitForCaches(ctx context.Context) error {
+	sctx, cancel := context.WithTimeout(ctx, m.opts.CacheSyncTimeout)
+	defer cancel()
+	var missing []string
+	for name, ok := range m.factory.WaitForCacheSync(sctx) {
+		if !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 || ctx.Err() != nil {
+		return nil
+	}
+	slices.Sort(missing)
+	return fmt.Errorf("%w: informers %v after %v", ErrCacheSyncTimeout, missing, m.opts.CacheSyncTimeout)
+}
+
+// runAll runs every runnable until ctx ends or one fails, which stops the
+// others; it returns the first error.
+func (m *Manager) runAll(ctx context.Context, runnables []Runnable) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m.leading.Store(true)
+	defer m.leading.Store(false)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for _, r := range runnables {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.Run(ctx); err != nil {
+				once.Do(func() { first = err })
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		m.opts.Logger.Error("manager stopping: a controller failed", "err", first)
+	}
+	return first
+}

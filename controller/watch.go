@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"github.com/orkit/orkit/api/coordination"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/informer"
+)
+
+// Source is where a controller hears about objects of type T: an
+// *informer.Informer[T] (usually a Manager's shared one). The controller
+// registers its handler when it starts and removes it when it stops.
+type Source[T meta.Object] interface {
+	AddEventHandler(h informer.Handler[T], opts ...informer.HandlerOption) *informer.Registration
+}
+
+var _ Source[*coordination.Lease] = (*informer.Informer[*coordination.Lease])(nil)
+
+// Mapper turns an object the controller watches into the requests to
+// reconcile (none, one or several). It is called on the handler's
+// goroutine with the cache's object, which it must not modify, and must
+// not block.
+type Mapper[T meta.Object] func(obj T) []Request
+
+// Watch makes c reconcile the requests m maps each added, updated and
+// deleted object of src to. On an update both the old and the new
+// object are mapped (an object that moved from one owner to another
+// concerns both). Tombstones of deletes seen only by a relist are
+// unwrapped. Watches must be set up before c runs; one added while it
+// runs takes effect at its next Run.
+func Watch[T meta.Object](c *Controller, src Source[T], m Mapper[T]) {
+	c.addWatch(func(enqueue func(Request)) *informer.Registration {
+		return src.AddEventHandler(mapHandler[T]{m: m, enqueue: enqueue})
+	})
+}
+
+// WatchObjects makes c reconcile the objects of src themselves: each
+// event enqueues the object's own namespace/name.
+func WatchObjects[T meta.Object](c *Controller, src Source[T]) {
+	Watch(c, src, EnqueueObject[T])
+}
+
+// WatchOwned makes c reconcile the controlling owners of the objects of
+// src whose controller reference (ownerReferences with controller=true)
+// names an owner of the given group and kind (the version is ignored).
+// The owner is taken to live in the dependent's namespace.
+func WatchOwned[T meta.Object](c *Controller, src Source[T], ownerGroup, ownerKind string) {
+	Watch(c, src, EnqueueOwner[T](ownerGroup, ownerKind))
+}
+
+// EnqueueObject maps an object to its own request.
+func EnqueueObject[T meta.Object](obj T) []Request {
+	m := obj.GetObjectMeta()
+	return []Request{{Namespace: m.Namespace, Name: m.Name}}
+}
+
+// EnqueueOwner returns a Mapper from a dependent to its controlling
+// owner, when that owner is of the given group ("" for the core group)
+// and kind. Dependents without a controller reference, or controlled by
+// another kind, map to nothing.
+func EnqueueOwner[T meta.Object](ownerGroup, ownerKind string) Mapper[T] {
+	return func(obj T) []Request {
+		m := obj.GetObjectMeta()
+		ref := meta.ControllerOf(m)
+		if ref == nil || ref.Kind != ownerKind || ref.Name == "" {
+			return nil
+		}
+		if meta.ParseGroupVersion(ref.APIVersion).Group != ownerGroup {
+			return nil
+		}
+		return []Request{{Namespace: m.Namespace, Name: ref.Name}}
+	}
+}
+
+// mapHandler is the informer handler behind Watch.
+type mapHandler[T meta.Object] struct {
+	m       Mapper[T]
+	enqueue func(Request)
+}
+
+func (h mapHandler[T]) add(obj T) {
+	for _, r := range h.m(obj) {
+		h.enqueue(r)
+	}
+}
+
+func (h mapHandler[T]) OnAdd(obj T, _ bool) { h.add(obj) }
+
+func (h mapHandler[T]) OnUpdate(oldObj, newObj T) {
+	h.add(oldObj)
+	h.add(newObj)
+}
+
+func (h mapHandler[T]) OnDelete(obj any) {
+	if o, ok := informer.ObjectOf[T](obj); ok {
+		h.add(o)
+	}
+}
