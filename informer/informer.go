@@ -59,6 +59,7 @@ type Informer[T meta.Object] struct {
 	mu        sync.Mutex // orders cache changes with notifications
 	listeners map[*listener[T]]struct{}
 	running   bool
+	accepting bool // running and not stopping: new listeners get goroutines
 	runCtx    context.Context
 	runWG     *sync.WaitGroup
 	reflector *Reflector[T]
@@ -140,6 +141,9 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	}()
 	_ = r.Run(runCtx)
 	cancel()
+	i.mu.Lock()
+	i.accepting = false // no wg.Add may race with the Wait below
+	i.mu.Unlock()
 	wg.Wait()
 	i.stop()
 	return nil
@@ -151,7 +155,7 @@ func (i *Informer[T]) start(ctx context.Context) (*Reflector[T], *sync.WaitGroup
 	if i.running {
 		return nil, nil, ErrAlreadyRunning
 	}
-	i.running, i.runCtx, i.runWG = true, ctx, &sync.WaitGroup{}
+	i.running, i.accepting, i.runCtx, i.runWG = true, true, ctx, &sync.WaitGroup{}
 	for l := range i.listeners {
 		i.startListener(l)
 	}
@@ -211,7 +215,7 @@ func (i *Informer[T]) AddEventHandler(h Handler[T], opts ...HandlerOption) *Regi
 	if cfg.resync > 0 {
 		l.nextResync = time.Now().Add(cfg.resync)
 	}
-	if i.running {
+	if i.accepting {
 		i.startListener(l)
 	}
 	i.mu.Unlock()

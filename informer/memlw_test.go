@@ -26,7 +26,8 @@ type memLW[T meta.Object] struct {
 	watchers    map[*memWatcher]struct{}
 	errorFrames bool
 	lists       int
-	expireNext  int // continue tokens to reject with 410
+	expireNext  int      // continue tokens to reject with 410
+	sorted      []string // sorted keys; nil when stale
 }
 
 type memEvent struct {
@@ -55,6 +56,9 @@ func (m *memLW[T]) put(obj T) {
 	if _, ok := m.raw[KeyOf(obj)]; ok {
 		typ = Modified
 	}
+	if typ == Added {
+		m.sorted = nil
+	}
 	m.raw[KeyOf(obj)] = b
 	m.record(memEvent{typ: typ, rv: m.rv, raw: b})
 }
@@ -67,6 +71,7 @@ func (m *memLW[T]) remove(key string) {
 		return
 	}
 	delete(m.raw, key)
+	m.sorted = nil
 	m.rv++
 	var obj T
 	must(json.Unmarshal(b, &obj))
@@ -136,11 +141,14 @@ func (m *memLW[T]) List(_ context.Context, opts ListOptions) ([]T, string, strin
 		m.expireNext--
 		return nil, "", "", apierrors.NewGone("continue token expired")
 	}
-	keys := make([]string, 0, len(m.raw))
-	for k := range m.raw {
-		keys = append(keys, k)
+	if m.sorted == nil {
+		m.sorted = make([]string, 0, len(m.raw))
+		for k := range m.raw {
+			m.sorted = append(m.sorted, k)
+		}
+		sort.Strings(m.sorted)
 	}
-	sort.Strings(keys)
+	keys := m.sorted
 	start := 0
 	if opts.Continue != "" {
 		start, _ = strconv.Atoi(opts.Continue)
