@@ -129,3 +129,46 @@ func TestInformerRelistsOnGoneAndDeliversDiff(t *testing.T) {
 	assert.Zero(t, rec.sameRVUpdates, "no updates of unchanged objects")
 	assert.Equal(t, 3, rec.initialAdds)
 }
+
+func TestInformerScopeAndFactory(t *testing.T) {
+	s := startServer(t, 100)
+	mk := func(name, app string) *core.ConfigMap {
+		cm := newCM("default", name, "v")
+		cm.Labels = map[string]string{"app": app}
+		return cm
+	}
+	ctx := context.Background()
+	for _, cm := range []*core.ConfigMap{mk("x1", "x"), mk("y1", "y"), mk("x2", "x")} {
+		_, err := s.create(ctx, cm)
+		require.NoError(t, err)
+	}
+	f := NewFactory()
+	defer f.Shutdown()
+	src := HTTPSource{BaseURL: s.cp.URL, Client: s.informerClient}
+	scope := Scope{Namespace: "default", LabelSelector: "app=x", FieldSelector: "metadata.name!=x2"}
+	inf, err := ForResource[*core.ConfigMap](f, src, configMaps, scope, fastOptions())
+	require.NoError(t, err)
+	again, err := ForResource[*core.ConfigMap](f, src, configMaps, scope, fastOptions())
+	require.NoError(t, err)
+	assert.Same(t, inf, again)
+	rec := newRecorder[*core.ConfigMap]()
+	inf.AddEventHandler(rec)
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.Start(fctx)
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	for _, ok := range f.WaitForCacheSync(wctx) {
+		require.True(t, ok)
+	}
+	assert.Equal(t, []string{"default/x1"}, inf.Indexer().ListKeys())
+
+	_, err = s.update(ctx, mk("x1", "y")) // leaves the scope
+	require.NoError(t, err)
+	_, err = s.update(ctx, mk("y1", "x")) // enters it
+	require.NoError(t, err)
+	waitFor(t, 10*time.Second, func() bool { return len(rec.snapshot()) == 1 && rec.snapshot()["default/y1"] != "" }, "scope followed")
+	assert.Equal(t, []string{"default/y1"}, inf.Indexer().ListKeys())
+	assert.True(t, f.Stop(configMaps.String()+"|"+scope.String()))
+	assert.Zero(t, inf.Indexer().Len())
+}
