@@ -77,7 +77,9 @@ func rvPod(name, rv string) *core.Pod {
 	return p
 }
 
-func bookmark(rv string) *core.Pod { return &core.Pod{ObjectMeta: meta.ObjectMeta{ResourceVersion: rv}} }
+func bookmark(rv string) *core.Pod {
+	return &core.Pod{ObjectMeta: meta.ObjectMeta{ResourceVersion: rv}}
+}
 
 func TestReflectorResumesFromLastResourceVersion(t *testing.T) {
 	lw := &scriptLW{
