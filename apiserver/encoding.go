@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/apiserver/protobuf"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/apiserver/protobuf"
 )
 
 // MaxRequestBodyBytes is the largest request body accepted (3 MiB, as
@@ -69,23 +69,17 @@ func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
 // protobufType is the media type of Kubernetes' protobuf encoding.
 const protobufType = "application/vnd.kubernetes.protobuf"
 
-// protobufToJSON converts a protobuf body to JSON with its kind and
-// apiVersion set, so the rest of the server only sees JSON.
+// protobufToJSON converts a protobuf body to JSON (kind and apiVersion
+// included), so the rest of the server only sees JSON.
 func protobufToJSON(b []byte) ([]byte, error) {
-	out, gvk, err := protobuf.ToJSON(b)
+	out, _, err := protobuf.ToJSON(b)
 	switch {
 	case errors.Is(err, protobuf.ErrUnknownKind):
 		return nil, apierrors.NewUnsupportedMediaType(fmt.Sprintf("%s (%v)", protobufType, err))
 	case err != nil:
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the protobuf body could not be decoded: %v", err))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the protobuf body could not be decoded: %v", err))
-	}
-	m["kind"], _ = json.Marshal(gvk.Kind)
-	m["apiVersion"], _ = json.Marshal(gvk.GroupVersion().String())
-	return json.Marshal(m)
+	return out, nil
 }
 
 func tooLarge() error {
