@@ -289,3 +289,14 @@ func (f *Framework) RunBind(ctx context.Context, state *CycleState, pod *core.Po
 	}
 	return NewStatus(Skip)
 }
+
+// HasPostFilter reports whether p is one of the framework's PostFilters
+// (compared by identity).
+func (f *Framework) HasPostFilter(p PostFilter) bool {
+	for _, x := range f.postFilters {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}

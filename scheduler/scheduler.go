@@ -1,0 +1,260 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/scheduling"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
+	"github.com/orkit/orkit/scheduler/framework"
+	"github.com/orkit/orkit/scheduler/plugins"
+)
+
+// Config configures a Scheduler. Only Client is required; zero values
+// mean the documented defaults.
+type Config struct {
+	// Client talks to the API server (as system:kube-scheduler, whose
+	// bootstrap role allows everything the scheduler does).
+	Client *client.Client
+	// Profiles, one per scheduler name; default one built-in profile for
+	// "default-scheduler" (plugins.DefaultProfile). Pods naming another
+	// scheduler are left alone.
+	Profiles []framework.Profile
+	// Extenders are HTTP extenders consulted after the predicates and
+	// priorities of every profile.
+	Extenders []*Extender
+	// Parallelism is the number of goroutines filtering and scoring one
+	// pod; default GOMAXPROCS.
+	Parallelism int
+	// Queue tunes backoff and parking.
+	Queue QueueConfig
+	// AssumeTTL is how long an assumed pod whose binding was sent may go
+	// unconfirmed by the informer before it is dropped; default 30 s.
+	AssumeTTL time.Duration
+	// BindWorkers is the number of bindings in flight at once; default 16.
+	BindWorkers int
+	// DisablePreemption turns the preemption PostFilter off. Otherwise a
+	// profile without a PostFilter gets the built-in Preemption.
+	DisablePreemption bool
+	// PriorityClasses makes the scheduler watch PriorityClasses to give
+	// pods with a priorityClassName but no spec.priority their class's
+	// value (and the global default to pods naming none). It needs
+	// list/watch rights on priorityclasses.
+	PriorityClasses bool
+	// DisableEvents stops the Scheduled/FailedScheduling Events.
+	DisableEvents bool
+	// EventBuffer bounds the Events waiting to be written; more are
+	// dropped (and counted). Default 4096.
+	EventBuffer int
+	// Instance names this scheduler in Events; default "default-scheduler".
+	Instance string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Stats are counters of a running scheduler.
+type Stats struct {
+	Attempts, Scheduled, Unschedulable, Errors, BindErrors, Preemptions, EventsDropped int64
+}
+
+// Scheduler watches pods and nodes and binds every pending pod it is
+// responsible for (spec.schedulerName naming one of its profiles) to a
+// node. One goroutine runs scheduling cycles one pod at a time — filter
+// and score spread over Parallelism goroutines — while bindings,
+// status updates and events are written by their own workers, so the
+// next pod is scheduled while the last binding is in flight.
+//
+// Create one with New and start it with Run; it is not restartable.
+type Scheduler struct {
+	cfg       Config
+	log       *slog.Logger
+	fwks      map[string]*framework.Framework
+	queue     *Queue
+	cache     *Cache
+	snap      *framework.Snapshot
+	algo      *algorithm
+	nominator *nominator
+	writer    *apiWriter
+	bindCh    chan *bindTask
+
+	pods    *informer.Informer[*core.Pod]
+	nodes   *informer.Informer[*core.Node]
+	classes *informer.Informer[*scheduling.PriorityClass]
+	synced  chan struct{}
+
+	attempts, scheduled, unschedulable, errs, bindErrs, preemptions atomic.Int64
+}
+
+// New builds a scheduler from cfg. Errors wrap ErrInvalidConfig.
+func New(cfg Config) (*Scheduler, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: Client is required", ErrInvalidConfig)
+	}
+	cfg.fill()
+	s := &Scheduler{cfg: cfg, log: cfg.Logger, cache: NewCache(cfg.AssumeTTL), queue: NewQueue(cfg.Queue),
+		snap: framework.NewEmptySnapshot(), nominator: newNominator(), synced: make(chan struct{}),
+		bindCh: make(chan *bindTask, cfg.BindWorkers)}
+	s.writer = newAPIWriter(cfg.Client, cfg.Instance, cfg.EventBuffer, cfg.DisableEvents, cfg.Logger)
+	profiles := cfg.Profiles
+	if len(profiles) == 0 {
+		profiles = []framework.Profile{defaultProfile()}
+	}
+	var preempts []*Preemption
+	if !cfg.DisablePreemption {
+		profiles = append([]framework.Profile(nil), profiles...)
+		for i := range profiles {
+			if hasPostFilter(profiles[i]) {
+				continue
+			}
+			p := NewPreemption(s.writer, cfg.Parallelism)
+			preempts = append(preempts, p)
+			profiles[i].Plugins = append(append([]framework.Plugin(nil), profiles[i].Plugins...), p)
+		}
+	}
+	fwks, err := buildFrameworks(profiles)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fwks {
+		for _, p := range preempts {
+			if p.fwk == nil && containsPlugin(f, p) {
+				p.SetFramework(f)
+			}
+		}
+	}
+	s.fwks = fwks
+	s.algo = newAlgorithm(cfg.Parallelism, cfg.Extenders, s.nominator)
+	s.buildInformers()
+	return s, nil
+}
+
+func (cfg *Config) fill() {
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if cfg.AssumeTTL <= 0 {
+		cfg.AssumeTTL = 30 * time.Second
+	}
+	if cfg.BindWorkers <= 0 {
+		cfg.BindWorkers = 16
+	}
+	if cfg.EventBuffer <= 0 {
+		cfg.EventBuffer = 4096
+	}
+	if cfg.Instance == "" {
+		cfg.Instance = framework.DefaultSchedulerName
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+}
+
+func defaultProfile() framework.Profile { return plugins.DefaultProfile("") }
+
+func hasPostFilter(p framework.Profile) bool {
+	all := make([]framework.Plugin, 0, len(p.Plugins)+len(p.Predicates)+len(p.Priorities))
+	all = append(all, p.Plugins...)
+	for _, x := range p.Predicates {
+		all = append(all, x)
+	}
+	for _, x := range p.Priorities {
+		all = append(all, x.Priority)
+	}
+	for _, x := range all {
+		if _, ok := x.(framework.PostFilter); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// containsPlugin reports whether f was built from a profile holding p;
+// each profile got its own Preemption, found through the framework's
+// PostFilter list.
+func containsPlugin(f *framework.Framework, p *Preemption) bool {
+	return f.HasPostFilter(p)
+}
+
+// Cache returns the scheduler's cache (read it; do not mutate).
+func (s *Scheduler) Cache() *Cache { return s.cache }
+
+// Queue returns the scheduling queue.
+func (s *Scheduler) Queue() *Queue { return s.queue }
+
+// Synced is closed once the informers have listed nodes and pods and the
+// cache and queue hold them.
+func (s *Scheduler) Synced() <-chan struct{} { return s.synced }
+
+// Framework returns the framework serving schedulerName ("" for the
+// default), or nil; use it to Allow or Reject pods waiting on Permit.
+func (s *Scheduler) Framework(schedulerName string) *framework.Framework {
+	if schedulerName == "" {
+		schedulerName = framework.DefaultSchedulerName
+	}
+	return s.fwks[schedulerName]
+}
+
+// Stats returns the counters so far.
+func (s *Scheduler) Stats() Stats {
+	return Stats{Attempts: s.attempts.Load(), Scheduled: s.scheduled.Load(), Unschedulable: s.unschedulable.Load(),
+		Errors: s.errs.Load(), BindErrors: s.bindErrs.Load(), Preemptions: s.preemptions.Load(),
+		EventsDropped: s.writer.dropped.Load()}
+}
+
+// Run starts the informers, waits for them to sync, then schedules until
+// ctx ends. It returns after every goroutine it started has stopped: nil
+// when ctx ended, or the error that stopped it.
+func (s *Scheduler) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	goRun := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	defer wg.Wait()
+	regs := s.addHandlers()
+	goRun(func() { _ = s.pods.Run(ctx) })
+	goRun(func() { _ = s.nodes.Run(ctx) })
+	if s.classes != nil {
+		goRun(func() { _ = s.classes.Run(ctx) })
+	}
+	if !informer.WaitForCacheSync(ctx, regs...) {
+		return nil
+	}
+	close(s.synced)
+	goRun(func() { s.queue.Run(ctx) })
+	goRun(func() { s.writer.run(ctx) })
+	goRun(func() { s.cleanupLoop(ctx) })
+	for range s.cfg.BindWorkers {
+		goRun(func() { s.bindWorker(ctx) })
+	}
+	for ctx.Err() == nil {
+		s.scheduleOne(ctx)
+	}
+	return nil
+}
+
+// cleanupLoop expires assumed pods that were never confirmed.
+func (s *Scheduler) cleanupLoop(ctx context.Context) {
+	t := time.NewTicker(max(time.Second, s.cfg.AssumeTTL/10))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if expired := s.cache.Cleanup(); len(expired) > 0 {
+				s.log.Warn("scheduler: assumed pods expired unconfirmed", "count", len(expired))
+				s.queue.MoveOnEvent(EventPodDelete)
+			}
+		}
+	}
+}
