@@ -230,6 +230,14 @@ func (c *WatchCache) replace(objs map[string]*cachedObject, rev int64) {
 func (c *WatchCache) apply(ev store.Event) error {
 	ce := cacheEvent{rv: ev.Revision}
 	switch ev.Type {
+	case store.EventProgress:
+		c.mu.Lock()
+		if ev.Revision > c.rv {
+			c.rv = ev.Revision
+		}
+		c.mu.Unlock()
+		c.rvCond.Broadcast()
+		return nil
 	case store.EventPut:
 		o, err := c.makeObject(ev.KV)
 		if err != nil {

@@ -24,6 +24,12 @@ type EventType int
 const (
 	EventPut EventType = iota + 1
 	EventDelete
+	// EventProgress carries no key: it tells the watcher that it has seen
+	// every event under its prefix up to Revision (writes elsewhere moved
+	// the store on). Backends send it when they can do so cheaply and may
+	// drop it for a watcher whose buffer is full; watchers that do not
+	// need it skip it.
+	EventProgress
 )
 
 // Event is one change seen by a watcher. Revision is the revision of the
