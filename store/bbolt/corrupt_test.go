@@ -2,6 +2,7 @@ package bbolt_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -76,6 +77,17 @@ func TestOpenRejectsDamagedFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(p, []byte("just some text, not a database\n"), 0o600))
 		}},
 		{"both meta pages zeroed", func(t *testing.T, p string) { overwrite(t, p, 0, make([]byte, 8192)) }},
+		{"freelist count garbage", func(t *testing.T, p string) {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			for off := 2 * 4096; off+4096 <= int(used); off += 4096 {
+				if binary.LittleEndian.Uint16(b[off+8:]) == 0x10 { // a freelist page
+					binary.LittleEndian.PutUint16(b[off+10:], 0xFFFF)
+					binary.LittleEndian.PutUint64(b[off+16:], 1<<40)
+				}
+			}
+			require.NoError(t, os.WriteFile(p, b, 0o600))
+		}},
 		{"root pages garbage", func(t *testing.T, p string) { overwriteRandom(t, p, 2*4096, used-2*4096) }},
 	}
 	for _, tt := range tests {
@@ -87,6 +99,8 @@ func TestOpenRejectsDamagedFiles(t *testing.T) {
 			_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second})
 			require.ErrorIs(t, err, store.ErrCorrupt)
 			t.Log(err)
+			_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second})
+			require.ErrorIs(t, err, store.ErrCorrupt, "a refused file is not left locked")
 			after, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "a damaged file is never modified")
@@ -111,6 +125,8 @@ func TestDamagedPagesNeverPanic(t *testing.T) {
 			s, err := bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second, SkipVerify: skip})
 			if err != nil {
 				require.ErrorIs(t, err, store.ErrCorrupt, "page %d", pg+2)
+				_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second, SkipVerify: skip})
+				require.ErrorIs(t, err, store.ErrCorrupt, "page %d: a refused file is not left locked", pg+2)
 				refused++
 				continue
 			}

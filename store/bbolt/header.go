@@ -34,9 +34,18 @@ const (
 // boltMeta is the part of a meta page checkFile needs.
 type boltMeta struct {
 	pageSize uint32
+	root     uint64 // root bucket page
+	freelist uint64 // freelist page (^0: not synced)
 	pgid     uint64 // high-water mark: pages [0, pgid) are in use
 	txid     uint64
 }
+
+// bbolt page flags.
+const (
+	boltBranchPage   = 0x01
+	boltLeafPage     = 0x02
+	boltFreelistPage = 0x10
+)
 
 // parseMeta decodes and validates one meta page; ok is false when the page
 // is not a valid bbolt meta page.
@@ -54,7 +63,8 @@ func parseMeta(page []byte) (boltMeta, bool) {
 	if h.Sum64() != le.Uint64(m[56:]) {
 		return boltMeta{}, false
 	}
-	meta := boltMeta{pageSize: le.Uint32(m[8:]), pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}
+	meta := boltMeta{pageSize: le.Uint32(m[8:]), root: le.Uint64(m[16:]), freelist: le.Uint64(m[32:]),
+		pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}
 	if meta.pageSize < boltMinPageSize || meta.pageSize > boltMaxPageSize || meta.pageSize&(meta.pageSize-1) != 0 {
 		return boltMeta{}, false
 	}
@@ -101,9 +111,14 @@ func checkFile(path string) (torn bool, err error) {
 	if valid == 0 {
 		return false, corrupt("no valid bbolt meta page (not a bbolt file, or its header is damaged)")
 	}
-	if need := int64(best.pgid) * int64(best.pageSize); size < need {
+	if need := int64(best.pgid) * int64(best.pageSize); best.pgid > 1<<40 || size < need {
 		return false, corrupt("file is truncated: %d bytes, header says %d pages of %d bytes (%d bytes)",
 			size, best.pgid, best.pageSize, need)
+	}
+	if reason, err := checkPages(f, best); err != nil {
+		return false, fmt.Errorf("read pages of %s: %w", path, err)
+	} else if reason != "" {
+		return false, corrupt("%s", reason)
 	}
 	return valid == 1, nil
 }
@@ -156,4 +171,60 @@ func bestMeta(f *os.File, size int64) (boltMeta, int, error) {
 		return m0, 1, nil
 	}
 	return boltMeta{}, 0, nil
+}
+
+// checkPages checks the two pages bbolt reads while opening: the root
+// bucket page and the freelist page, whose damage would make bbolt panic
+// or fault inside bbolt.Open, leaving the file mapped and locked. It returns
+// a reason when they are damaged.
+func checkPages(f *os.File, m boltMeta) (string, error) {
+	ps := int64(m.pageSize)
+	hdr := make([]byte, boltPageHeader+8)
+	readHeader := func(pgid uint64) (flags uint16, count, overflow uint64, err error) {
+		if _, err := f.ReadAt(hdr, int64(pgid)*ps); err != nil {
+			return 0, 0, 0, err
+		}
+		le := binary.LittleEndian
+		return le.Uint16(hdr[8:]), uint64(le.Uint16(hdr[10:])), uint64(le.Uint32(hdr[12:])), nil
+	}
+	if m.root < 2 || m.root >= m.pgid {
+		return fmt.Sprintf("root page %d outside pages 2..%d", m.root, m.pgid-1), nil
+	}
+	flags, _, overflow, err := readHeader(m.root)
+	if err != nil {
+		return "", err
+	}
+	if (flags != boltBranchPage && flags != boltLeafPage) || m.root+overflow >= m.pgid {
+		return fmt.Sprintf("root page %d is damaged (flags %#x, overflow %d)", m.root, flags, overflow), nil
+	}
+	if m.freelist == ^uint64(0) {
+		return "the freelist is not synced (not written by orkit)", nil
+	}
+	if m.freelist < 2 || m.freelist >= m.pgid {
+		return fmt.Sprintf("freelist page %d outside pages 2..%d", m.freelist, m.pgid-1), nil
+	}
+	flags, count, overflow, err := readHeader(m.freelist)
+	if err != nil {
+		return "", err
+	}
+	first := uint64(0)
+	if count == 0xFFFF { // the real count is the first element
+		count, first = binary.LittleEndian.Uint64(hdr[boltPageHeader:]), 1
+	}
+	span := (overflow + 1) * uint64(ps)
+	if flags != boltFreelistPage || m.freelist+overflow >= m.pgid ||
+		count > span/8 || boltPageHeader+(first+count)*8 > span {
+		return fmt.Sprintf("freelist page %d is damaged (flags %#x, count %d, overflow %d)",
+			m.freelist, flags, count, overflow), nil
+	}
+	ids := make([]byte, count*8)
+	if _, err := f.ReadAt(ids, int64(m.freelist)*ps+boltPageHeader+int64(first)*8); err != nil {
+		return "", err
+	}
+	for i := 0; i < len(ids); i += 8 {
+		if id := binary.LittleEndian.Uint64(ids[i:]); id < 2 || id >= m.pgid {
+			return fmt.Sprintf("freelist names page %d outside pages 2..%d", id, m.pgid-1), nil
+		}
+	}
+	return "", nil
 }

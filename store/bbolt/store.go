@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -108,19 +109,29 @@ func Open(path string, opts *Options) (*Store, error) {
 }
 
 // openBolt opens the bbolt file with a guard: bbolt may panic or fault on
-// pages that passed the header check but are still damaged.
+// pages that passed the header check but are still damaged. If it does,
+// the file bbolt opened is closed here, which also releases its lock.
 func openBolt(path string, o Options) (db *bolt.DB, err error) {
+	var file *os.File
 	err = guard(path, func() error {
 		var err error
 		db, err = bolt.Open(path, o.FileMode, &bolt.Options{
 			Timeout:         o.LockTimeout,
 			InitialMmapSize: o.InitialMmapSize,
 			FreelistType:    bolt.FreelistMapType,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, perm)
+				file = f
+				return f, err
+			},
 		})
 		return err
 	})
 	switch {
 	case errors.Is(err, store.ErrCorrupt): // from guard, already names path
+		if file != nil {
+			_ = file.Close()
+		}
 		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
