@@ -30,9 +30,10 @@
 // precondition, so a conflicting op fails alone and takes no revision —
 // commits (bbolt fsyncs the data and then the meta page), publishes the
 // events to watchers, and wakes each writer with its own revision. It then
-// starts the next transaction at once with whatever queued meanwhile: there
-// is no batching delay, and the more writers wait, the more each fsync
-// carries. A storage error fails every op of that transaction and writes
+// yields the processor while the writers it just woke are still queueing
+// (a few scheduler rounds, no timer) and starts the next transaction with
+// whatever queued meanwhile: there is no batching delay, and the more
+// writers wait, the more each fsync carries (Stats reports the mean batch). A storage error fails every op of that transaction and writes
 // none of them.
 //
 // # Watch fan-out
@@ -54,10 +55,13 @@
 //
 // Keys follow store.ValidateKey (at most store.MaxKeySize = 1 KiB, "/"
 // separated, no empty, "." or ".." segment, no NUL); values at most
-// store.MaxValueSize. Open checks bbolt's meta pages itself (a foreign or
-// truncated file fails with store.ErrCorrupt before bbolt maps it), checks
-// the schema, and by default runs bbolt's page-level check; every bbolt
-// call runs under a guard that turns a panic or a memory fault into
-// store.ErrCorrupt. The file lock makes a second Open, in any process,
+// store.MaxValueSize. Open checks the pages bbolt reads while opening (both
+// meta pages, the root and the freelist page) itself, so a foreign,
+// truncated or damaged header fails with store.ErrCorrupt before bbolt maps
+// the file; it then checks the schema and, by default, runs bbolt's
+// page-level check over the whole file. Every bbolt call runs under a guard
+// that turns a panic or a memory fault into store.ErrCorrupt. One invalid
+// meta page of two is a crash during a commit, which bbolt tolerates: Open
+// rewrites it and goes on. The file lock makes a second Open, in any process,
 // wait Options.LockTimeout and fail with ErrLocked.
 package bbolt
