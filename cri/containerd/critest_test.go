@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,7 +45,7 @@ func TestConformance(t *testing.T) {
 			rt, err := ctrd.New(ctx, env.Address, ctrd.WithNamespace(ns), ctrd.WithStateDir(filepath.Join(env.StateDir, ns)))
 			require.NoError(t, err)
 			t.Cleanup(func() { removeAll(t, rt); rt.Close() })
-			return rt
+			return &readyRuntime{Runtime: rt, t: t, cmds: map[string][]string{}}
 		},
 		Sandbox: func(t *testing.T, cfg *cri.PodSandboxConfig) { cfg.LogDirectory = t.TempDir() },
 		ImportArchive: func(t *testing.T) io.Reader {
@@ -70,4 +72,52 @@ func removeAll(t *testing.T, rt *ctrd.Runtime) {
 			t.Errorf("remove sandbox %s: %v", s.ID, err)
 		}
 	}
+}
+
+// readyRuntime adapts the suite to a real runtime in one respect: the
+// suite stops a container as soon as it reads RUNNING, but a real process
+// needs a moment to start and set up its SIGTERM handling (a Go program
+// that is PID 1 and gets SIGTERM before that exits 2, not 0 or 137).
+// StartContainer of the hello server and of "sleep-ignore-term" therefore
+// returns once the program has logged that it is ready. Everything else
+// passes through.
+type readyRuntime struct {
+	*ctrd.Runtime
+	t    *testing.T
+	mu   sync.Mutex
+	cmds map[string][]string
+}
+
+func (r *readyRuntime) CreateContainer(ctx context.Context, sb string, cfg cri.ContainerConfig, sbCfg cri.PodSandboxConfig) (string, error) {
+	id, err := r.Runtime.CreateContainer(ctx, sb, cfg, sbCfg)
+	if err == nil {
+		r.mu.Lock()
+		r.cmds[id] = append(append([]string{}, cfg.Command...), cfg.Args...)
+		r.mu.Unlock()
+	}
+	return id, err
+}
+
+func (r *readyRuntime) StartContainer(ctx context.Context, id string) error {
+	if err := r.Runtime.StartContainer(ctx, id); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	cmd, known := r.cmds[id]
+	r.mu.Unlock()
+	marker := ""
+	switch {
+	case slices.Contains(cmd, "sleep-ignore-term"):
+		marker = "ignoring SIGTERM"
+	case known && len(cmd) == 0: // the hello server
+		marker = "listening"
+	default:
+		return nil
+	}
+	st, err := r.Runtime.ContainerStatus(ctx, id)
+	if err != nil || st.LogPath == "" || st.State != cri.ContainerRunning {
+		return err
+	}
+	waitLog(r.t, st.LogPath, marker)
+	return nil
 }

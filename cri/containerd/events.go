@@ -25,8 +25,8 @@ func (r *Runtime) Events(ctx context.Context) <-chan cri.ContainerEvent {
 		return ch
 	}
 	r.subs[ch] = struct{}{}
+	r.wg.Add(1) // under mu: Close cannot be waiting yet
 	r.mu.Unlock()
-	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		select {
@@ -153,7 +153,13 @@ func (r *Runtime) publishFor(id, sb string, typ cri.ContainerEventType) {
 
 // background runs f in a goroutine owned by the runtime.
 func (r *Runtime) background(f func(ctx context.Context)) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
 	r.wg.Add(1)
+	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(r.ctx, time.Minute)

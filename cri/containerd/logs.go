@@ -102,9 +102,18 @@ func (r *Runtime) startLogs(id string, rec containerRecord) (*logCopier, error) 
 		}()
 	}
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		lc.once.Do(func() { dio.Close() })
+		wg.Wait()
+		if file != nil {
+			file.Close()
+		}
+		return nil, cri.ErrClosed
+	}
 	r.logs[id] = lc
+	r.wg.Add(1) // under mu: Close cannot be waiting yet
 	r.mu.Unlock()
-	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		wg.Wait()

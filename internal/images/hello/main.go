@@ -27,6 +27,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -39,19 +40,35 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
-// termIgnoredEarly: "sleep-ignore-term" ignores SIGTERM from package
-// initialization on, not only once main dispatches, so that a SIGTERM sent
-// right after the container starts finds it already ignored. (As PID 1 of
-// a container, a Go program that gets SIGTERM before handling it cannot
-// die from it and exits 2 instead.)
-var termIgnoredEarly = ignoreTermEarly(os.Args)
+// termSignals receives SIGTERM and SIGINT from package initialization on,
+// not only from when a command sets up its handling: as PID 1 of a
+// container, a Go program that gets SIGTERM before it handles it cannot
+// die from it and exits 2 instead. "sleep-ignore-term" ignores both
+// signals from that moment on.
+var termSignals = notifyTermEarly(os.Args)
 
-func ignoreTermEarly(argv []string) bool {
+func notifyTermEarly(argv []string) chan os.Signal {
+	ch := make(chan os.Signal, 1)
 	if len(argv) > 1 && argv[1] == "sleep-ignore-term" || len(argv) > 0 && filepath.Base(argv[0]) == "sleep-ignore-term" {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
-		return true
+		return ch
 	}
-	return false
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	return ch
+}
+
+// termContext returns a context canceled once SIGTERM or SIGINT arrives,
+// including one that arrived before the call.
+func termContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-termSignals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // run dispatches to a subcommand or the server and returns the exit code.

@@ -8,11 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -31,7 +29,7 @@ func serve(getenv func(string) string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "listen: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := termContext()
 	defer stop()
 	code := 0
 	if exitAfter > 0 {

@@ -60,7 +60,7 @@ func cmdSleep(args []string, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "sleep: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := termContext()
 	defer stop()
 	t := time.NewTimer(d)
 	defer t.Stop()
