@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,46 @@ func testCompaction(t *testing.T, open Opener) {
 	for i := range want {
 		assertKV(t, want[i], got[i])
 	}
+}
+
+// testCompactDuringReplay compacts past a watch that is still replaying:
+// the watch must either deliver every event or a gap-free prefix of them
+// followed by a final ErrTooOld, never skip events silently.
+func testCompactDuringReplay(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := testContext(t)
+	base := revision(t, s)
+	const n = 1500
+	var wg sync.WaitGroup
+	errs := make(chan error, 30)
+	for w := range 30 {
+		wg.Go(func() {
+			for i := w; i < n; i += 30 {
+				if _, err := s.Create(ctx, key("/cr/%05d", i), []byte("v")); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	require.NoError(t, <-errs)
+	ch, err := s.Watch(ctx, "/cr/", base+1) // not read until compacted
+	require.NoError(t, err)
+	require.NoError(t, s.Compact(ctx, base+n-10))
+	next := base + 2
+	for ev := range ch {
+		if ev.Err != nil {
+			require.ErrorIs(t, ev.Err, store.ErrTooOld)
+			t.Logf("watch ended with ErrTooOld after %d events", next-base-2)
+			return
+		}
+		require.Equal(t, next, ev.Revision, "no silent gap")
+		next++
+		if ev.Revision == base+n {
+			return
+		}
+	}
+	require.Fail(t, "watch closed without an error event")
 }
