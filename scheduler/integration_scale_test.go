@@ -150,4 +150,3 @@ func checkSpread(t *testing.T, nodes []*core.Node, bound map[string]*core.Pod, a
 	}
 	assert.LessOrEqual(t, hi-lo, maxSkew, "spread per zone %v", perZone)
 }
-

@@ -65,4 +65,3 @@ func waitBound(t *testing.T, c *client.Client, want int, timeout time.Duration) 
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
