@@ -3,6 +3,7 @@ package bbolt_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,5 +47,42 @@ func FuzzKey(f *testing.F) {
 		require.Equal(t, key, res.KVs[0].Key, "a key lists under itself first")
 		_, _, err = s.Delete(ctx, key, rev)
 		require.NoError(t, err)
+	})
+}
+
+// FuzzListOptions: no combination of prefix, limit, revision and continue
+// token makes List panic; every failure is one of the documented errors,
+// and a page never holds more than the limit or a key outside the prefix.
+func FuzzListOptions(f *testing.F) {
+	s := openTemp(f, nil)
+	ctx := context.Background()
+	for _, k := range []string{"/a/1", "/a/2", "/a/3", "/b/1", "/ab/1"} {
+		_, err := s.Create(ctx, k, []byte(k))
+		require.NoError(f, err)
+	}
+	_, _, err := s.Delete(ctx, "/a/2", 0)
+	require.NoError(f, err)
+	tok := store.ContinueToken{Revision: 3, After: "/a/1"}.Encode()
+	f.Add("/a/", 1, int64(0), "")
+	f.Add("/a/", 2, int64(3), tok)
+	f.Add("", -5, int64(-1), "garbage")
+	f.Add("/", 0, int64(99), "")
+	f.Fuzz(func(t *testing.T, prefix string, limit int, rev int64, cont string) {
+		res, err := s.List(ctx, prefix, store.ListOptions{Limit: limit, Revision: rev, Continue: cont})
+		if err != nil {
+			known := []error{store.ErrInvalidKey, store.ErrInvalidContinue, store.ErrTooOld, store.ErrFutureRevision}
+			for _, e := range known {
+				if errors.Is(err, e) {
+					return
+				}
+			}
+			t.Fatalf("undocumented error: %v", err)
+		}
+		if limit > 0 {
+			require.LessOrEqual(t, len(res.KVs), limit)
+		}
+		for _, kv := range res.KVs {
+			require.True(t, strings.HasPrefix(kv.Key, prefix))
+		}
 	})
 }

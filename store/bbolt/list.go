@@ -81,7 +81,7 @@ func (p *page) add(key, value []byte, createRev, modRev int64) {
 		return
 	}
 	if p.res.KVs == nil {
-		p.res.KVs = make([]store.KV, 0, min(max(p.limit, 0)+1, 1024))
+		p.res.KVs = make([]store.KV, 0, min(max(p.limit, 0), 1023)+1)
 	}
 	if p.valBuf == nil || cap(p.valBuf)-len(p.valBuf) < len(value) {
 		p.valBuf = make([]byte, 0, max(arenaChunk, len(value)))

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -31,6 +32,7 @@ func testList(t *testing.T, open Opener) {
 		{name: "one key", prefix: "/k/a", want: []string{"/k/a"}},
 		{name: "nothing", prefix: "/none/"},
 		{name: "limit", prefix: "/l/", opts: store.ListOptions{Limit: 2}, want: []string{"/l/a", "/l/b"}},
+		{name: "huge limit", prefix: "/l/", opts: store.ListOptions{Limit: math.MaxInt}, want: []string{"/l/a", "/l/b", "/l/b/x", "/l/c"}},
 		{name: "negative limit means none", prefix: "/l/", opts: store.ListOptions{Limit: -1}, want: []string{"/l/a", "/l/b", "/l/b/x", "/l/c"}},
 		{name: "explicit current revision", prefix: "/k/", opts: store.ListOptions{Revision: cur}, want: []string{"/k/a"}},
 		{name: "future revision", prefix: "/l/", opts: store.ListOptions{Revision: cur + 1}, err: store.ErrFutureRevision},
