@@ -1,0 +1,211 @@
+package scheduler_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheduling"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/scheduler"
+	"github.com/orkit/orkit/scheduler/framework"
+	"github.com/orkit/orkit/scheduler/internal/simcluster"
+	"github.com/orkit/orkit/scheduler/plugins"
+)
+
+func withPriority(p *core.Pod, v int32) *core.Pod {
+	p.Spec.Priority = &v
+	return p
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func getPod(t *testing.T, c *client.Client, name string) (*core.Pod, error) {
+	t.Helper()
+	return client.For[core.Pod](c, "default").Get(context.Background(), name)
+}
+
+// TestIntegrationPreemption fills a node with low-priority pods and checks
+// that a high-priority pod evicts exactly one of them, is nominated, bound,
+// and that Events tell the story.
+func TestIntegrationPreemption(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("only", "z", "1", "2Gi")}, 1))
+	s := startScheduler(t, c, scheduler.Config{})
+	low := []*core.Pod{withPriority(simcluster.Pod("low-a", "500m", ""), 0), withPriority(simcluster.Pod("low-b", "500m", ""), 10)}
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", low, 2))
+	waitBound(t, c.Admin, 2, 20*time.Second)
+
+	high := withPriority(simcluster.Pod("high", "500m", ""), 1000)
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{high}, 1))
+	waitFor(t, 20*time.Second, "high bound", func() bool {
+		p, err := getPod(t, c.Admin, "high")
+		return err == nil && p.Spec.NodeName == "only"
+	})
+	_, errA := getPod(t, c.Admin, "low-a")
+	_, errB := getPod(t, c.Admin, "low-b")
+	assert.Error(t, errA, "the lowest-priority pod is the victim")
+	assert.NoError(t, errB, "one victim is enough")
+	p, err := getPod(t, c.Admin, "high")
+	require.NoError(t, err)
+	assert.Equal(t, "only", p.Status.NominatedNodeName)
+	assert.GreaterOrEqual(t, s.Stats().Preemptions, int64(1))
+	reasons := eventReasons(t, c.Admin)
+	assert.Contains(t, reasons["high"], "FailedScheduling")
+	assert.Contains(t, reasons["high"], "Scheduled")
+	assert.Contains(t, reasons["low-a"], "Preempted")
+}
+
+func eventReasons(t *testing.T, c *client.Client) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	waitFor(t, 10*time.Second, "events", func() bool {
+		evs, err := client.For[core.Event](c, "default").List(context.Background(), client.ListOptions{})
+		require.NoError(t, err)
+		out = map[string][]string{}
+		for _, e := range evs.Items {
+			out[e.InvolvedObject.Name] = append(out[e.InvolvedObject.Name], e.Reason)
+		}
+		return len(out["high"]) >= 2
+	})
+	return out
+}
+
+// TestIntegrationUnschedulable checks the FailedScheduling summary, the
+// PodScheduled=False condition, and that a parked pod is scheduled once a
+// node that fits appears.
+func TestIntegrationUnschedulable(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	tainted := simcluster.Node("tainted", "z", "4", "4Gi")
+	tainted.Spec.Taints = []core.Taint{{Key: "k", Value: "v", Effect: core.TaintEffectNoSchedule}}
+	nodes := []*core.Node{simcluster.Node("small-1", "z", "1", "1Gi"), simcluster.Node("small-2", "z", "1", "1Gi"), tainted}
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, nodes, 2))
+	startScheduler(t, c, scheduler.Config{DisablePreemption: true})
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{simcluster.Pod("big", "2", "")}, 1))
+	var p *core.Pod
+	waitFor(t, 20*time.Second, "PodScheduled=False", func() bool {
+		var err error
+		p, err = getPod(t, c.Admin, "big")
+		require.NoError(t, err)
+		_, cond := core.GetPodCondition(&p.Status, core.PodScheduled)
+		return cond != nil && cond.Status == meta.ConditionFalse
+	})
+	_, cond := core.GetPodCondition(&p.Status, core.PodScheduled)
+	assert.Equal(t, core.PodReasonUnschedulable, cond.Reason)
+	assert.Equal(t, "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu.", cond.Message)
+
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("big-node", "z", "4", "4Gi")}, 1))
+	waitFor(t, 20*time.Second, "big bound after a node was added", func() bool {
+		p, err := getPod(t, c.Admin, "big")
+		return err == nil && p.Spec.NodeName == "big-node"
+	})
+}
+
+// TestIntegrationPriorityClass resolves priorityClassName through the
+// PriorityClass informer (the scheduler runs with admin rights here,
+// since its bootstrap role does not read priority classes).
+func TestIntegrationPriorityClass(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	_, err := client.For[scheduling.PriorityClass](c.Admin, "").Create(ctx, &scheduling.PriorityClass{
+		ObjectMeta: meta.ObjectMeta{Name: "urgent"}, Value: 5000})
+	require.NoError(t, err)
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("only", "z", "1", "2Gi")}, 1))
+	cfg := scheduler.Config{PriorityClasses: true, Client: c.Admin, Logger: quiet()}
+	s, err := scheduler.New(cfg)
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{simcluster.Pod("filler", "1", "")}, 1))
+	waitBound(t, c.Admin, 1, 20*time.Second)
+	urgent := simcluster.Pod("urgent", "1", "")
+	urgent.Spec.PriorityClassName = "urgent"
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{urgent}, 1))
+	waitFor(t, 20*time.Second, "urgent preempts filler", func() bool {
+		p, err := getPod(t, c.Admin, "urgent")
+		return err == nil && p.Spec.NodeName == "only"
+	})
+}
+
+// rackOnly is a custom predicate written outside the scheduler package:
+// it admits only nodes labelled rack=<something>.
+type rackOnly struct{}
+
+func (rackOnly) Name() string { return "RackOnly" }
+
+func (rackOnly) Filter(_ context.Context, _ *framework.CycleState, _ *core.Pod, n *framework.NodeInfo) *framework.Status {
+	if _, ok := n.Node().Labels["rack"]; !ok {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) had no rack")
+	}
+	return nil
+}
+
+// highRack is a custom priority: the higher the rack number, the better.
+type highRack struct{}
+
+func (highRack) Name() string { return "HighRack" }
+
+func (highRack) Score(_ context.Context, _ *framework.CycleState, _ *core.Pod, n *framework.NodeInfo) (int64, *framework.Status) {
+	v, _ := strconv.Atoi(n.Node().Labels["rack"])
+	return int64(min(v, 100)), nil
+}
+
+// TestIntegrationCustomPlugins plugs a custom predicate and priority into
+// a second profile through the public API and checks pods naming that
+// scheduler land where they say, while default pods are unaffected.
+func TestIntegrationCustomPlugins(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	var nodes []*core.Node
+	for i, rack := range []string{"", "3", "7", ""} {
+		n := simcluster.Node("n"+strconv.Itoa(i), "z", "4", "4Gi")
+		if rack != "" {
+			n.Labels["rack"] = rack
+		}
+		nodes = append(nodes, n)
+	}
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, nodes, 2))
+	custom := plugins.DefaultProfile("rack-scheduler")
+	custom.Predicates = append(custom.Predicates, rackOnly{})
+	custom.Priorities = append(custom.Priorities, framework.WeightedPriority{Priority: highRack{}, Weight: 100})
+	startScheduler(t, c, scheduler.Config{Profiles: []framework.Profile{plugins.DefaultProfile(""), custom}})
+	var pods []*core.Pod
+	for i := range 6 {
+		p := simcluster.Pod("rack-"+strconv.Itoa(i), "100m", "")
+		p.Spec.SchedulerName = "rack-scheduler"
+		pods = append(pods, p)
+	}
+	pods = append(pods, simcluster.Pod("plain", "100m", ""))
+	other := simcluster.Pod("other-scheduler", "100m", "")
+	other.Spec.SchedulerName = "someone-else"
+	pods = append(pods, other)
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", pods, 4))
+	bound := waitBound(t, c.Admin, 7, 20*time.Second)
+	for i := range 6 {
+		assert.Equal(t, "n2", bound["rack-"+strconv.Itoa(i)].Spec.NodeName, "rack 7 wins")
+	}
+	assert.Contains(t, bound, "plain")
+	p, err := getPod(t, c.Admin, "other-scheduler")
+	require.NoError(t, err)
+	assert.Empty(t, p.Spec.NodeName, "pods of another scheduler are left alone")
+}
