@@ -31,6 +31,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("WatchOrdering", func(t *testing.T) { testWatchOrdering(t, open) })
 	t.Run("SlowWatcher", func(t *testing.T) { testSlowWatcher(t, open) })
 	t.Run("ConcurrentCAS", func(t *testing.T) { testConcurrentCAS(t, open) })
+	t.Run("ConcurrentEverything", func(t *testing.T) { testConcurrentEverything(t, open) })
 	t.Run("Compaction", func(t *testing.T) { testCompaction(t, open) })
 	t.Run("CompactDuringReplay", func(t *testing.T) { testCompactDuringReplay(t, open) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open) })
