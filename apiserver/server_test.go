@@ -333,3 +333,29 @@ func TestWatchFiltersAndInitialState(t *testing.T) {
 	assert.Equal(t, "a", name)
 	assert.True(t, strings.HasPrefix(string(ev.Object), "{"))
 }
+
+// TestWatchFromStorageListRevision: a list read from storage returns the
+// store's global revision, which writes to other resources moved on; a
+// watch from it must start at once (the cache learns of the progress),
+// not time out waiting for an event of its own resource.
+func TestWatchFromStorageListRevision(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.createConfigMap(t, "default", "cm", nil)
+	for i := 0; i < 3; i++ {
+		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": fmt.Sprintf("s%d", i)}})
+		code, out := ts.do(t, "POST", "/api/v1/namespaces/default/secrets", "application/json", b)
+		require.Equal(t, http.StatusCreated, code, string(out))
+	}
+	code, body := ts.do(t, "GET", "/api/v1/namespaces/default/configmaps", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	var list meta.List[json.RawMessage]
+	require.NoError(t, json.Unmarshal(body, &list))
+	next, code, closeFn := ts.watchStream(t, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion="+list.ResourceVersion)
+	require.Equal(t, http.StatusOK, code, "watch from the list's resourceVersion (a 504 means the cache never learnt of the progress)")
+	defer closeFn()
+	ts.createConfigMap(t, "default", "later", nil)
+	ev, err := next()
+	require.NoError(t, err)
+	name, _ := objName(t, ev.Object)
+	assert.Equal(t, "later", name)
+}

@@ -25,7 +25,8 @@ func newHub(rev int64) *hub {
 
 // publish hands events (ascending revisions, ending at rev) to every
 // matching watcher without blocking; a watcher whose buffer would overflow
-// is marked too slow and removed.
+// is marked too slow and removed. Watchers with nothing matching get a
+// progress event at rev instead, so they know how far the store has gone.
 func (h *hub) publish(events []store.Event, rev int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -38,6 +39,9 @@ func (h *hub) publish(events []store.Event, rev int64) {
 			}
 		}
 		if len(matched) == 0 {
+			for w := range ws {
+				w.progress(rev)
+			}
 			continue
 		}
 		for w := range ws {

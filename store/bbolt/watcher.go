@@ -66,6 +66,30 @@ func (w *watcher) enqueue(events []store.Event) bool {
 	return ok
 }
 
+// progress tells the watcher that the store reached rev with nothing new
+// under its prefix: it queues a store.EventProgress, replacing one already
+// queued last, and drops it when the buffer is full (progress is advisory).
+// Called by the hub with hub.mu held.
+func (w *watcher) progress(rev int64) {
+	w.mu.Lock()
+	queued := false
+	switch n := len(w.pending); {
+	case rev <= w.floor || w.failure != nil:
+	case n > 0 && w.pending[n-1].Type == store.EventProgress:
+		w.pending[n-1].Revision, queued = rev, true
+	case n < w.limit:
+		w.pending = append(w.pending, store.Event{Type: store.EventProgress, Revision: rev})
+		queued = true
+	}
+	w.mu.Unlock()
+	if queued {
+		select {
+		case w.signal <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // errStop ends run without a final event (ctx done).
 var errStop = errors.New("watch stopped")
 

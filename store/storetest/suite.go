@@ -19,7 +19,11 @@ type Opener func(t *testing.T) store.Interface
 // Run runs the conformance suite against stores returned by open. Each
 // subtest gets its own store. The slow-watcher case writes 4,000 events
 // under one prefix, so the backend's per-watcher buffer must be smaller.
-func Run(t *testing.T, open Opener) {
+func Run(t *testing.T, base Opener) {
+	// The cases below count events; progress events are advisory and
+	// checked on their own, so the cases see the store without them.
+	open := func(t *testing.T) store.Interface { return withoutProgress{base(t)} }
+	t.Run("Progress", func(t *testing.T) { testProgress(t, base) })
 	t.Run("CRUD", func(t *testing.T) { testCRUD(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
 	t.Run("List", func(t *testing.T) { testList(t, open) })
@@ -35,6 +39,67 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Compaction", func(t *testing.T) { testCompaction(t, open) })
 	t.Run("CompactDuringReplay", func(t *testing.T) { testCompactDuringReplay(t, open) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open) })
+}
+
+// withoutProgress hides store.EventProgress from watchers.
+type withoutProgress struct{ store.Interface }
+
+func (w withoutProgress) Watch(ctx context.Context, prefix string, rev int64) (<-chan store.Event, error) {
+	in, err := w.Interface.Watch(ctx, prefix, rev)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan store.Event)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			if ev.Type == store.EventProgress {
+				continue
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				// Drain so the backend's watch goroutine can finish.
+				for range in {
+				}
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// testProgress checks that progress events, where a backend sends them,
+// never overtake an event of the watcher's prefix: every event received
+// after a progress event at revision r has a revision above r.
+func testProgress(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := testContext(t)
+	ch, err := s.Watch(ctx, "/mine/", 0)
+	require.NoError(t, err)
+	var last int64
+	for i := 0; i < 50; i++ {
+		key := fmt.Sprintf("/other/%d", i)
+		if i%5 == 0 {
+			key = fmt.Sprintf("/mine/%d", i)
+		}
+		_, err := s.Create(ctx, key, []byte("v"))
+		require.NoError(t, err)
+	}
+	end, err := s.Create(ctx, "/mine/end", []byte("v"))
+	require.NoError(t, err)
+	for {
+		ev := receive(t, ch)
+		require.NoError(t, ev.Err)
+		require.Greater(t, ev.Revision, last, "revisions strictly increase, progress included")
+		last = ev.Revision
+		if ev.Type != store.EventProgress {
+			require.Contains(t, ev.KV.Key, "/mine/")
+		}
+		if ev.Revision == end {
+			return
+		}
+	}
 }
 
 // waitTimeout bounds every wait in the suite. It is a deadline against
