@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,6 +75,26 @@ func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
 	return b, err
 }
 
+// WireJSON returns the stored value as the API sends it: with the
+// resourceVersion rv added to metadata. It splices the bytes rather than
+// re-encoding, relying on Encode writing TypeMeta before metadata.
+func WireJSON(stored []byte, rv int64) []byte {
+	const marker = `"metadata":{`
+	i := bytes.Index(stored, []byte(marker))
+	if i < 0 {
+		return nil
+	}
+	i += len(marker)
+	field := `"resourceVersion":"` + strconv.FormatInt(rv, 10) + `"`
+	out := make([]byte, 0, len(stored)+len(field)+1)
+	out = append(out, stored[:i]...)
+	out = append(out, field...)
+	if i < len(stored) && stored[i] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, stored[i:]...)
+}
+
 // Decode turns a stored value into an object with its resourceVersion set.
 func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
 	obj := s.typ.New()
@@ -94,8 +115,9 @@ func (s *Storage) Get(ctx context.Context, ns, name string) (meta.Object, error)
 	return s.Decode(kv)
 }
 
-// Create stores obj, which must be prepared and validated, and returns what
-// was stored, read back.
+// Create stores obj, which must be prepared and validated, reads the
+// stored value back to check it is what was written, and returns obj with
+// the resourceVersion it was stored at.
 func (s *Storage) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	m := obj.GetObjectMeta()
 	b, err := s.Encode(obj)
@@ -103,14 +125,23 @@ func (s *Storage) Create(ctx context.Context, obj meta.Object) (meta.Object, err
 		return nil, apierrors.NewInternalError(err)
 	}
 	key := s.Key(m.Namespace, m.Name)
-	if _, err := s.store.Create(ctx, key, b); err != nil {
+	rev, err := s.store.Create(ctx, key, b)
+	if err != nil {
 		return nil, s.apiError(err, m.Name)
 	}
 	kv, err := s.store.Get(ctx, key)
 	if err != nil {
 		return nil, s.apiError(err, m.Name)
 	}
-	return s.Decode(kv)
+	if kv.ModRevision == rev && !bytes.Equal(kv.Value, b) {
+		return nil, apierrors.NewInternalError(fmt.Errorf("%s %q: the stored value differs from what was written", s.gr, m.Name))
+	}
+	if kv.ModRevision != rev {
+		// Changed again in between (a controller was quick): return that.
+		return s.Decode(kv)
+	}
+	m.ResourceVersion = strconv.FormatInt(rev, 10)
+	return obj, nil
 }
 
 // UpdateFunc computes the new version of an object from the current one.

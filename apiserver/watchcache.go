@@ -176,9 +176,11 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
+	raw := WireJSON(kv.Value, kv.ModRevision)
+	if raw == nil || !json.Valid(raw) {
+		if raw, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
 	}
 	m := obj.GetObjectMeta()
 	fs := selectableFields(obj, c.storage.typ.Namespaced, c.fieldsF)
