@@ -1,0 +1,166 @@
+package kubelet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/resource"
+)
+
+// AdmitAttributes is what an admission handler decides on: the new pod,
+// the pods the node already runs, and the node's allocatable resources.
+type AdmitAttributes struct {
+	Pod         *core.Pod
+	OtherPods   []*core.Pod
+	Allocatable core.ResourceList
+}
+
+// AdmitResult is an admission handler's decision. A refusal is hard (the
+// pod fails with Reason, such as OutOfcpu) unless Soft, which leaves the
+// pod Pending with the reason.
+type AdmitResult struct {
+	Admit   bool
+	Reason  string
+	Message string
+	Soft    bool
+}
+
+// AdmitHandler decides whether a pod may run on this node. Handlers run in
+// order when a pod first reaches the kubelet; the first refusal wins.
+// Admit must not block.
+type AdmitHandler interface {
+	Name() string
+	Admit(attrs AdmitAttributes) AdmitResult
+}
+
+// DefaultAdmitHandlers returns the built-in handlers: the resource fit.
+func DefaultAdmitHandlers() []AdmitHandler { return []AdmitHandler{ResourceFit{}} }
+
+// ResourceFit refuses a pod whose requests no longer fit the node's
+// allocatable resources next to the pods it runs, with Kubernetes' reasons
+// OutOfcpu, OutOfmemory, OutOfpods, OutOf<resource>.
+type ResourceFit struct{}
+
+var _ AdmitHandler = ResourceFit{}
+
+// Name implements AdmitHandler.
+func (ResourceFit) Name() string { return "NodeResourcesFit" }
+
+// Admit implements AdmitHandler.
+func (ResourceFit) Admit(a AdmitAttributes) AdmitResult {
+	if pods, ok := a.Allocatable[core.ResourcePods]; ok && int64(len(a.OtherPods))+1 > pods.Value() {
+		return AdmitResult{Reason: "OutOfpods", Message: fmt.Sprintf("Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d", len(a.OtherPods), pods.Value())}
+	}
+	used := core.ResourceList{}
+	for _, p := range a.OtherPods {
+		for name, q := range core.PodRequests(p) {
+			u := used[name]
+			u.Add(q)
+			used[name] = u
+		}
+	}
+	for name, req := range core.PodRequests(a.Pod) {
+		alloc, ok := a.Allocatable[name]
+		if !ok || req.IsZero() {
+			continue
+		}
+		total := used[name]
+		total.Add(req)
+		if total.Cmp(alloc) > 0 {
+			u := used[name]
+			return AdmitResult{Reason: "OutOf" + string(name), Message: fmt.Sprintf(
+				"Node didn't have enough resource: %s, requested: %s, used: %s, capacity: %s",
+				name, qstr(req), qstr(u), qstr(alloc))}
+		}
+	}
+	return AdmitResult{Admit: true}
+}
+
+func qstr(q resource.Quantity) string { return q.String() }
+
+// SecurityProfile refuses pods that ask for a seccomp or AppArmor profile
+// of type Localhost whose name is not in Allowed, or for privileged
+// containers when DenyPrivileged is set. The refusal is soft: the pod
+// stays Pending with the reason, as Kubernetes does for AppArmor.
+type SecurityProfile struct {
+	Allowed        map[string]bool
+	DenyPrivileged bool
+}
+
+var _ AdmitHandler = SecurityProfile{}
+
+// Name implements AdmitHandler.
+func (SecurityProfile) Name() string { return "SecurityProfile" }
+
+// Admit implements AdmitHandler.
+func (s SecurityProfile) Admit(a AdmitAttributes) AdmitResult {
+	refuse := func(msg string) AdmitResult {
+		return AdmitResult{Reason: "SecurityProfileUnavailable", Message: msg, Soft: true}
+	}
+	check := func(sp *core.SeccompProfile, aa *core.AppArmorProfile, who string) (AdmitResult, bool) {
+		if sp != nil && sp.Type == core.SeccompProfileTypeLocalhost {
+			name := ""
+			if sp.LocalhostProfile != nil {
+				name = *sp.LocalhostProfile
+			}
+			if !s.Allowed[name] {
+				return refuse(fmt.Sprintf("%s: seccomp profile %q is not loaded on this node", who, name)), false
+			}
+		}
+		if aa != nil && strings.EqualFold(aa.Type, "Localhost") {
+			name := ""
+			if aa.LocalhostProfile != nil {
+				name = *aa.LocalhostProfile
+			}
+			if !s.Allowed[name] {
+				return refuse(fmt.Sprintf("%s: AppArmor profile %q is not loaded on this node", who, name)), false
+			}
+		}
+		return AdmitResult{}, true
+	}
+	if psc := a.Pod.Spec.SecurityContext; psc != nil {
+		if r, ok := check(psc.SeccompProfile, psc.AppArmorProfile, "pod"); !ok {
+			return r
+		}
+	}
+	all := append(append([]core.Container(nil), a.Pod.Spec.InitContainers...), a.Pod.Spec.Containers...)
+	for _, c := range all {
+		sc := c.SecurityContext
+		if sc == nil {
+			continue
+		}
+		if r, ok := check(sc.SeccompProfile, sc.AppArmorProfile, "container "+c.Name); !ok {
+			return r
+		}
+		if s.DenyPrivileged && sc.Privileged != nil && *sc.Privileged {
+			return refuse("container " + c.Name + ": privileged containers are not allowed on this node")
+		}
+	}
+	return AdmitResult{Admit: true}
+}
+
+// admit runs the admission handlers on pod.
+func (k *Kubelet) admit(pod *core.Pod) AdmitResult {
+	attrs := AdmitAttributes{Pod: pod, OtherPods: k.activePods(pod.UID), Allocatable: k.allocatable()}
+	for _, h := range k.cfg.AdmitHandlers {
+		if r := h.Admit(attrs); !r.Admit {
+			if r.Reason == "" {
+				r.Reason = h.Name()
+			}
+			return r
+		}
+	}
+	return AdmitResult{Admit: true}
+}
+
+// allocatable is capacity minus the reservations.
+func (k *Kubelet) allocatable() core.ResourceList {
+	k.node.mu.Lock()
+	a := k.node.lastStatus.Allocatable
+	k.node.mu.Unlock()
+	if a != nil {
+		return a
+	}
+	return k.capacity()
+}

@@ -1,0 +1,369 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/cri"
+)
+
+// Container waiting reasons, as Kubernetes spells them.
+const (
+	ReasonContainerCreating          = "ContainerCreating"
+	ReasonPodInitializing            = "PodInitializing"
+	ReasonCrashLoopBackOff           = "CrashLoopBackOff"
+	ReasonErrImagePull               = "ErrImagePull"
+	ReasonImagePullBackOff           = "ImagePullBackOff"
+	ReasonErrImageNeverPull          = "ErrImageNeverPull"
+	ReasonCreateContainerConfigError = "CreateContainerConfigError"
+	ReasonCreateContainerError       = "CreateContainerError"
+	ReasonRunContainerError          = "RunContainerError"
+	ReasonPostStartHookError         = "PostStartHookError"
+)
+
+// syncContainers runs the init containers in order, then the app
+// containers, restarting exited ones per the restart policy with back-off.
+// It returns when the pod needs its next sync.
+func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podState) time.Duration {
+	next := k.cfg.ResyncInterval
+	now := time.Now()
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		cs := ps.ctr(c.Name, true)
+		st := k.containerStatus(ctx, cs)
+		if st != nil && st.State == cri.ContainerExited && st.ExitCode == 0 {
+			continue // done
+		}
+		if st != nil && (st.State == cri.ContainerRunning || st.State == cri.ContainerCreated && cs.killReason == "") {
+			return next // wait for it
+		}
+		if st != nil && st.State == cri.ContainerExited {
+			k.recordExit(cs, st)
+			if pod.Spec.RestartPolicy == core.RestartPolicyNever {
+				return next // the pod fails (computeStatus)
+			}
+			if !k.restartDue(cs, now) {
+				return time.Until(cs.restart.until)
+			}
+		}
+		if d, started := k.startContainer(ctx, pod, ps, c, cs); !started {
+			return min(next, d)
+		}
+		return next
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		cs := ps.ctr(c.Name, false)
+		if d := k.syncAppContainer(ctx, pod, ps, c, cs, now); d > 0 {
+			next = min(next, d)
+		}
+	}
+	return next
+}
+
+// syncAppContainer brings one app container to its wanted state.
+func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time) time.Duration {
+	st := k.containerStatus(ctx, cs)
+	if st != nil && st.State == cri.ContainerRunning {
+		if cs.killReason == "" {
+			return 0
+		}
+		if err := k.killContainer(ctx, pod, c, cs, gracePeriod(pod)); err != nil {
+			return retryAfterError
+		}
+		st = k.containerStatus(ctx, cs)
+	}
+	if st != nil && (st.State == cri.ContainerExited || st.State == cri.ContainerCreated || st.State == cri.ContainerUnknown) {
+		k.recordExit(cs, st)
+		if !shouldRestart(pod.Spec.RestartPolicy, st.ExitCode, cs.killReason != "") {
+			return 0
+		}
+		if !k.restartDue(cs, now) {
+			return time.Until(cs.restart.until)
+		}
+	}
+	d, _ := k.startContainer(ctx, pod, ps, c, cs)
+	return d
+}
+
+// shouldRestart applies a restart policy to an exited container; a
+// container the kubelet killed (liveness) restarts unless the policy is
+// Never.
+func shouldRestart(p core.RestartPolicy, exit int32, killed bool) bool {
+	switch p {
+	case core.RestartPolicyNever:
+		return false
+	case core.RestartPolicyOnFailure:
+		return exit != 0 || killed
+	}
+	return true
+}
+
+// recordExit remembers an exited container's termination once, and starts
+// its restart back-off.
+func (k *Kubelet) recordExit(cs *ctrState, st *cri.ContainerStatus) {
+	if cs.lastTerm != nil && cs.lastTerm.ContainerID == runtimeID(st.ID) {
+		return
+	}
+	cs.lastTerm = terminatedState(st)
+	cs.ready = false
+	finished := st.FinishedAt
+	if finished.IsZero() {
+		finished = time.Now()
+	}
+	if !st.StartedAt.IsZero() && finished.Sub(st.StartedAt) > 10*time.Minute {
+		cs.restart = backoff{} // ran long enough: forget the crash loop
+	}
+	cs.restart.next(finished, k.cfg.CrashLoopBackOff, k.cfg.MaxBackOff)
+}
+
+// restartDue reports whether the back-off allows a restart now, setting
+// the waiting reason when it does not.
+func (k *Kubelet) restartDue(cs *ctrState, now time.Time) bool {
+	if cs.restart.waiting(now) {
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCrashLoopBackOff,
+			Message: fmt.Sprintf("back-off %s restarting failed container=%s", cs.restart.delay, cs.name)}
+		return false
+	}
+	return true
+}
+
+// containerStatus asks the runtime for the container's status; nil when
+// there is none.
+func (k *Kubelet) containerStatus(ctx context.Context, cs *ctrState) *cri.ContainerStatus {
+	if cs.id == "" {
+		return nil
+	}
+	st, err := k.cfg.Runtime.ContainerStatus(ctx, cs.id)
+	if err != nil {
+		if errors.Is(err, cri.ErrNotFound) {
+			cs.id = ""
+		}
+		return nil
+	}
+	return &st
+}
+
+// startContainer pulls the image, builds the config, creates and starts a
+// new attempt of c and runs its postStart hook. It returns whether the
+// container started, and when to retry if not.
+func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState) (time.Duration, bool) {
+	if !ps.volumesReady || ps.sandboxID == "" {
+		return retryAfterError, false
+	}
+	imageRef, wait, err := k.ensureImage(ctx, pod, c, ps)
+	if err != nil {
+		return wait, false
+	}
+	cfg, err := k.containerConfig(ctx, pod, ps, c, cs, imageRef)
+	if err != nil {
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerConfigError, Message: err.Error()}
+		return retryAfterError, false
+	}
+	old := cs.id
+	if cs.created {
+		cfg.Metadata.Attempt = cs.attempt + 1
+	}
+	id, err := k.cfg.Runtime.CreateContainer(ctx, ps.sandboxID, cfg, ps.sandboxCfg)
+	if err != nil {
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
+		return retryAfterError, false
+	}
+	cs.id, cs.attempt, cs.created, cs.killReason = id, cfg.Metadata.Attempt, true, ""
+	cs.started, cs.ready, cs.probes = false, false, nil
+	if old != "" {
+		if err := k.cfg.Runtime.RemoveContainer(ctx, old); err != nil && !errors.Is(err, cri.ErrNotFound) {
+			k.cfg.Logger.Warn("remove old container", "container", old, "err", err)
+		}
+		k.releaseCPUs(old)
+	}
+	if err := k.assignCPUs(ctx, pod, c, cs); err != nil {
+		k.cfg.Logger.Warn("static CPU manager", "pod", podKey(pod), "container", c.Name, "err", err)
+	}
+	if err := k.cfg.Runtime.StartContainer(ctx, id); err != nil {
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonRunContainerError, Message: err.Error()}
+		return retryAfterError, false
+	}
+	cs.waiting = nil
+	if h := lifecycleHandler(c, true); h != nil {
+		if err := k.runHandler(ctx, pod, ps, c, cs, h, hookTimeout(pod)); err != nil {
+			k.cfg.Logger.Info("postStart hook failed, killing container", "pod", podKey(pod), "container", c.Name, "err", err)
+			cs.killReason = ReasonPostStartHookError
+			_ = k.cfg.Runtime.StopContainer(ctx, id, 0)
+			return retryAfterError, false
+		}
+	}
+	return 0, true
+}
+
+// hookTimeout bounds a postStart hook: the pod's grace period, at most 30 s.
+func hookTimeout(pod *core.Pod) time.Duration {
+	return min(gracePeriod(pod), 30*time.Second) + time.Second
+}
+
+func lifecycleHandler(c *core.Container, postStart bool) *core.LifecycleHandler {
+	if c.Lifecycle == nil {
+		return nil
+	}
+	if postStart {
+		return c.Lifecycle.PostStart
+	}
+	return c.Lifecycle.PreStop
+}
+
+// containerConfig builds the CRI config of one attempt of c.
+func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, imageRef string) (cri.ContainerConfig, error) {
+	env, err := k.containerEnv(ctx, pod, c)
+	if err != nil {
+		return cri.ContainerConfig{}, err
+	}
+	mounts, err := k.containerMounts(pod, ps, c)
+	if err != nil {
+		return cri.ContainerConfig{}, err
+	}
+	cfg := cri.ContainerConfig{
+		Metadata:   cri.ContainerMetadata{Name: c.Name, Attempt: cs.attempt},
+		Image:      cri.ImageSpec{Image: imageRef},
+		Command:    c.Command,
+		Args:       c.Args,
+		WorkingDir: c.WorkingDir,
+		Envs:       env,
+		Mounts:     mounts,
+		Labels: map[string]string{labelPodUID: string(pod.UID), labelPodName: pod.Name, labelPodNamespace: pod.Namespace,
+			labelContainerName: c.Name, labelContainerInit: fmt.Sprint(cs.init)},
+		Annotations: map[string]string{},
+		Stdin:       c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
+	}
+	if k.cfg.LogDir != "" {
+		cfg.LogPath = filepath.Join(c.Name, attemptString(cfg.Metadata.Attempt)+".log")
+	}
+	res := containerResources(pod, c)
+	cfg.Linux.Resources = &res
+	if sc := c.SecurityContext; sc != nil {
+		s := &cfg.Linux.Security
+		s.Privileged = sc.Privileged != nil && *sc.Privileged
+		s.RunAsUser, s.RunAsGroup = sc.RunAsUser, sc.RunAsGroup
+		s.ReadonlyRootfs = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem
+		s.NoNewPrivs = sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation
+		if sc.Capabilities != nil {
+			s.Capabilities = &cri.Capability{}
+			for _, a := range sc.Capabilities.Add {
+				s.Capabilities.Add = append(s.Capabilities.Add, string(a))
+			}
+			for _, d := range sc.Capabilities.Drop {
+				s.Capabilities.Drop = append(s.Capabilities.Drop, string(d))
+			}
+		}
+	}
+	if ps := pod.Spec.SecurityContext; ps != nil {
+		s := &cfg.Linux.Security
+		if s.RunAsUser == nil {
+			s.RunAsUser = ps.RunAsUser
+		}
+		if s.RunAsGroup == nil {
+			s.RunAsGroup = ps.RunAsGroup
+		}
+		s.SupplementalGroups = ps.SupplementalGroups
+	}
+	cfg.Linux.Security.NamespaceOptions = ps.sandboxCfg.Linux.Security.NamespaceOptions
+	return cfg, nil
+}
+
+// containerResources maps c's requests and limits to CFS and memory values.
+func containerResources(pod *core.Pod, c *core.Container) cri.LinuxContainerResources {
+	r := cri.LinuxContainerResources{CPUPeriod: cfsPeriod}
+	if q, ok := c.Resources.Requests[core.ResourceCPU]; ok {
+		r.CPUShares = milliToShares(q.MilliValue())
+	} else if q, ok := c.Resources.Limits[core.ResourceCPU]; ok {
+		r.CPUShares = milliToShares(q.MilliValue())
+	} else {
+		r.CPUShares = 2
+	}
+	if q, ok := c.Resources.Limits[core.ResourceCPU]; ok {
+		r.CPUQuota = milliToQuota(q.MilliValue())
+	}
+	if q, ok := c.Resources.Limits[core.ResourceMemory]; ok {
+		r.MemoryLimitInBytes = q.Value()
+	}
+	switch core.GetPodQOS(pod) {
+	case core.PodQOSGuaranteed:
+		r.OOMScoreAdj = -997
+	case core.PodQOSBestEffort:
+		r.OOMScoreAdj = 1000
+	default:
+		r.OOMScoreAdj = 500
+	}
+	return r
+}
+
+// killContainers runs the preStop hooks and stops every container of the
+// pod in parallel within grace; exited containers stay for their status.
+func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podState, grace time.Duration) error {
+	specs := map[string]*core.Container{}
+	for i := range pod.Spec.InitContainers {
+		specs[pod.Spec.InitContainers[i].Name] = &pod.Spec.InitContainers[i]
+	}
+	for i := range pod.Spec.Containers {
+		specs[pod.Spec.Containers[i].Name] = &pod.Spec.Containers[i]
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for name, cs := range ps.containers {
+		if cs.id == "" {
+			continue
+		}
+		c := specs[name]
+		if c == nil {
+			c = &core.Container{Name: name}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := k.killContainer(ctx, pod, c, cs, grace); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, cs := range ps.containers {
+		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
+			k.recordExit(cs, st)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// killContainer runs c's preStop hook (if it is running) then stops it
+// with what is left of grace.
+func (k *Kubelet) killContainer(ctx context.Context, pod *core.Pod, c *core.Container, cs *ctrState, grace time.Duration) error {
+	st := k.containerStatus(ctx, cs)
+	if st == nil {
+		return nil
+	}
+	start := time.Now()
+	if st.State == cri.ContainerRunning && grace > 0 {
+		if h := lifecycleHandler(c, false); h != nil {
+			hctx, cancel := context.WithTimeout(ctx, grace)
+			if err := k.runHandler(hctx, pod, nil, c, cs, h, grace); err != nil {
+				k.cfg.Logger.Info("preStop hook failed", "pod", podKey(pod), "container", c.Name, "err", err)
+			}
+			cancel()
+		}
+	}
+	left := max(grace-time.Since(start), 0)
+	if st.State == cri.ContainerRunning && left < 2*time.Second && grace > 0 {
+		left = 2 * time.Second // Kubernetes' minimum after a preStop hook
+	}
+	if err := k.cfg.Runtime.StopContainer(ctx, cs.id, left); err != nil && !errors.Is(err, cri.ErrNotFound) {
+		return fmt.Errorf("stop container %s of pod %s: %w", c.Name, podKey(pod), err)
+	}
+	return nil
+}

@@ -1,0 +1,324 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/resource"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/cri"
+)
+
+// containerEnv resolves c's envFrom and env (later entries win), from
+// Secrets, ConfigMaps, the pod's fields and the container's resources. A
+// missing non-optional reference returns an error wrapping ErrConfigRef.
+func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Container) ([]cri.KeyValue, error) {
+	vals := map[string]string{}
+	var order []string
+	set := func(name, v string) {
+		if _, ok := vals[name]; !ok {
+			order = append(order, name)
+		}
+		vals[name] = v
+	}
+	src := newRefSource(k.cfg.Client, pod.Namespace)
+	for _, ef := range c.EnvFrom {
+		data, err := src.envFrom(ctx, ef)
+		if err != nil {
+			return nil, err
+		}
+		for key, v := range data {
+			set(ef.Prefix+key, v)
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			set(e.Name, expandEnv(e.Value, vals))
+			continue
+		}
+		v, ok, err := k.envValue(ctx, src, pod, c, e.ValueFrom)
+		if err != nil {
+			return nil, fmt.Errorf("env %s of container %s: %w", e.Name, c.Name, err)
+		}
+		if ok {
+			set(e.Name, v)
+		}
+	}
+	out := make([]cri.KeyValue, 0, len(order))
+	for _, name := range order {
+		out = append(out, cri.KeyValue{Key: name, Value: vals[name]})
+	}
+	return out, nil
+}
+
+// expandEnv replaces $(VAR) references to earlier variables, as Kubernetes
+// does; $$ escapes a dollar.
+func expandEnv(s string, vals map[string]string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '$':
+			b.WriteByte('$')
+			i++
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '(':
+			end := strings.IndexByte(s[i:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			name := s[i+2 : i+end]
+			if v, ok := vals[name]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i : i+end+1])
+			}
+			i += end
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c *core.Container, vf *core.EnvVarSource) (string, bool, error) {
+	switch {
+	case vf.ConfigMapKeyRef != nil:
+		r := vf.ConfigMapKeyRef
+		return src.configMapKey(ctx, r.Name, r.Key, isTrue(r.Optional))
+	case vf.SecretKeyRef != nil:
+		r := vf.SecretKeyRef
+		return src.secretKey(ctx, r.Name, r.Key, isTrue(r.Optional))
+	case vf.FieldRef != nil:
+		v, err := k.podField(pod, vf.FieldRef.FieldPath)
+		return v, err == nil, err
+	case vf.ResourceFieldRef != nil:
+		v, err := resourceField(pod, c, vf.ResourceFieldRef)
+		return v, err == nil, err
+	}
+	return "", false, nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// podField returns a downward API field of pod.
+func (k *Kubelet) podField(pod *core.Pod, path string) (string, error) {
+	switch path {
+	case "metadata.name":
+		return pod.Name, nil
+	case "metadata.namespace":
+		return pod.Namespace, nil
+	case "metadata.uid":
+		return string(pod.UID), nil
+	case "metadata.labels":
+		return formatMap(pod.Labels), nil
+	case "metadata.annotations":
+		return formatMap(pod.Annotations), nil
+	case "spec.nodeName":
+		return pod.Spec.NodeName, nil
+	case "spec.serviceAccountName":
+		return pod.Spec.ServiceAccountName, nil
+	case "status.hostIP":
+		return k.cfg.NodeIP.String(), nil
+	case "status.podIP":
+		return pod.Status.PodIP, nil
+	}
+	for _, pre := range []string{"metadata.labels['", "metadata.annotations['"} {
+		if strings.HasPrefix(path, pre) && strings.HasSuffix(path, "']") {
+			key := path[len(pre) : len(path)-2]
+			if strings.HasPrefix(pre, "metadata.labels") {
+				return pod.Labels[key], nil
+			}
+			return pod.Annotations[key], nil
+		}
+	}
+	return "", fmt.Errorf("%w: unsupported fieldRef %q", ErrConfigRef, path)
+}
+
+func formatMap(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%q\n", k, m[k])
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// resourceField returns a container's request or limit, divided by the
+// divisor and rounded up, as the downward API does. A missing limit is the
+// node's allocatable in Kubernetes; here it is the container's request or 0.
+func resourceField(pod *core.Pod, c *core.Container, ref *core.ResourceFieldSelector) (string, error) {
+	if ref.ContainerName != "" {
+		c = nil
+		for i := range pod.Spec.Containers {
+			if pod.Spec.Containers[i].Name == ref.ContainerName {
+				c = &pod.Spec.Containers[i]
+			}
+		}
+		if c == nil {
+			return "", fmt.Errorf("%w: resourceFieldRef container %q not found", ErrConfigRef, ref.ContainerName)
+		}
+	}
+	kind, name, ok := strings.Cut(ref.Resource, ".")
+	if !ok || (kind != "limits" && kind != "requests") {
+		return "", fmt.Errorf("%w: unsupported resource %q", ErrConfigRef, ref.Resource)
+	}
+	list := c.Resources.Requests
+	if kind == "limits" {
+		list = c.Resources.Limits
+	}
+	q, ok := list[core.ResourceName(name)]
+	if !ok && kind == "limits" {
+		q = c.Resources.Requests[core.ResourceName(name)]
+	}
+	div := resource.MustParse("1")
+	if name == "cpu" {
+		div = resource.MustParse("1")
+	}
+	if ref.Divisor != nil && !ref.Divisor.IsZero() {
+		div = *ref.Divisor
+	}
+	if name == "cpu" {
+		m, d := q.MilliValue(), div.MilliValue()
+		if d == 0 {
+			d = 1000
+		}
+		return strconv.FormatInt((m+d-1)/d, 10), nil
+	}
+	v, d := q.Value(), div.Value()
+	if d == 0 {
+		d = 1
+	}
+	return strconv.FormatInt((v+d-1)/d, 10), nil
+}
+
+// refSource reads the Secrets and ConfigMaps one pod references, each at
+// most once per sync.
+type refSource struct {
+	secrets    *client.Resource[core.Secret, *core.Secret]
+	configMaps *client.Resource[core.ConfigMap, *core.ConfigMap]
+	sCache     map[string]*core.Secret
+	cCache     map[string]*core.ConfigMap
+}
+
+func newRefSource(c *client.Client, ns string) *refSource {
+	return &refSource{secrets: client.For[core.Secret](c, ns), configMaps: client.For[core.ConfigMap](c, ns),
+		sCache: map[string]*core.Secret{}, cCache: map[string]*core.ConfigMap{}}
+}
+
+// secret returns the named Secret, nil if it does not exist.
+func (r *refSource) secret(ctx context.Context, name string) (*core.Secret, error) {
+	if s, ok := r.sCache[name]; ok {
+		return s, nil
+	}
+	s, err := r.secrets.Get(ctx, name)
+	if apierrors.IsNotFound(err) {
+		s, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get secret %q: %w", name, err)
+	}
+	r.sCache[name] = s
+	return s, nil
+}
+
+// configMap returns the named ConfigMap, nil if it does not exist.
+func (r *refSource) configMap(ctx context.Context, name string) (*core.ConfigMap, error) {
+	if c, ok := r.cCache[name]; ok {
+		return c, nil
+	}
+	c, err := r.configMaps.Get(ctx, name)
+	if apierrors.IsNotFound(err) {
+		c, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get configmap %q: %w", name, err)
+	}
+	r.cCache[name] = c
+	return c, nil
+}
+
+func (r *refSource) secretKey(ctx context.Context, name, key string, optional bool) (string, bool, error) {
+	s, err := r.secret(ctx, name)
+	if err != nil {
+		return "", false, err
+	}
+	if s == nil || s.Data[key] == nil {
+		if optional {
+			return "", false, nil
+		}
+		if s == nil {
+			return "", false, fmt.Errorf("%w: secret %q not found", ErrConfigRef, name)
+		}
+		return "", false, fmt.Errorf("%w: couldn't find key %s in Secret %s", ErrConfigRef, key, name)
+	}
+	return string(s.Data[key]), true, nil
+}
+
+func (r *refSource) configMapKey(ctx context.Context, name, key string, optional bool) (string, bool, error) {
+	c, err := r.configMap(ctx, name)
+	if err != nil {
+		return "", false, err
+	}
+	if c != nil {
+		if v, ok := c.Data[key]; ok {
+			return v, true, nil
+		}
+		if v, ok := c.BinaryData[key]; ok {
+			return string(v), true, nil
+		}
+	}
+	if optional {
+		return "", false, nil
+	}
+	if c == nil {
+		return "", false, fmt.Errorf("%w: configmap %q not found", ErrConfigRef, name)
+	}
+	return "", false, fmt.Errorf("%w: couldn't find key %s in ConfigMap %s", ErrConfigRef, key, name)
+}
+
+// envFrom returns the data of an envFrom source.
+func (r *refSource) envFrom(ctx context.Context, ef core.EnvFromSource) (map[string]string, error) {
+	out := map[string]string{}
+	switch {
+	case ef.ConfigMapRef != nil:
+		c, err := r.configMap(ctx, ef.ConfigMapRef.Name)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			if isTrue(ef.ConfigMapRef.Optional) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("%w: configmap %q not found", ErrConfigRef, ef.ConfigMapRef.Name)
+		}
+		for key, v := range c.Data {
+			out[key] = v
+		}
+	case ef.SecretRef != nil:
+		s, err := r.secret(ctx, ef.SecretRef.Name)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			if isTrue(ef.SecretRef.Optional) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("%w: secret %q not found", ErrConfigRef, ef.SecretRef.Name)
+		}
+		for key, v := range s.Data {
+			out[key] = string(v)
+		}
+	}
+	return out, nil
+}

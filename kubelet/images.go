@@ -1,0 +1,158 @@
+package kubelet
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/cri"
+)
+
+// ensureImage makes c's image present per its pull policy. On failure it
+// sets the container's waiting reason (ErrImagePull, then ImagePullBackOff
+// while the back-off holds; ErrImageNeverPull) and returns when to retry.
+func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Container, ps *podState) (string, time.Duration, error) {
+	cs := ps.containers[c.Name]
+	spec := cri.ImageSpec{Image: c.Image}
+	policy := pullPolicy(c)
+	if policy != core.PullAlways {
+		img, err := k.cfg.Runtime.ImageStatus(ctx, spec)
+		if err == nil {
+			return imageRefOf(img, c.Image), 0, nil
+		}
+		if !errors.Is(err, cri.ErrImageNotFound) && !errors.Is(err, cri.ErrNotFound) {
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull, Message: err.Error()}
+			return "", retryAfterError, err
+		}
+		if policy == core.PullNever {
+			msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image)
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImageNeverPull, Message: msg}
+			return "", k.cfg.ResyncInterval, fmt.Errorf("%w: %s", ErrImageNeverPull, c.Image)
+		}
+	}
+	b := ps.pulls[c.Image]
+	if b == nil {
+		b = &backoff{}
+		ps.pulls[c.Image] = b
+	}
+	now := time.Now()
+	if b.waiting(now) {
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonImagePullBackOff,
+			Message: fmt.Sprintf("Back-off pulling image %q", c.Image)}
+		return "", time.Until(b.until), fmt.Errorf("%w: back-off", ErrImagePull)
+	}
+	auths := k.pullAuths(ctx, pod, c.Image)
+	var ref string
+	var err error
+	for _, a := range auths {
+		if ref, err = k.cfg.Runtime.PullImage(ctx, spec, a); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		b.next(now, k.cfg.ImagePullBackOff, k.cfg.MaxBackOff)
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull,
+			Message: fmt.Sprintf("failed to pull image %q: %v", c.Image, err)}
+		return "", time.Until(b.until), fmt.Errorf("%w: %s: %w", ErrImagePull, c.Image, err)
+	}
+	delete(ps.pulls, c.Image)
+	if ref == "" {
+		ref = c.Image
+	}
+	return c.Image, 0, nil
+}
+
+// pullPolicy is c's imagePullPolicy, defaulted as the API server does.
+func pullPolicy(c *core.Container) core.PullPolicy {
+	if c.ImagePullPolicy != "" {
+		return c.ImagePullPolicy
+	}
+	ref := c.Image
+	if i := strings.LastIndex(ref, "/"); i >= 0 {
+		ref = ref[i+1:]
+	}
+	if !strings.Contains(ref, ":") || strings.HasSuffix(ref, ":latest") {
+		return core.PullAlways
+	}
+	return core.PullIfNotPresent
+}
+
+func imageRefOf(img cri.Image, name string) string {
+	if name != "" {
+		return name
+	}
+	return img.ID
+}
+
+// pullAuths returns the credentials to try for image: those of the pod's
+// imagePullSecrets that name the image's registry, then anonymous (nil).
+func (k *Kubelet) pullAuths(ctx context.Context, pod *core.Pod, image string) []*cri.AuthConfig {
+	var out []*cri.AuthConfig
+	reg := registryOf(image)
+	secrets := client.For[core.Secret](k.cfg.Client, pod.Namespace)
+	for _, ref := range pod.Spec.ImagePullSecrets {
+		s, err := secrets.Get(ctx, ref.Name)
+		if err != nil {
+			k.cfg.Logger.Info("image pull secret", "pod", podKey(pod), "secret", ref.Name, "err", err)
+			continue
+		}
+		out = append(out, dockerAuths(s, reg)...)
+	}
+	return append(out, nil)
+}
+
+// registryOf returns the registry host of an image reference.
+func registryOf(image string) string {
+	first, _, ok := strings.Cut(image, "/")
+	if !ok || !strings.ContainsAny(first, ".:") && first != "localhost" {
+		return "docker.io"
+	}
+	return first
+}
+
+// dockerConfig is the content of a kubernetes.io/dockerconfigjson secret.
+type dockerConfig struct {
+	Auths map[string]dockerAuth `json:"auths"`
+}
+
+type dockerAuth struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Auth     string `json:"auth"`
+}
+
+// dockerAuths returns the entries of a docker config secret for registry.
+func dockerAuths(s *core.Secret, registry string) []*cri.AuthConfig {
+	var cfg dockerConfig
+	if b, ok := s.Data[".dockerconfigjson"]; ok {
+		if json.Unmarshal(b, &cfg) != nil {
+			return nil
+		}
+	} else if b, ok := s.Data[".dockercfg"]; ok {
+		if json.Unmarshal(b, &cfg.Auths) != nil {
+			return nil
+		}
+	}
+	var out []*cri.AuthConfig
+	for server, a := range cfg.Auths {
+		host := strings.TrimPrefix(strings.TrimPrefix(server, "https://"), "http://")
+		host, _, _ = strings.Cut(host, "/")
+		if host != registry {
+			continue
+		}
+		ac := &cri.AuthConfig{Username: a.Username, Password: a.Password, ServerAddress: host}
+		if a.Auth != "" && ac.Username == "" {
+			if dec, err := base64.StdEncoding.DecodeString(a.Auth); err == nil {
+				ac.Username, ac.Password, _ = strings.Cut(string(dec), ":")
+			}
+		}
+		out = append(out, ac)
+	}
+	return out
+}

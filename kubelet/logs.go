@@ -1,0 +1,403 @@
+package kubelet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/cri"
+)
+
+// LogOptions select what a log request returns; the fields are those of
+// pods/log.
+type LogOptions = apiserver.PodLogOptions
+
+// maxLogLine bounds one CRI log line read back.
+const maxLogLine = 1 << 20
+
+// followPoll is how often a followed log file is checked for new data.
+const followPoll = 100 * time.Millisecond
+
+// startLogServer serves /containerLogs/{ns}/{pod}/{container} over HTTPS,
+// to the API server only (client certificate from ClientCA with CN
+// APIServerClientCN). The server belongs to Run, which shuts it down.
+func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
+	ln, err := listenTCP(k.cfg.ServerAddr)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet server: %w", err)
+	}
+	k.logServerPort.Store(int32(ln.Addr().(*net.TCPAddr).Port))
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(k.serveHTTP),
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{*k.cfg.ServingCert}, ClientCAs: k.cfg.ClientCA,
+			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	k.goRun(func() {
+		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			k.cfg.Logger.Warn("kubelet server", "err", err)
+		}
+	})
+	return srv, nil
+}
+
+// ServerPort returns the port the log server listens on (0 before Run).
+func (k *Kubelet) ServerPort() int { return int(k.logServerPort.Load()) }
+
+func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 || r.TLS.PeerCertificates[0].Subject.CommonName != APIServerClientCN {
+		http.Error(w, "forbidden: only the API server may call the kubelet", http.StatusForbidden)
+		return
+	}
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if r.Method != http.MethodGet || len(parts) != 4 || parts[0] != "containerLogs" {
+		http.NotFound(w, r)
+		return
+	}
+	opts, err := parseLogOptions(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	opts.Container = parts[3]
+	path, running, err := k.logPath(parts[1], parts[2], opts.Container, opts.Previous)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fw := flushWriter{w: w}
+	if f, ok := w.(http.Flusher); ok {
+		fw.f = f
+	}
+	if err := copyCRILog(r.Context(), path, opts, fw, running); err != nil && r.Context().Err() == nil {
+		k.cfg.Logger.Info("serve logs", "path", path, "err", err)
+	}
+}
+
+type flushWriter struct {
+	w io.Writer
+	f http.Flusher
+}
+
+func (f flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if f.f != nil {
+		f.f.Flush()
+	}
+	return n, err
+}
+
+func parseLogOptions(q url.Values) (LogOptions, error) {
+	o := LogOptions{Follow: q.Get("follow") == "true", Previous: q.Get("previous") == "true",
+		Timestamps: q.Get("timestamps") == "true"}
+	for name, dst := range map[string]**int64{"tailLines": &o.TailLines, "sinceSeconds": &o.SinceSeconds, "limitBytes": &o.LimitBytes} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return o, fmt.Errorf("%w: invalid %s %q", ErrLogs, name, v)
+			}
+			*dst = &n
+		}
+	}
+	return o, nil
+}
+
+// logPath finds the log file of a container of a pod this kubelet runs,
+// and a func reporting whether that container still runs.
+func (k *Kubelet) logPath(ns, name, container string, previous bool) (string, func() bool, error) {
+	k.mu.Lock()
+	var w *podWorker
+	for _, cand := range k.workers {
+		if p, _ := cand.latest(); p.Namespace == ns && p.Name == name {
+			w = cand
+		}
+	}
+	k.mu.Unlock()
+	if w == nil || k.cfg.LogDir == "" {
+		return "", nil, fmt.Errorf("%w: pod %s/%s is not on this node", ErrLogs, ns, name)
+	}
+	pod, _ := w.latest()
+	dir := filepath.Join(k.podLogDir(pod), container)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: container %q of pod %s/%s has no logs", ErrLogs, container, ns, name)
+	}
+	attempts := []int{}
+	for _, e := range entries {
+		if n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".log")); err == nil {
+			attempts = append(attempts, n)
+		}
+	}
+	if len(attempts) == 0 {
+		return "", nil, fmt.Errorf("%w: container %q of pod %s/%s has no logs", ErrLogs, container, ns, name)
+	}
+	latest := attempts[0]
+	for _, a := range attempts {
+		latest = max(latest, a)
+	}
+	if previous {
+		if latest == 0 {
+			return "", nil, fmt.Errorf("%w: previous terminated container %q in pod %q not found", ErrLogs, container, name)
+		}
+		latest--
+	}
+	path := filepath.Join(dir, strconv.Itoa(latest)+".log")
+	running := func() bool {
+		if previous {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		ctrs, err := k.cfg.Runtime.ListContainers(ctx, cri.ContainerFilter{State: cri.ContainerRunning,
+			LabelSelector: map[string]string{labelPodUID: string(pod.UID), labelContainerName: container}})
+		return err == nil && len(ctrs) > 0
+	}
+	return path, running, nil
+}
+
+// logLine is one parsed CRI log line: "<time> <stream> <P|F> <content>".
+type logLine struct {
+	ts      time.Time
+	stream  string
+	partial bool
+	content []byte
+}
+
+func parseCRILogLine(b []byte) (logLine, error) {
+	var l logLine
+	f := bytes.SplitN(b, []byte(" "), 4)
+	if len(f) < 3 {
+		return l, fmt.Errorf("%w: malformed CRI log line", ErrLogs)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(f[0]))
+	if err != nil {
+		return l, fmt.Errorf("%w: bad timestamp in CRI log line: %w", ErrLogs, err)
+	}
+	l.ts, l.stream = t, string(f[1])
+	if l.stream != "stdout" && l.stream != "stderr" {
+		return l, fmt.Errorf("%w: bad stream %q in CRI log line", ErrLogs, l.stream)
+	}
+	switch string(f[2]) {
+	case "P":
+		l.partial = true
+	case "F":
+	default:
+		return l, fmt.Errorf("%w: bad tag %q in CRI log line", ErrLogs, f[2])
+	}
+	if len(f) == 4 {
+		l.content = f[3]
+	}
+	return l, nil
+}
+
+// copyCRILog writes the log at path to w as kubectl logs shows it, applying
+// tailLines, sinceSeconds, timestamps and limitBytes; with follow it keeps
+// reading new lines while running() reports the container runs.
+func copyCRILog(ctx context.Context, path string, o LogOptions, w io.Writer, running func() bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLogs, err)
+	}
+	defer f.Close()
+	if o.TailLines != nil {
+		if err := seekTail(f, *o.TailLines); err != nil {
+			return err
+		}
+	}
+	var limit int64 = -1
+	if o.LimitBytes != nil {
+		limit = *o.LimitBytes
+	}
+	var since time.Time
+	if o.SinceSeconds != nil {
+		since = time.Now().Add(-time.Duration(*o.SinceSeconds) * time.Second)
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	var pending []byte
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			line = append(pending, line[:len(line)-1]...)
+			pending = nil
+			if len(line) > maxLogLine {
+				line = line[:maxLogLine]
+			}
+			l, perr := parseCRILogLine(line)
+			if perr == nil && !l.ts.Before(since) {
+				out := l.content
+				if !l.partial {
+					out = append(out, '\n')
+				}
+				if o.Timestamps {
+					out = append([]byte(l.ts.Format(time.RFC3339Nano)+" "), out...)
+				}
+				if limit >= 0 && int64(len(out)) > limit {
+					out = out[:limit]
+				}
+				if _, werr := w.Write(out); werr != nil {
+					return werr
+				}
+				if limit >= 0 {
+					if limit -= int64(len(out)); limit == 0 {
+						return nil
+					}
+				}
+			}
+			continue
+		} else if len(line) > 0 {
+			pending = append(pending, line...)
+		}
+		if err != io.EOF {
+			return err
+		}
+		if !o.Follow || !running() {
+			return nil
+		}
+		t := time.NewTimer(followPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// seekTail positions f at the start of its last n lines.
+func seekTail(f *os.File, n int64) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	if n == 0 {
+		_, err := f.Seek(size, io.SeekStart)
+		return err
+	}
+	const chunk = 32 << 10
+	pos, count := size, int64(0)
+	buf := make([]byte, chunk)
+	for pos > 0 {
+		step := min(int64(chunk), pos)
+		pos -= step
+		if _, err := f.ReadAt(buf[:step], pos); err != nil && err != io.EOF {
+			return err
+		}
+		for i := step - 1; i >= 0; i-- {
+			if buf[i] != '\n' || pos+i == size-1 {
+				continue
+			}
+			if count++; count == n {
+				_, err := f.Seek(pos+i+1, io.SeekStart)
+				return err
+			}
+		}
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
+}
+
+// NodeGetter reads a Node; client.For[core.Node](c, "") is one.
+type NodeGetter interface {
+	Get(ctx context.Context, name string) (*core.Node, error)
+}
+
+// LogsClientConfig is how the API server reaches kubelets: its client
+// certificate (CN APIServerClientCN, signed by the kubelets' ClientCA),
+// the CA that signed the kubelets' serving certificates, and where to read
+// Nodes (for each pod's node address and kubelet port).
+type LogsClientConfig struct {
+	ClientCert tls.Certificate
+	RootCAs    *x509.CertPool
+	Nodes      NodeGetter
+}
+
+// LogsFunc returns the function the API server's pods/log calls
+// (apiserver.Server.SetPodLogs): it finds the pod's node, and streams the
+// container's log from that kubelet's HTTPS endpoint to w. It is safe for
+// concurrent use.
+func LogsFunc(cfg LogsClientConfig) apiserver.PodLogsFunc {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cfg.ClientCert},
+		RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}}
+	hc := &http.Client{Transport: tr}
+	return func(ctx context.Context, pod *core.Pod, opts apiserver.PodLogOptions, w io.Writer) error {
+		node, err := cfg.Nodes.Get(ctx, pod.Spec.NodeName)
+		if err != nil {
+			return err
+		}
+		addr := nodeAddress(node)
+		port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
+		if addr == "" || port == 0 {
+			return apierrors.NewBadRequest(fmt.Sprintf("node %q has no kubelet endpoint", node.Name))
+		}
+		u := url.URL{Scheme: "https", Host: net.JoinHostPort(addr, strconv.Itoa(int(port))),
+			Path: "/containerLogs/" + pod.Namespace + "/" + pod.Name + "/" + opts.Container, RawQuery: logQuery(opts).Encode()}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("reach kubelet of node %q: %v", node.Name, err))
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+			msg := strings.TrimSpace(string(b))
+			if resp.StatusCode == http.StatusNotFound {
+				return apierrors.NewBadRequest(msg)
+			}
+			return apierrors.NewBadRequest(fmt.Sprintf("kubelet of node %q: %s: %s", node.Name, resp.Status, msg))
+		}
+		_, err = io.Copy(w, resp.Body)
+		return err
+	}
+}
+
+func nodeAddress(n *core.Node) string {
+	for _, t := range []core.NodeAddressType{core.NodeInternalIP, core.NodeExternalIP, core.NodeHostName} {
+		for _, a := range n.Status.Addresses {
+			if a.Type == t {
+				return a.Address
+			}
+		}
+	}
+	return ""
+}
+
+func logQuery(o apiserver.PodLogOptions) url.Values {
+	q := url.Values{}
+	if o.Follow {
+		q.Set("follow", "true")
+	}
+	if o.Previous {
+		q.Set("previous", "true")
+	}
+	if o.Timestamps {
+		q.Set("timestamps", "true")
+	}
+	for name, v := range map[string]*int64{"tailLines": o.TailLines, "sinceSeconds": o.SinceSeconds, "limitBytes": o.LimitBytes} {
+		if v != nil {
+			q.Set(name, strconv.FormatInt(*v, 10))
+		}
+	}
+	return q
+}

@@ -1,0 +1,186 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+// statusManager writes pod statuses to pods/status asynchronously: set
+// records the newest status of a pod and marks it dirty; one goroutine
+// writes dirty pods, so several sets between writes coalesce into one.
+// A phase never goes backwards (a terminal phase stays), and conflicts are
+// retried against the server's current pod. Safe for concurrent use.
+type statusManager struct {
+	client *client.Client
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	entries map[meta.UID]*statusEntry
+	dirty   map[meta.UID]bool
+	wake    chan struct{}
+	writes  int64 // successful writes, for tests and benchmarks
+}
+
+type statusEntry struct {
+	ns, name string
+	uid      meta.UID
+	status   core.PodStatus
+	written  *core.PodStatus // last status the server accepted
+	rv       string          // the pod's resourceVersion as last known
+}
+
+func newStatusManager(c *client.Client, log *slog.Logger) *statusManager {
+	return &statusManager{client: c, log: log, entries: map[meta.UID]*statusEntry{}, dirty: map[meta.UID]bool{},
+		wake: make(chan struct{}, 1)}
+}
+
+// set records pod's newest status; it is written soon unless equal to the
+// last one written.
+func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[pod.UID]
+	if e == nil {
+		e = &statusEntry{ns: pod.Namespace, name: pod.Name, uid: pod.UID}
+		m.entries[pod.UID] = e
+		cur := pod.Status
+		e.written = &cur
+	}
+	if e.rv == "" || pod.ResourceVersion > e.rv {
+		e.rv = pod.ResourceVersion
+	}
+	st = keepPhase(e.written.Phase, st)
+	e.status = st
+	if e.written != nil && statusEqual(*e.written, st) {
+		return
+	}
+	m.dirty[pod.UID] = true
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// keepPhase never lets a terminal phase go back.
+func keepPhase(old core.PodPhase, st core.PodStatus) core.PodStatus {
+	if (old == core.PodSucceeded || old == core.PodFailed) && st.Phase != old {
+		st.Phase = old
+	}
+	return st
+}
+
+// statusEqual compares statuses ignoring condition probe/transition times.
+func statusEqual(a, b core.PodStatus) bool {
+	strip := func(s core.PodStatus) core.PodStatus {
+		c := s
+		c.Conditions = make([]core.PodCondition, len(s.Conditions))
+		for i, cond := range s.Conditions {
+			cond.LastTransitionTime, cond.LastProbeTime = meta.Time{}, meta.Time{}
+			c.Conditions[i] = cond
+		}
+		return c
+	}
+	return reflect.DeepEqual(strip(a), strip(b))
+}
+
+// forget drops a pod's entry (after it is deleted).
+func (m *statusManager) forget(uid meta.UID) {
+	m.mu.Lock()
+	delete(m.entries, uid)
+	delete(m.dirty, uid)
+	m.mu.Unlock()
+}
+
+// run writes dirty statuses until ctx ends.
+func (m *statusManager) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.wake:
+		}
+		m.mu.Lock()
+		uids := make([]meta.UID, 0, len(m.dirty))
+		for uid := range m.dirty {
+			uids = append(uids, uid)
+		}
+		m.mu.Unlock()
+		failed := false
+		for _, uid := range uids {
+			if err := m.flush(ctx, uid); err != nil && ctx.Err() == nil {
+				m.log.Info("write pod status", "uid", uid, "err", err)
+				failed = !apierrors.IsNotFound(err)
+			}
+		}
+		if failed {
+			t := time.NewTimer(500 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			m.kick()
+		}
+	}
+}
+
+func (m *statusManager) kick() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush writes uid's status now if it is dirty, retrying conflicts.
+func (m *statusManager) flush(ctx context.Context, uid meta.UID) error {
+	m.mu.Lock()
+	e := m.entries[uid]
+	if e == nil || !m.dirty[uid] {
+		m.mu.Unlock()
+		return nil
+	}
+	delete(m.dirty, uid)
+	st, ns, name := e.status, e.ns, e.name
+	m.mu.Unlock()
+	pods := client.For[core.Pod](m.client, ns)
+	var written *core.Pod
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var cur *core.Pod
+		if cur, err = pods.Get(ctx, name); err != nil {
+			break
+		}
+		if cur.UID != uid {
+			err = apierrors.NewNotFound(meta.GroupResource{Resource: "pods"}, name)
+			break
+		}
+		cur.Status = keepPhase(cur.Status.Phase, st)
+		written, err = pods.UpdateStatus(ctx, cur)
+		if err == nil || !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		if e2 := m.entries[uid]; e2 != nil && !apierrors.IsNotFound(err) {
+			m.dirty[uid] = true
+		}
+		return fmt.Errorf("pod %s/%s status: %w", ns, name, err)
+	}
+	m.writes++
+	if e2 := m.entries[uid]; e2 != nil {
+		e2.written, e2.rv = &written.Status, written.ResourceVersion
+	}
+	return nil
+}

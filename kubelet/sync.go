@@ -1,0 +1,242 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/cri"
+)
+
+// retryAfterError is how soon a failed sync step is retried.
+const retryAfterError = time.Second
+
+// syncPod runs one sync of pod in the seeds' order and returns when the
+// worker should sync again; done means the pod is torn down and confirmed
+// deleted, so the worker ends.
+func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *podState) (time.Duration, bool) {
+	if !ps.adopted {
+		if err := k.adopt(ctx, pod, ps); err != nil {
+			k.cfg.Logger.Warn("adopt pod", "pod", podKey(pod), "err", err)
+			return retryAfterError, false
+		}
+	}
+	if removed || pod.DeletionTimestamp != nil {
+		return k.syncTerminating(ctx, pod, removed, ps)
+	}
+	if ps.terminal || core.IsPodTerminal(pod) && ps.sandboxID == "" && len(ps.containers) == 0 {
+		ps.terminal = true
+		return k.cfg.ResyncInterval, false
+	}
+	if ps.startTime == nil {
+		ps.startTime = pod.Status.StartTime
+		if ps.startTime == nil {
+			now := meta.Now()
+			ps.startTime = &now
+		}
+	}
+	// Sync handlers: activeDeadlineSeconds.
+	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && time.Since(ps.startTime.Time) >= time.Duration(*d)*time.Second {
+		ps.reason, ps.message = "DeadlineExceeded", fmt.Sprintf("Pod was active on the node longer than the specified deadline (%ds)", *d)
+		return k.finishPod(ctx, pod, ps)
+	}
+	// Admission handlers, once per pod.
+	if !ps.admitted {
+		res := k.admit(pod)
+		if !res.Admit {
+			ps.rejection = &res
+			ps.reason, ps.message = res.Reason, res.Message
+			if res.Soft {
+				k.reportStatus(ctx, pod, ps)
+				return k.cfg.ResyncInterval, false
+			}
+			return k.finishPod(ctx, pod, ps)
+		}
+		ps.admitted, ps.rejection, ps.reason, ps.message = true, nil, "", ""
+	}
+	next := k.cfg.ResyncInterval
+	if err := k.syncPodResources(ctx, pod, ps); err != nil {
+		ps.lastErr = err.Error()
+		k.cfg.Logger.Info("sync pod", "pod", podKey(pod), "err", err)
+		next = retryAfterError
+	} else {
+		ps.lastErr = ""
+		next = min(next, k.syncContainers(ctx, pod, ps))
+	}
+	next = min(next, k.runProbes(ctx, pod, ps))
+	status := k.reportStatus(ctx, pod, ps)
+	if status.Phase == core.PodSucceeded || status.Phase == core.PodFailed {
+		return k.finishPod(ctx, pod, ps)
+	}
+	if d := pod.Spec.ActiveDeadlineSeconds; d != nil {
+		next = min(next, time.Until(ps.startTime.Add(time.Duration(*d)*time.Second)))
+	}
+	return max(next, 10*time.Millisecond), false
+}
+
+// syncPodResources runs the steps before the containers: cgroups, pod
+// directories, volumes, sandbox and network.
+func (k *Kubelet) syncPodResources(ctx context.Context, pod *core.Pod, ps *podState) error {
+	if err := k.ensureCgroup(pod, ps); err != nil {
+		return err
+	}
+	if err := k.ensurePodDirs(pod); err != nil {
+		return err
+	}
+	if err := k.ensureVolumes(ctx, pod, ps); err != nil {
+		ps.volumesReady = false
+		return err
+	}
+	ps.volumesReady = true
+	if err := k.ensureSandbox(ctx, pod, ps); err != nil {
+		return err
+	}
+	return k.ensureNetwork(ctx, pod, ps)
+}
+
+// finishPod stops a pod that reached a terminal phase (or was refused or
+// ran past its deadline): containers killed, sandbox stopped, network torn
+// down; volumes stay until the pod is deleted.
+func (k *Kubelet) finishPod(ctx context.Context, pod *core.Pod, ps *podState) (time.Duration, bool) {
+	if err := k.killContainers(ctx, pod, ps, gracePeriod(pod)); err != nil {
+		k.cfg.Logger.Warn("kill containers", "pod", podKey(pod), "err", err)
+		return retryAfterError, false
+	}
+	if err := k.stopSandbox(ctx, pod, ps); err != nil {
+		k.cfg.Logger.Warn("stop sandbox", "pod", podKey(pod), "err", err)
+		return retryAfterError, false
+	}
+	ps.terminal = true
+	k.reportStatus(ctx, pod, ps)
+	return k.cfg.ResyncInterval, false
+}
+
+// syncTerminating runs the deletion of a pod: preStop, SIGTERM, SIGKILL
+// after the grace period, final status, teardown, then the deletion is
+// confirmed with grace period 0.
+func (k *Kubelet) syncTerminating(ctx context.Context, pod *core.Pod, removed bool, ps *podState) (time.Duration, bool) {
+	k.cfg.Logger.Debug("terminating pod", "pod", podKey(pod), "removed", removed, "killed", ps.killed)
+	if !ps.killed {
+		grace := gracePeriod(pod)
+		if err := k.killContainers(ctx, pod, ps, grace); err != nil {
+			k.cfg.Logger.Warn("kill containers", "pod", podKey(pod), "err", err)
+			return retryAfterError, false
+		}
+		ps.killed = true
+	}
+	if !removed {
+		st := k.computeStatus(ctx, pod, ps)
+		// The final status shows the terminated containers but keeps a
+		// non-terminal phase: orkit's API server keeps a terminal pod that
+		// has a deletion grace period pending even after a grace-0 delete.
+		if !core.IsPodTerminal(pod) && (st.Phase == core.PodSucceeded || st.Phase == core.PodFailed) {
+			st.Phase = pod.Status.Phase
+		}
+		k.status.set(pod, st)
+		if err := k.status.flush(ctx, pod.UID); err != nil && !apierrors.IsNotFound(err) {
+			k.cfg.Logger.Warn("final status", "pod", podKey(pod), "err", err)
+		}
+	}
+	if err := k.teardownPod(ctx, pod, ps, grace0); err != nil {
+		k.cfg.Logger.Warn("tear down pod", "pod", podKey(pod), "err", err)
+		return retryAfterError, false
+	}
+	k.status.forget(pod.UID)
+	if !removed {
+		zero := int64(0)
+		uid := pod.UID
+		err := k.podsIn(pod.Namespace).Delete(ctx, pod.Name,
+			&meta.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: &meta.Preconditions{UID: &uid}})
+		k.cfg.Logger.Debug("confirmed deletion", "pod", podKey(pod), "err", err)
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			k.cfg.Logger.Warn("confirm deletion", "pod", podKey(pod), "err", err)
+			return retryAfterError, false
+		}
+	}
+	k.rememberFinished(pod.UID)
+	return 0, true
+}
+
+const grace0 = 0
+
+// gracePeriod is the pod's deletion grace period, else its
+// terminationGracePeriodSeconds, else 30 s.
+func gracePeriod(pod *core.Pod) time.Duration {
+	switch {
+	case pod.DeletionGracePeriodSeconds != nil:
+		return time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		return time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// teardownPod removes everything the pod had on the node: containers,
+// sandbox (CNI TearDown before RemovePodSandbox), volumes, directories and
+// cgroup. It is idempotent.
+func (k *Kubelet) teardownPod(ctx context.Context, pod *core.Pod, ps *podState, _ int) error {
+	var errs []error
+	sandboxes, err := k.podSandboxes(ctx, pod.UID, ps)
+	if err != nil {
+		return err
+	}
+	for _, id := range sandboxes {
+		ctrs, err := k.cfg.Runtime.ListContainers(ctx, cri.ContainerFilter{PodSandboxID: id})
+		if err != nil && !errors.Is(err, cri.ErrNotFound) {
+			errs = append(errs, err)
+			continue
+		}
+		for _, c := range ctrs {
+			_ = k.cfg.Runtime.StopContainer(ctx, c.ID, 0)
+			if err := k.cfg.Runtime.RemoveContainer(ctx, c.ID); err != nil && !errors.Is(err, cri.ErrNotFound) {
+				errs = append(errs, err)
+			}
+			k.releaseCPUs(c.ID)
+		}
+		if err := k.removeSandbox(ctx, pod, id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	ps.sandboxID, ps.containers = "", map[string]*ctrState{}
+	if err := k.teardownVolumes(pod, ps); err != nil {
+		return err
+	}
+	if err := k.removePodDirs(string(pod.UID)); err != nil {
+		return err
+	}
+	return k.removeCgroup(pod, ps)
+}
+
+// podSandboxes lists the sandboxes of the pod with uid (plus the one the
+// state knows).
+func (k *Kubelet) podSandboxes(ctx context.Context, uid meta.UID, ps *podState) ([]string, error) {
+	sbs, err := k.cfg.Runtime.ListPodSandbox(ctx, cri.PodSandboxFilter{LabelSelector: map[string]string{labelPodUID: string(uid)}})
+	if err != nil {
+		return nil, fmt.Errorf("list sandboxes of pod %s: %w", uid, err)
+	}
+	ids := make([]string, 0, len(sbs)+1)
+	seen := map[string]bool{}
+	for _, sb := range sbs {
+		ids, seen[sb.ID] = append(ids, sb.ID), true
+	}
+	if ps.sandboxID != "" && !seen[ps.sandboxID] {
+		ids = append(ids, ps.sandboxID)
+	}
+	return ids, nil
+}
+
+// reportStatus computes the pod's status and hands it to the status manager.
+func (k *Kubelet) reportStatus(ctx context.Context, pod *core.Pod, ps *podState) core.PodStatus {
+	st := k.computeStatus(ctx, pod, ps)
+	k.status.set(pod, st)
+	return st
+}
+
+func podKey(pod *core.Pod) string { return pod.Namespace + "/" + pod.Name }
