@@ -86,7 +86,7 @@ func TestWatchOwnedMapsToControllingOwner(t *testing.T) {
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
 	c := newController(t, rec, Options{})
-	WatchOwned(c, inf, "apps", "ReplicaSet")
+	WatchOwned(c, inf, OwnerKind{Group: "apps", Kind: "ReplicaSet"})
 	runController(t, c)
 	eventually(t, wait, func() bool { return rec.count(Request{"ns", "web"}) >= 1 }, "owner reconciled")
 
@@ -122,9 +122,36 @@ func TestEnqueueOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: "x", OwnerReferences: tc.refs}}
-			assert.Equal(t, tc.want, EnqueueOwner[*core.ConfigMap]("apps", "ReplicaSet")(cm))
+			assert.Equal(t, tc.want, EnqueueOwner[*core.ConfigMap](OwnerKind{Group: "apps", Kind: "ReplicaSet"})(cm))
 		})
 	}
+}
+
+func TestEnqueueClusterScopedOwner(t *testing.T) {
+	yes := true
+	cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "team-a", Name: "info",
+		OwnerReferences: []meta.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "team-a", Controller: &yes}}}}
+	assert.Equal(t, []Request{{Name: "team-a"}}, EnqueueOwner[*core.ConfigMap](OwnerKind{Kind: "Namespace", ClusterScoped: true})(cm))
+}
+
+func FuzzEnqueueOwner(f *testing.F) {
+	f.Add("apps/v1", "ReplicaSet", "rs", true, "apps", "ReplicaSet", false)
+	f.Add("v1", "Namespace", "ns", true, "", "Namespace", true)
+	f.Add("a/b/c", "", "", false, "a", "", false)
+	f.Fuzz(func(t *testing.T, apiVersion, kind, name string, controller bool, group, ownerKind string, cluster bool) {
+		cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: "x",
+			OwnerReferences: []meta.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, Controller: &controller}}}}
+		got := EnqueueOwner[*core.ConfigMap](OwnerKind{Group: group, Kind: ownerKind, ClusterScoped: cluster})(cm)
+		if len(got) == 0 {
+			return
+		}
+		if len(got) != 1 || !controller || kind != ownerKind || got[0].Name != name || name == "" {
+			t.Fatalf("mapped %+v for ref %q %q %q controller=%v", got, apiVersion, kind, name, controller)
+		}
+		if wantNS := map[bool]string{true: "", false: "ns"}[cluster]; got[0].Namespace != wantNS {
+			t.Fatalf("namespace %q, want %q", got[0].Namespace, wantNS)
+		}
+	})
 }
 
 func TestMapHandlerHandlesTombstonesAndUpdates(t *testing.T) {
@@ -178,7 +205,9 @@ func TestErrorIsRetriedWithBackoff(t *testing.T) {
 		clock.Step(time.Minute) // past any backoff
 	}
 	eventually(t, wait, func() bool { return rec.count(req) == 3 }, "third attempt")
-	eventually(t, wait, func() bool { return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1 }, "success counted")
+	eventually(t, wait, func() bool {
+		return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1
+	}, "success counted")
 	assert.Equal(t, 2.0, counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultError))
 	assert.Equal(t, 2.0, counter(t, c.Metrics(), "controller_reconcile_errors_total", "", ""))
 	assert.Equal(t, 2.0, counter(t, c.Metrics(), "workqueue_retries_total", "", ""))
@@ -228,7 +257,9 @@ func TestRequeueAfterAndRequeue(t *testing.T) {
 	eventually(t, wait, func() bool { return rec.count(req) == 2 && clock.Waiters() == 1 }, "Requeue scheduled with backoff")
 	clock.Step(time.Minute)
 	eventually(t, wait, func() bool { return rec.count(req) == 3 }, "requeued")
-	eventually(t, wait, func() bool { return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1 }, "done")
+	eventually(t, wait, func() bool {
+		return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1
+	}, "done")
 	assert.Equal(t, 1.0, counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultRequeueAfter))
 	assert.Equal(t, 1.0, counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultRequeue))
 	assert.Equal(t, 0.0, counter(t, c.Metrics(), "controller_reconcile_errors_total", "", ""))

@@ -266,10 +266,14 @@ func nextLease(cur *coordination.Lease, identity string, now time.Time, d time.D
 	t := meta.MicroTime{Time: now.Truncate(time.Microsecond)}
 	if holderOf(cur) != identity {
 		l.Spec.AcquireTime = &t
-		if holderOf(cur) != "" || l.Spec.LeaseTransitions != nil {
+		if holderOf(cur) != "" || l.Spec.LeaseTransitions != nil { // not a brand new lease
 			n := int32(0)
-			if l.Spec.LeaseTransitions != nil && *l.Spec.LeaseTransitions < math.MaxInt32 {
-				n = *l.Spec.LeaseTransitions + 1
+			if l.Spec.LeaseTransitions != nil {
+				n = *l.Spec.LeaseTransitions
+			}
+			n = max(n, 0)
+			if n < math.MaxInt32 { // saturate rather than wrap
+				n++
 			}
 			l.Spec.LeaseTransitions = &n
 		}

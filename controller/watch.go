@@ -40,11 +40,20 @@ func WatchObjects[T meta.Object](c *Controller, src Source[T]) {
 }
 
 // WatchOwned makes c reconcile the controlling owners of the objects of
-// src whose controller reference (ownerReferences with controller=true)
-// names an owner of the given group and kind (the version is ignored).
-// The owner is taken to live in the dependent's namespace.
-func WatchOwned[T meta.Object](c *Controller, src Source[T], ownerGroup, ownerKind string) {
-	Watch(c, src, EnqueueOwner[T](ownerGroup, ownerKind))
+// src: those whose controller reference (the ownerReference with
+// controller=true) names an owner of the given kind.
+func WatchOwned[T meta.Object](c *Controller, src Source[T], owner OwnerKind) {
+	Watch(c, src, EnqueueOwner[T](owner))
+}
+
+// OwnerKind says which owners EnqueueOwner maps dependents to.
+type OwnerKind struct {
+	// Group ("" for the core group) and Kind of the owner; the version in
+	// the reference is ignored.
+	Group, Kind string
+	// ClusterScoped owners (a Namespace, a Node) are requested without a
+	// namespace; other owners live in their dependent's namespace.
+	ClusterScoped bool
 }
 
 // EnqueueObject maps an object to its own request.
@@ -54,18 +63,20 @@ func EnqueueObject[T meta.Object](obj T) []Request {
 }
 
 // EnqueueOwner returns a Mapper from a dependent to its controlling
-// owner, when that owner is of the given group ("" for the core group)
-// and kind. Dependents without a controller reference, or controlled by
-// another kind, map to nothing.
-func EnqueueOwner[T meta.Object](ownerGroup, ownerKind string) Mapper[T] {
+// owner, when that owner is of the given kind. Dependents without a
+// controller reference, or controlled by another kind, map to nothing.
+func EnqueueOwner[T meta.Object](owner OwnerKind) Mapper[T] {
 	return func(obj T) []Request {
 		m := obj.GetObjectMeta()
 		ref := meta.ControllerOf(m)
-		if ref == nil || ref.Kind != ownerKind || ref.Name == "" {
+		if ref == nil || ref.Kind != owner.Kind || ref.Name == "" {
 			return nil
 		}
-		if meta.ParseGroupVersion(ref.APIVersion).Group != ownerGroup {
+		if meta.ParseGroupVersion(ref.APIVersion).Group != owner.Group {
 			return nil
+		}
+		if owner.ClusterScoped {
+			return []Request{{Name: ref.Name}}
 		}
 		return []Request{{Namespace: m.Namespace, Name: ref.Name}}
 	}
