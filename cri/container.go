@@ -63,11 +63,14 @@ type ContainerConfig struct {
 	// LogPath is the container's log file relative to the sandbox's
 	// LogDirectory; stdout and stderr are written to it in the CRI log
 	// format ("<RFC3339Nano> <stream> <F|P> <line>").
-	LogPath   string
+	LogPath string
+	// Stdin and StdinOnce ask for stdin kept open for an attach; this
+	// interface has no attach, so runtimes may ignore them.
 	Stdin     bool
 	StdinOnce bool
-	TTY       bool
-	Linux     LinuxContainerConfig
+	// TTY runs the process on a terminal; its output is logged as stdout.
+	TTY   bool
+	Linux LinuxContainerConfig
 }
 
 // Validate checks the fields every runtime requires; the error wraps
