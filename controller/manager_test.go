@@ -1,0 +1,150 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/coordination"
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
+)
+
+// electedManager is a manager standing for election with one controller
+// that counts the namespaces it reconciles.
+type electedManager struct {
+	m          *Manager
+	reconciles atomic.Int64
+	stop       func() error
+}
+
+func newElectedManager(t *testing.T, tc *testCluster, id string, skipRelease bool) *electedManager {
+	t.Helper()
+	em := &electedManager{}
+	m, err := NewManager(ManagerOptions{Client: tc.client(t), Logger: quietLogger(), LeaderElection: &LeaderElectionConfig{
+		Namespace: "kube-system", Name: "test-manager", Identity: id,
+		LeaseDuration: time.Second, RenewDeadline: 700 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
+		SkipRelease: skipRelease,
+	}})
+	require.NoError(t, err)
+	nsInf, err := InformerFor[core.Namespace](m, "")
+	require.NoError(t, err)
+	c, err := New("count-"+id, ReconcilerFunc(func(context.Context, Request) (Result, error) {
+		em.reconciles.Add(1)
+		return Result{}, nil
+	}), Options{Logger: quietLogger()})
+	require.NoError(t, err)
+	WatchObjects(c, nsInf)
+	require.NoError(t, m.Add(c))
+	em.m = m
+	em.stop = runManager(t, m)
+	return em
+}
+
+func TestManagersElectOneLeaderAndFailOver(t *testing.T) {
+	tc := startCluster(t)
+	a := newElectedManager(t, tc, "manager-a", true)
+	b := newElectedManager(t, tc, "manager-b", true)
+	for _, em := range []*electedManager{a, b} {
+		eventually(t, 30*time.Second, func() bool { return em.m.Ready() == nil }, "manager ready (standbys too)")
+	}
+	var leader, standby *electedManager
+	eventually(t, wait, func() bool {
+		la, lb := a.m.IsLeader(), b.m.IsLeader()
+		require.False(t, la && lb, "two leaders at once")
+		switch {
+		case la:
+			leader, standby = a, b
+		case lb:
+			leader, standby = b, a
+		}
+		return la || lb
+	}, "one manager leads")
+	eventually(t, wait, func() bool { return leader.reconciles.Load() > 0 }, "the leader's controller runs")
+	assert.Zero(t, standby.reconciles.Load(), "the standby runs no controller")
+	assert.False(t, standby.m.IsLeader())
+	require.NoError(t, leader.m.Healthy())
+	require.NoError(t, standby.m.Healthy())
+
+	leases := client.For[coordination.Lease](tc.client(t), "kube-system")
+	ctx := context.Background()
+	l, err := leases.Get(ctx, "test-manager")
+	require.NoError(t, err)
+	leaderID := leader.m.Elector().Config().Identity
+	assert.Equal(t, leaderID, holderOf(l))
+
+	// Kill the leader without releasing: the standby takes over once the
+	// lease (1 s) runs out.
+	require.NoError(t, leader.stop())
+	assert.False(t, leader.m.IsLeader())
+	eventually(t, 15*time.Second, standby.m.IsLeader, "the standby takes over")
+	eventually(t, wait, func() bool { return standby.reconciles.Load() > 0 }, "the new leader's controller runs")
+	l, err = leases.Get(ctx, "test-manager")
+	require.NoError(t, err)
+	assert.Equal(t, standby.m.Elector().Config().Identity, holderOf(l))
+	require.NotNil(t, l.Spec.LeaseTransitions)
+	assert.GreaterOrEqual(t, *l.Spec.LeaseTransitions, int32(1))
+}
+
+func TestManagerReleasesLeaseOnCleanStop(t *testing.T) {
+	tc := startCluster(t)
+	a := newElectedManager(t, tc, "manager-a", false)
+	eventually(t, 30*time.Second, a.m.IsLeader, "a leads")
+	require.NoError(t, a.stop())
+	l, err := client.For[coordination.Lease](tc.client(t), "kube-system").Get(context.Background(), "test-manager")
+	require.NoError(t, err)
+	assert.Equal(t, "", holderOf(l), "released")
+}
+
+func TestManagerOptionsAndMisuse(t *testing.T) {
+	_, err := NewManager(ManagerOptions{})
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+
+	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1"})
+	require.NoError(t, err)
+	_, err = NewManager(ManagerOptions{Client: c, LeaderElection: &LeaderElectionConfig{Name: "x"}})
+	assert.ErrorIs(t, err, ErrInvalidOptions, "leader election settings are checked")
+
+	m, err := NewManager(ManagerOptions{Client: c, Logger: quietLogger()})
+	require.NoError(t, err)
+	_, err = InformerFor[struct{ core.ConfigMap }](m, "")
+	assert.ErrorIs(t, err, client.ErrNotRegistered)
+	assert.ErrorIs(t, m.Ready(), ErrNotReady)
+	assert.ErrorIs(t, m.Healthy(), ErrUnhealthy)
+	assert.False(t, m.IsLeader())
+	assert.Nil(t, m.Elector())
+}
+
+func TestManagerFailsWhenCachesDoNotSync(t *testing.T) {
+	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1"}, client.WithLogger(quietLogger()), client.WithRetry(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	m, err := NewManager(ManagerOptions{Client: c, Logger: quietLogger(), CacheSyncTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	_, err = InformerFor[core.Namespace](m, "")
+	require.NoError(t, err)
+	err = m.Run(context.Background())
+	assert.ErrorIs(t, err, ErrCacheSyncTimeout)
+	assert.ErrorIs(t, m.Run(context.Background()), ErrAlreadyRunning)
+	assert.ErrorIs(t, m.Add(nil), ErrAlreadyRunning)
+}
+
+// failing is a Runnable that fails at once.
+type failing struct{}
+
+func (failing) Run(context.Context) error { return errors.New("cannot start") }
+
+func TestManagerStopsWhenAControllerFails(t *testing.T) {
+	tc := startCluster(t)
+	m, err := NewManager(ManagerOptions{Client: tc.client(t), Logger: quietLogger()})
+	require.NoError(t, err)
+	_, c := setupNamespaceInfo(t, m)
+	require.NoError(t, m.Add(failing{}))
+	err = m.Run(context.Background())
+	assert.ErrorContains(t, err, "cannot start")
+	assert.NotNil(t, c)
+}
