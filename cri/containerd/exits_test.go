@@ -122,6 +122,20 @@ func TestLogsCRIFormat(t *testing.T) {
 	}
 }
 
+func TestTTYContainerLogs(t *testing.T) {
+	rt, _ := newRuntime(t)
+	sb, sbCfg := runPod(t, rt, "tty")
+	cfg := helloConfig("tty", "echo", "on a terminal")
+	cfg.TTY = true
+	id := startContainer(t, rt, sb, sbCfg, cfg)
+	st := waitStatus(t, rt, id, exited)
+	require.Equal(t, int32(0), st.ExitCode)
+	waitLog(t, st.LogPath, "on a terminal")
+	for _, e := range readLog(t, st.LogPath) {
+		assert.Equal(t, "stdout", e.Stream, "a terminal has one stream")
+	}
+}
+
 func TestEventsOrder(t *testing.T) {
 	rt, _ := newRuntime(t)
 	ctx := ctxT(t)
