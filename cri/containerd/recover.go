@@ -2,6 +2,9 @@ package containerd
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"time"
 
@@ -12,7 +15,47 @@ import (
 // the kind of every object, the exits that happened while no Runtime ran,
 // and log copiers for running containers.
 func (r *Runtime) recover(ctx context.Context) error {
-	return r.reconcile(ctx, true)
+	if err := r.reconcile(ctx, true); err != nil {
+		return err
+	}
+	return r.removeOrphans(ctx)
+}
+
+// removeOrphans removes network namespaces, sandbox files and FIFO
+// directories whose containerd container is gone (left by a crash between
+// steps). Only one Runtime may use a state directory at a time.
+func (r *Runtime) removeOrphans(ctx context.Context) error {
+	cs, err := r.client.ContainerService().List(ctx)
+	if err != nil {
+		return mapErr(err, "list containers")
+	}
+	live := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		live[c.ID] = true
+	}
+	for _, sub := range []string{netnsDir, sandboxesDir, fifoDir} {
+		entries, err := os.ReadDir(filepath.Join(r.cfg.stateDir, sub))
+		if err != nil {
+			return fmt.Errorf("state dir: %w", err)
+		}
+		for _, e := range entries {
+			if live[e.Name()] {
+				continue
+			}
+			r.cfg.log.Info("removing orphaned runtime state", "kind", sub, "id", e.Name())
+			var err error
+			switch sub {
+			case netnsDir:
+				err = removeNetNS(filepath.Join(r.cfg.stateDir, sub, e.Name()))
+			default:
+				err = os.RemoveAll(filepath.Join(r.cfg.stateDir, sub, e.Name()))
+			}
+			if err != nil {
+				r.cfg.log.Warn("remove orphaned runtime state", "kind", sub, "id", e.Name(), "err", err)
+			}
+		}
+	}
+	return nil
 }
 
 // reconcile records the exits of stopped tasks and, with attach, restarts

@@ -51,6 +51,11 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, cfg cri.PodSandboxConfig) (
 	if err != nil {
 		return "", fmt.Errorf("pause image %s: %v: %w", r.cfg.pauseImage, err, cri.ErrImageNotFound)
 	}
+	// No container has this ID (checked under its lock): whatever a crash
+	// left under it is garbage.
+	if err := r.removeSandboxFiles(id); err != nil {
+		return "", err
+	}
 	dir := r.sandboxDir(id)
 	if err := writeSandboxFiles(dir, cfg); err != nil {
 		return "", err
@@ -236,13 +241,21 @@ func (r *Runtime) RemovePodSandbox(ctx context.Context, id string) error {
 	if err := r.deleteContainer(ctx, id); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
+	if err := r.removeSandboxFiles(id); err != nil {
+		return err
+	}
+	r.forget(id)
+	return nil
+}
+
+// removeSandboxFiles removes the network namespace and files of sandbox id.
+func (r *Runtime) removeSandboxFiles(id string) error {
 	if err := removeNetNS(r.netnsPath(id)); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(r.sandboxDir(id)); err != nil {
 		return fmt.Errorf("remove sandbox %s files: %w", id, err)
 	}
-	r.forget(id)
 	return nil
 }
 
