@@ -16,6 +16,7 @@ import (
 func TestExitCodesAndReasons(t *testing.T) {
 	rt, _ := newRuntime(t)
 	sb, sbCfg := runPod(t, rt, "exits")
+	events := rt.Events(ctxT(t))
 	tests := []struct {
 		name       string
 		args       []string
@@ -42,6 +43,21 @@ func TestExitCodesAndReasons(t *testing.T) {
 			// The recorded exit does not change once the task is gone.
 			st2 := waitStatus(t, rt, id, exited)
 			assert.Equal(t, st.Reason, st2.Reason)
+			if tt.wantReason == cri.ReasonOOMKilled {
+				// containerd's OOM event is mapped to a ContainerEvent.
+				timeout := time.After(10 * time.Second)
+				for {
+					select {
+					case ev := <-events:
+						if ev.ContainerID == id && ev.Type == cri.ContainerEventOOM {
+							assert.Equal(t, sb, ev.PodSandboxID)
+							return
+						}
+					case <-timeout:
+						t.Fatal("no CONTAINER_OOM event")
+					}
+				}
+			}
 		})
 	}
 }
