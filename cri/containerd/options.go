@@ -23,7 +23,9 @@ func WithNamespace(ns string) Opt { return func(c *config) { c.namespace = ns } 
 
 // WithStateDir sets the directory for network namespaces, per-sandbox
 // files (hostname, hosts, resolv.conf) and FIFOs (default
-// /run/orkit/<namespace>). It must be the same across restarts.
+// /run/orkit/<namespace>). It must be the same across restarts, and only
+// one Runtime may use it at a time (New removes what no containerd object
+// owns there).
 func WithStateDir(dir string) Opt { return func(c *config) { c.stateDir = dir } }
 
 // WithPauseImage sets the sandbox image (default orkit.local/pause:v1); it
