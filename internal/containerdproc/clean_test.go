@@ -1,6 +1,8 @@
 package containerdproc
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,4 +50,29 @@ func TestConfigTOML(t *testing.T) {
 	assert.Contains(t, c, `root = "/tmp/okd-1/root"`)
 	assert.Contains(t, c, `"io.containerd.grpc.v1.cri"`)
 	assert.Contains(t, c, `address = "/tmp/okd-1/containerd.sock"`)
+}
+
+func TestSweepStale(t *testing.T) {
+	parent := t.TempDir()
+	mk := func(name, owner string) string {
+		dir := parent + "/" + name
+		if err := os.MkdirAll(dir+"/root", 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			if err := os.WriteFile(dir+"/"+ownerPIDFile, []byte(owner), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	stale := mk("okd-stale", "999999999")
+	live := mk("okd-live", strconv.Itoa(os.Getpid()))
+	noOwner := mk("okd-unknown", "")
+	other := mk("other-stale", "999999999")
+	assert.NoError(t, SweepStale(parent, "okd-"))
+	assert.NoDirExists(t, stale)
+	assert.DirExists(t, live)
+	assert.DirExists(t, noOwner)
+	assert.DirExists(t, other)
 }

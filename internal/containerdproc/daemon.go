@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -107,6 +108,9 @@ func Start(ctx context.Context, dir string, opts ...Opt) (*Daemon, error) {
 			return nil, err
 		}
 	}
+	if err := os.WriteFile(filepath.Join(dir, ownerPIDFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, fmt.Errorf("containerd owner file: %w", err)
+	}
 	cfg := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(cfg, []byte(configTOML(dir)), 0o644); err != nil {
 		return nil, fmt.Errorf("containerd config: %w", err)
@@ -136,6 +140,7 @@ func (d *Daemon) spawn(cfg string) error {
 		return fmt.Errorf("start containerd: %w", err)
 	}
 	d.cmd, d.log, d.done = cmd, logf, make(chan struct{})
+	_ = os.WriteFile(filepath.Join(d.dir, daemonPIDFile), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 	go func() {
 		d.err = cmd.Wait()
 		logf.Close()

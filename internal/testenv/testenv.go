@@ -105,6 +105,10 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	Require(t)
 	imgs := BuildImages(t)
+	// Daemons of test binaries that were killed (timeouts) are removed.
+	if err := containerdproc.SweepStale(os.TempDir(), "okd-"); err != nil {
+		t.Logf("removing stale private containerds: %v", err)
+	}
 	dir, err := os.MkdirTemp("", "okd-")
 	if err != nil {
 		t.Fatalf("containerd dir: %v", err)
