@@ -251,3 +251,35 @@ func BenchmarkFdatasync(b *testing.B) {
 	b.ReportMetric(percentile(lat, 50), "p50-ms")
 	b.ReportMetric(percentile(lat, 99), "p99-ms")
 }
+
+// BenchmarkCreateIdleWatchers is Create/writers=32 while 1,000 watchers on
+// other prefixes (each drained by its own goroutine) see none of the writes:
+// the cost a commit pays for watchers it does not concern (progress events).
+func BenchmarkCreateIdleWatchers(b *testing.B) {
+	s := openTemp(b, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	var progress atomic.Int64
+	for i := range 1000 {
+		ch, err := s.Watch(ctx, fmt.Sprintf("/idle/%04d/", i), 0)
+		require.NoError(b, err)
+		wg.Go(func() {
+			for ev := range ch {
+				if ev.Type == store.EventProgress {
+					progress.Add(1)
+				}
+			}
+		})
+	}
+	value := make([]byte, 1024)
+	before := s.Stats()
+	runWriters(b, 32, func(w, i int) error {
+		_, err := s.Create(ctx, fmt.Sprintf("/bench/w%02d/%09d", w, i), value)
+		return err
+	})
+	after := s.Stats()
+	cancel()
+	wg.Wait()
+	b.ReportMetric(float64(progress.Load())/float64(after.Commits-before.Commits), "progress/commit")
+}

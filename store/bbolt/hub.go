@@ -3,6 +3,7 @@ package bbolt
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/orkit/orkit/store"
 )
@@ -25,11 +26,13 @@ func newHub(rev int64) *hub {
 
 // publish hands events (ascending revisions, ending at rev) to every
 // matching watcher without blocking; a watcher whose buffer would overflow
-// is marked too slow and removed. Watchers with nothing matching get a
-// progress event at rev instead, so they know how far the store has gone.
+// is marked too slow and removed. Watchers whose prefix did not see rev
+// itself are told of the progress (coalesced and rate-limited, see
+// watcher.progress), so they know how far the store has gone.
 func (h *hub) publish(events []store.Event, rev int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	now := time.Now()
 	var matched []store.Event
 	for prefix, ws := range h.groups {
 		matched = matched[:0]
@@ -38,15 +41,13 @@ func (h *hub) publish(events []store.Event, rev int64) {
 				matched = append(matched, ev)
 			}
 		}
-		if len(matched) == 0 {
-			for w := range ws {
-				w.progress(rev)
-			}
-			continue
-		}
 		for w := range ws {
-			if !w.enqueue(matched) {
+			if len(matched) > 0 && !w.enqueue(matched) {
 				delete(ws, w)
+				continue
+			}
+			if len(matched) == 0 || matched[len(matched)-1].Revision < rev {
+				w.progress(rev, now)
 			}
 		}
 		if len(ws) == 0 {

@@ -51,3 +51,60 @@ func TestWatchersLeaveTheHub(t *testing.T) {
 	}
 	require.True(t, errors.Is(last.Err, store.ErrWatcherTooSlow))
 }
+
+// TestProgressIsCoalescedAndDelivered: a watcher whose prefix sees no
+// writes still learns the latest revision (the deferred progress is
+// delivered by the timer), and progress never runs ahead of an event.
+func TestProgressIsCoalescedAndDelivered(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{ProgressInterval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	defer s.Close()
+	ctx := t.Context()
+	ch, err := s.Watch(ctx, "/mine/", 0)
+	require.NoError(t, err)
+	eventually(t, func() bool { return s.hub.count() == 1 }, "watcher joined")
+	var last int64
+	for i := range 100 {
+		if last, err = s.Create(ctx, "/other/"+string(rune('a'+i%26))+string(rune('a'+i/26)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen int64
+	progressEvents := 0
+	for seen < last {
+		select {
+		case ev := <-ch:
+			require.Equal(t, store.EventProgress, ev.Type)
+			require.Greater(t, ev.Revision, seen)
+			seen = ev.Revision
+			progressEvents++
+		case <-time.After(30 * time.Second):
+			t.Fatalf("progress stuck at %d of %d", seen, last)
+		}
+	}
+	t.Logf("%d writes elsewhere, %d progress events", last, progressEvents)
+	rev, err := s.Create(ctx, "/mine/k", nil)
+	require.NoError(t, err)
+	ev := <-ch
+	require.Equal(t, store.EventPut, ev.Type)
+	require.Equal(t, rev, ev.Revision)
+}
+
+func TestProgressDisabled(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{ProgressInterval: -1})
+	require.NoError(t, err)
+	defer s.Close()
+	ctx := t.Context()
+	ch, err := s.Watch(ctx, "/mine/", 0)
+	require.NoError(t, err)
+	eventually(t, func() bool { return s.hub.count() == 1 }, "watcher joined")
+	for range 20 {
+		_, err := s.Create(ctx, "/other/k"+time.Now().Format("150405.000000000"), nil)
+		require.NoError(t, err)
+	}
+	rev, err := s.Create(ctx, "/mine/k", nil)
+	require.NoError(t, err)
+	ev := <-ch
+	require.Equal(t, store.EventPut, ev.Type, "no progress events when disabled")
+	require.Equal(t, rev, ev.Revision)
+}

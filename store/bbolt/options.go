@@ -19,6 +19,11 @@ type Options struct {
 	// WatchBuffer is how many undelivered events a live watcher may hold
 	// before it is ended with store.ErrWatcherTooSlow. Zero means 1024.
 	WatchBuffer int
+	// ProgressInterval is the least time between two wake-ups of a live
+	// watcher for store.EventProgress alone (progress that rides along with
+	// events costs nothing). Zero means 100ms; negative disables progress
+	// events.
+	ProgressInterval time.Duration
 	// MaxBatchOps caps the writes committed in one transaction. Zero means
 	// 1024.
 	MaxBatchOps int
@@ -52,6 +57,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.WatchBuffer <= 0 {
 		r.WatchBuffer = 1024
+	}
+	if r.ProgressInterval == 0 {
+		r.ProgressInterval = 100 * time.Millisecond
 	}
 	if r.MaxBatchOps <= 0 {
 		r.MaxBatchOps = 1024

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/orkit/orkit/store"
 )
@@ -26,6 +27,11 @@ type watcher struct {
 	floor   int64 // live events at or below floor were already replayed
 	pending []store.Event
 	failure error // set once: the watcher is out of the hub
+
+	progressRev   int64       // latest progress not yet taken by the forwarder
+	progressWoke  time.Time   // when the forwarder was last woken for progress
+	progressArmed bool        // progressTimer will wake the forwarder
+	progressTimer *time.Timer // created on first deferral
 }
 
 // setFloor records the revision replay delivered through (under hub.mu).
@@ -58,36 +64,73 @@ func (w *watcher) enqueue(events []store.Event) bool {
 	}
 	w.mu.Unlock()
 	if n > 0 || !ok {
-		select {
-		case w.signal <- struct{}{}:
-		default:
-		}
+		w.wake()
 	}
 	return ok
 }
 
-// progress tells the watcher that the store reached rev with nothing new
-// under its prefix: it queues a store.EventProgress, replacing one already
-// queued last, and drops it when the buffer is full (progress is advisory).
-// Called by the hub with hub.mu held.
-func (w *watcher) progress(rev int64) {
-	w.mu.Lock()
-	queued := false
-	switch n := len(w.pending); {
-	case rev <= w.floor || w.failure != nil:
-	case n > 0 && w.pending[n-1].Type == store.EventProgress:
-		w.pending[n-1].Revision, queued = rev, true
-	case n < w.limit:
-		w.pending = append(w.pending, store.Event{Type: store.EventProgress, Revision: rev})
-		queued = true
+// progress tells the watcher that the store reached rev with nothing newer
+// under its prefix than what it was already given (store.EventProgress).
+// Progress is coalesced and rate-limited: the forwarder sends only the
+// latest, after any pending events, and is woken for progress alone at most
+// once per Options.ProgressInterval (a timer delivers the deferred one), so
+// idle watchers cost a commit almost nothing. Called by the hub with hub.mu
+// held; now is the publish time.
+func (w *watcher) progress(rev int64, now time.Time) {
+	interval := w.s.opts.ProgressInterval
+	if interval < 0 {
+		return
 	}
-	w.mu.Unlock()
-	if queued {
-		select {
-		case w.signal <- struct{}{}:
-		default:
+	w.mu.Lock()
+	if rev <= w.floor || w.failure != nil {
+		w.mu.Unlock()
+		return
+	}
+	w.progressRev = rev
+	wake := false
+	switch {
+	case w.progressArmed:
+	case now.Sub(w.progressWoke) >= interval:
+		w.progressWoke, wake = now, true
+	default:
+		w.progressArmed = true
+		wait := interval - now.Sub(w.progressWoke)
+		if w.progressTimer == nil {
+			w.progressTimer = time.AfterFunc(wait, w.progressDue)
+		} else {
+			w.progressTimer.Reset(wait)
 		}
 	}
+	w.mu.Unlock()
+	if wake {
+		w.wake()
+	}
+}
+
+// progressDue runs on the progress timer: it wakes the forwarder for the
+// deferred progress.
+func (w *watcher) progressDue() {
+	w.mu.Lock()
+	w.progressArmed, w.progressWoke = false, time.Now()
+	w.mu.Unlock()
+	w.wake()
+}
+
+// wake signals the forwarder without blocking.
+func (w *watcher) wake() {
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+// stopProgress stops the progress timer when the watch ends.
+func (w *watcher) stopProgress() {
+	w.mu.Lock()
+	if w.progressTimer != nil {
+		w.progressTimer.Stop()
+	}
+	w.mu.Unlock()
 }
 
 // errStop ends run without a final event (ctx done).
@@ -97,6 +140,7 @@ var errStop = errors.New("watch stopped")
 func (w *watcher) run(start int64) {
 	defer w.s.watchers.Done()
 	defer close(w.out)
+	defer w.stopProgress()
 	err := w.replay(start)
 	if err == nil {
 		err = w.forward()
@@ -146,10 +190,12 @@ func (w *watcher) replay(start int64) error {
 	}
 }
 
-// forward moves live events from pending to out until the watcher fails,
-// ctx ends or the Store closes.
+// forward moves live events from pending to out, each batch followed by
+// the latest progress if it is newer than the batch, until the watcher
+// fails, ctx ends or the Store closes.
 func (w *watcher) forward() error {
 	var batch []store.Event
+	var sent int64 // revision of the last event or progress sent
 	for {
 		select {
 		case <-w.signal:
@@ -161,15 +207,24 @@ func (w *watcher) forward() error {
 		w.mu.Lock()
 		batch, w.pending = w.pending, batch[:0]
 		failure := w.failure
+		progress := w.progressRev
+		w.progressRev = 0
 		w.mu.Unlock()
 		for i := range batch {
 			if err := w.send(batch[i]); err != nil {
 				return err
 			}
+			sent = batch[i].Revision
 			batch[i] = store.Event{}
 		}
 		if failure != nil {
 			return failure
+		}
+		if progress > sent {
+			if err := w.send(store.Event{Type: store.EventProgress, Revision: progress}); err != nil {
+				return err
+			}
+			sent = progress
 		}
 	}
 }
