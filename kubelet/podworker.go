@@ -22,7 +22,7 @@ type podWorker struct {
 	removed  bool // gone from the API server
 	admitted bool
 	done     bool
-	started  bool
+	syncs    int // completed syncs
 
 	state *podState
 }
@@ -59,6 +59,13 @@ func (w *podWorker) finished() bool {
 	return w.done
 }
 
+// finishedSync reports whether the worker completed a sync.
+func (w *podWorker) finishedSync() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.syncs > 0
+}
+
 // admittedPod returns the pod if it was admitted and is not terminal.
 func (w *podWorker) admittedPod() *core.Pod {
 	w.mu.Lock()
@@ -77,6 +84,7 @@ func (w *podWorker) run(ctx context.Context) {
 		w.mu.Lock()
 		w.admitted = w.state.admitted && !w.state.terminal
 		w.done = done
+		w.syncs++
 		w.mu.Unlock()
 		if done || ctx.Err() != nil {
 			return
