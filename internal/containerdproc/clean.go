@@ -29,7 +29,9 @@ func (d *Daemon) Clean(ctx context.Context) error {
 		errs = append(errs, d.deleteAll(ctx))
 		d.Stop(10 * time.Second)
 	}
-	errs = append(errs, killShims(d.Address()), UnmountUnder(d.dir))
+	errs = append(errs, killShims(d.Address()))
+	removeTaskCgroups(d.dir)
+	errs = append(errs, UnmountUnder(d.dir))
 	if err := os.RemoveAll(d.dir); err != nil {
 		errs = append(errs, fmt.Errorf("remove %s: %w", d.dir, err))
 	}

@@ -1,6 +1,7 @@
 package containerdproc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Files Start writes in the daemon's directory.
@@ -40,7 +42,9 @@ func SweepStale(parent, prefix string) error {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		d := &Daemon{dir: dir}
-		errs = append(errs, killShims(d.Address()), UnmountUnder(dir))
+		errs = append(errs, killShims(d.Address()))
+		removeTaskCgroups(dir)
+		errs = append(errs, UnmountUnder(dir))
 		if err := os.RemoveAll(dir); err != nil {
 			errs = append(errs, err)
 		}
@@ -65,4 +69,40 @@ func alive(pid int) bool {
 func isContainerd(pid int) bool {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 	return err == nil && filepath.Base(strings.SplitN(string(b), "\x00", 2)[0]) == "containerd"
+}
+
+// removeTaskCgroups removes the (emptied) cgroups of the tasks whose
+// bundles are under the daemon's state directory, as named by each
+// bundle's config.json.
+func removeTaskCgroups(dir string) {
+	bundles, _ := filepath.Glob(filepath.Join(dir, "state", "io.containerd.runtime.v2.task", "*", "*", "config.json"))
+	hier, _ := os.ReadDir("/sys/fs/cgroup")
+	for _, b := range bundles {
+		var spec struct {
+			Linux struct {
+				CgroupsPath string `json:"cgroupsPath"`
+			} `json:"linux"`
+		}
+		raw, err := os.ReadFile(b)
+		if err != nil || json.Unmarshal(raw, &spec) != nil {
+			continue
+		}
+		p := filepath.Clean("/" + spec.Linux.CgroupsPath)
+		if p == "/" || strings.Contains(spec.Linux.CgroupsPath, "..") {
+			continue
+		}
+		for i := 0; i < 50; i++ { // the killed processes may take a moment to be reaped
+			busy := false
+			for _, h := range hier {
+				if err := syscall.Rmdir(filepath.Join("/sys/fs/cgroup", h.Name(), p)); errors.Is(err, syscall.EBUSY) {
+					busy = true
+				}
+			}
+			_ = syscall.Rmdir(filepath.Join("/sys/fs/cgroup", p))
+			if !busy {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
