@@ -63,14 +63,15 @@ func TestWatchObjectsReconcilesEveryKey(t *testing.T) {
 	WatchObjects(c, inf)
 	runController(t, c)
 	one, two, three := Request{"a", "one"}, Request{"b", "two"}, Request{"a", "three"}
-	eventually(t, wait, func() bool { return rec.count(one) == 1 && rec.count(two) == 1 }, "initial list reconciled")
+	eventually(t, wait, func() bool { return rec.count(one) >= 1 && rec.count(two) >= 1 }, "initial list reconciled")
 
 	lw.set(newCM("a", "three", nil))
-	eventually(t, wait, func() bool { return rec.count(three) == 1 }, "added object reconciled")
+	eventually(t, wait, func() bool { return rec.count(three) >= 1 }, "added object reconciled")
+	n1, n2 := rec.count(one), rec.count(two)
 	lw.set(newCM("a", "one", nil))
-	eventually(t, wait, func() bool { return rec.count(one) == 2 }, "updated object reconciled")
+	eventually(t, wait, func() bool { return rec.count(one) > n1 }, "updated object reconciled")
 	lw.remove("b", "two")
-	eventually(t, wait, func() bool { return rec.count(two) == 2 }, "deleted object reconciled")
+	eventually(t, wait, func() bool { return rec.count(two) > n2 }, "deleted object reconciled")
 }
 
 func TestWatchOwnedMapsToControllingOwner(t *testing.T) {
@@ -162,7 +163,7 @@ func TestMapHandlerHandlesTombstonesAndUpdates(t *testing.T) {
 	h.OnDelete(informer.DeletedFinalStateUnknown[*core.ConfigMap]{Key: "ns/c", Obj: newCM("ns", "c", nil)})
 	h.OnDelete(newCM("ns", "d", nil))
 	h.OnDelete("not an object") // ignored
-	assert.Equal(t, []Request{{"ns", "a"}, {"ns", "b"}, {"ns", "c"}, {"ns", "d"}}, got)
+	assert.Equal(t, []Request{{"ns", "b"}, {"ns", "a"}, {"ns", "c"}, {"ns", "d"}}, got, "new object first")
 }
 
 func TestCustomMapper(t *testing.T) {

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"slices"
+
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/informer"
@@ -96,9 +98,18 @@ func (h mapHandler[T]) add(obj T) {
 
 func (h mapHandler[T]) OnAdd(obj T, _ bool) { h.add(obj) }
 
+// OnUpdate enqueues the requests of the new object, then those of the
+// old one that the new one does not map to.
 func (h mapHandler[T]) OnUpdate(oldObj, newObj T) {
-	h.add(oldObj)
-	h.add(newObj)
+	reqs := h.m(newObj)
+	for _, r := range reqs {
+		h.enqueue(r)
+	}
+	for _, r := range h.m(oldObj) {
+		if !slices.Contains(reqs, r) {
+			h.enqueue(r)
+		}
+	}
 }
 
 func (h mapHandler[T]) OnDelete(obj any) {
