@@ -67,6 +67,10 @@ type Manager struct {
 	running atomic.Bool
 	synced  atomic.Bool
 	leading atomic.Bool
+
+	// lead runs the controllers while leading; set by Run before the
+	// elector starts, read by onStartedLeading on the elector's goroutine.
+	lead func(ctx context.Context)
 }
 
 // NewManager checks opts and returns a stopped Manager. It fails with
@@ -91,7 +95,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		if cfg.Logger == nil {
 			cfg.Logger = opts.Logger
 		}
-		cfg.OnStartedLeading = func(context.Context) {} // replaced in Run
+		cfg.OnStartedLeading = m.onStartedLeading
 		el, err := NewLeaderElector(cfg)
 		if err != nil {
 			return nil, err
@@ -200,8 +204,8 @@ func (m *Manager) Run(ctx context.Context) error {
 	if m.elector == nil {
 		return m.runAll(ctx, runnables)
 	}
-	var runErr error // written by OnStartedLeading, which the elector waits for
-	m.elector.cfg.OnStartedLeading = func(lctx context.Context) {
+	var runErr error // written by lead, which the elector waits for before Run returns
+	m.lead = func(lctx context.Context) {
 		if runErr = m.runAll(lctx, runnables); runErr != nil {
 			cancel()
 		}
@@ -209,6 +213,8 @@ func (m *Manager) Run(ctx context.Context) error {
 	err = m.elector.Run(ctx)
 	return errors.Join(runErr, err)
 }
+
+func (m *Manager) onStartedLeading(ctx context.Context) { m.lead(ctx) }
 
 func (m *Manager) start() ([]Runnable, error) {
 	m.mu.Lock()
