@@ -164,3 +164,5 @@ func (k *Kubelet) allocatable() core.ResourceList {
 	}
 	return k.capacity()
 }
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }

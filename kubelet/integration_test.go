@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
 
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"

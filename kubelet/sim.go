@@ -1,0 +1,223 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/cri/fake"
+	"github.com/orkit/orkit/informer"
+)
+
+// SimPool runs simulated nodes in one process: each is a full Kubelet over
+// its own cri/fake runtime, with no directories, cgroups or network (pod
+// IPs come from a per-node fake range), sharing one client, one pod
+// informer (every pod, routed by spec.nodeName) and one heartbeat loop.
+// An idle simulated node costs a few goroutines and a few kilobytes.
+//
+// Make one with NewSimPool, start it with Run, then Add nodes (before or
+// after Run). All methods are safe for concurrent use.
+type SimPool struct {
+	c   *client.Client
+	cfg SimConfig
+
+	mu       sync.Mutex
+	kubelets map[string]*Kubelet
+	order    []*Kubelet
+	synced   bool
+	ctx      context.Context
+	wg       sync.WaitGroup
+	pending  []*Kubelet // added before Run
+}
+
+// SimConfig configures a SimPool; zero values are documented.
+type SimConfig struct {
+	// Capacity of each node; nil means 8 CPUs, 32Gi memory, 110 pods.
+	Capacity core.ResourceList
+	// Base is applied to every node's Config (durations, admission,
+	// labels); NodeName, Client, Runtime, Network, RootDir, CgroupRoot,
+	// ExternalPods and ExternalHeartbeat are set by the pool.
+	Base Config
+	// Runtime makes each node's fake runtime; nil means
+	// fake.New(fake.WithEventBuffer(16)).
+	Runtime func(node string) (*fake.Runtime, error)
+	// HeartbeatTick is how often the shared heartbeat loop visits a slice
+	// of the nodes (a twentieth per tick); 0 means 500ms, so each node is
+	// visited every 10 s.
+	HeartbeatTick time.Duration
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// NewSimPool returns a stopped pool talking to the API server through c
+// (an identity allowed to act for every simulated node, such as an admin).
+func NewSimPool(c *client.Client, cfg SimConfig) *SimPool {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.HeartbeatTick <= 0 {
+		cfg.HeartbeatTick = 500 * time.Millisecond
+	}
+	return &SimPool{c: c, cfg: cfg, kubelets: map[string]*Kubelet{}}
+}
+
+// Run starts the shared pod informer and heartbeat loop and every node
+// added so far, and blocks until ctx ends and all nodes have stopped.
+func (p *SimPool) Run(ctx context.Context) error {
+	lw := controller.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
+	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
+		Transform: func(pod *core.Pod) (*core.Pod, error) { pod.ManagedFields = nil; return pod, nil }})
+	reg := inf.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
+		AddFunc:    func(pod *core.Pod, initial bool) { p.route(pod, func(k *Kubelet) { k.OnAdd(pod, initial) }) },
+		UpdateFunc: func(old, pod *core.Pod) { p.route(pod, func(k *Kubelet) { k.OnUpdate(old, pod) }) },
+		DeleteFunc: func(obj any) {
+			if pod, ok := informer.ObjectOf[*core.Pod](obj); ok && pod != nil {
+				p.route(pod, func(k *Kubelet) { k.OnDelete(obj) })
+			}
+		},
+	})
+	p.mu.Lock()
+	p.ctx = ctx
+	pending := p.pending
+	p.pending = nil
+	p.mu.Unlock()
+	for _, k := range pending {
+		p.runKubelet(k)
+	}
+	p.wg.Add(2)
+	go func() { defer p.wg.Done(); _ = inf.Run(ctx) }()
+	go func() { defer p.wg.Done(); p.heartbeats(ctx) }()
+	if informer.WaitForCacheSync(ctx, reg.HasSynced) {
+		p.mu.Lock()
+		p.synced = true
+		for _, k := range p.order {
+			k.MarkSynced()
+		}
+		p.mu.Unlock()
+	}
+	<-ctx.Done()
+	p.wg.Wait()
+	return ctx.Err()
+}
+
+func (p *SimPool) route(pod *core.Pod, f func(*Kubelet)) {
+	if pod.Spec.NodeName == "" {
+		return
+	}
+	p.mu.Lock()
+	k := p.kubelets[pod.Spec.NodeName]
+	p.mu.Unlock()
+	if k != nil {
+		f(k)
+	}
+}
+
+// Add creates simulated node name and starts it (at once if the pool runs,
+// else when Run starts). Node i of the pool gets pod IPs from
+// 10.(200+i/256).(i%256).0/24.
+func (p *SimPool) Add(name string) (*Kubelet, error) {
+	rtFn := p.cfg.Runtime
+	if rtFn == nil {
+		rtFn = func(string) (*fake.Runtime, error) { return fake.New(fake.WithEventBuffer(16)) }
+	}
+	rt, err := rtFn(name)
+	if err != nil {
+		return nil, fmt.Errorf("simulated node %s: %w", name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, dup := p.kubelets[name]; dup {
+		return nil, fmt.Errorf("%w: simulated node %q exists", ErrInvalidConfig, name)
+	}
+	i := len(p.order)
+	cfg := p.cfg.Base
+	cfg.NodeName, cfg.Client, cfg.Runtime, cfg.Network = name, p.c, rt, nil
+	cfg.RootDir, cfg.LogDir, cfg.CgroupRoot, cfg.ServerAddr = "", "", "", ""
+	cfg.ExternalPods, cfg.ExternalHeartbeat = true, true
+	cfg.FakePodCIDR = netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(200 + i/256), byte(i % 256), 0}), 24)
+	if cfg.Logger == nil {
+		cfg.Logger = p.cfg.Logger
+	}
+	cfg.Capacity = p.cfg.Capacity
+	if cfg.Capacity == nil {
+		cfg.Capacity = simCapacity()
+	}
+	cfg.Prober = alwaysProber{}
+	k, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.kubelets[name] = k
+	p.order = append(p.order, k)
+	if p.ctx == nil {
+		p.pending = append(p.pending, k)
+	} else {
+		p.runKubelet(k)
+	}
+	if p.synced {
+		k.MarkSynced()
+	}
+	return k, nil
+}
+
+// runKubelet runs k under the pool's context; p.mu may be held.
+func (p *SimPool) runKubelet(k *Kubelet) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer k.cfg.Runtime.(*fake.Runtime).Close()
+		if err := k.Run(p.ctx); err != nil && p.ctx.Err() == nil {
+			p.cfg.Logger.Warn("simulated node stopped", "node", k.NodeName(), "err", err)
+		}
+	}()
+}
+
+// Len returns the number of simulated nodes.
+func (p *SimPool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.order)
+}
+
+// heartbeats visits 1/n of the nodes per tick, so each node's Heartbeat
+// runs about every n ticks and the load is spread evenly.
+func (p *SimPool) heartbeats(ctx context.Context) {
+	t := time.NewTicker(p.cfg.HeartbeatTick)
+	defer t.Stop()
+	const slices = 20
+	for tick := 0; ; tick++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		var batch []*Kubelet
+		for i := tick % slices; i < len(p.order); i += slices {
+			batch = append(batch, p.order[i])
+		}
+		p.mu.Unlock()
+		for _, k := range batch {
+			k.mu.Lock()
+			running := k.running
+			k.mu.Unlock()
+			if running {
+				k.Heartbeat(ctx)
+			}
+		}
+	}
+}
+
+func simCapacity() core.ResourceList {
+	return core.ResourceList{
+		core.ResourceCPU:    mustQuantity("8"),
+		core.ResourceMemory: mustQuantity("32Gi"),
+		core.ResourcePods:   mustQuantity("110"),
+	}
+}
