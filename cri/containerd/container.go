@@ -65,6 +65,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg cri
 	r.remember(id, objKind{sandboxID: sandboxID})
 	_, err = r.client.NewContainer(ctx, id,
 		containerd.WithImage(image),
+		r.runtimeOpt(),
 		containerd.WithSnapshotter(r.cfg.snapshotter),
 		containerd.WithNewSnapshot(id, image),
 		containerd.WithNewSpec(opts...),

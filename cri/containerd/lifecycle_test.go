@@ -1,6 +1,7 @@
 package containerd_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +13,11 @@ import (
 )
 
 func TestSandboxTwoContainersShareNetwork(t *testing.T) {
-	rt, _ := newRuntime(t)
+	rt, env := newRuntime(t)
 	ctx := ctxT(t)
 	sb, sbCfg := runPod(t, rt, "web")
+	assert.Contains(t, dirEntries(t, filepath.Join(env.StateDir, "runc", env.Namespace)), sb,
+		"runc keeps its state under the runtime's state dir, not the host-wide /run/containerd/runc")
 	st, err := rt.PodSandboxStatus(ctx, sb)
 	require.NoError(t, err)
 	assert.Equal(t, cri.SandboxReady, st.State)

@@ -15,6 +15,7 @@ type config struct {
 	pauseImage      string
 	snapshotter     string
 	allowPrivileged bool
+	runcRoot        string
 	log             *slog.Logger
 }
 
@@ -41,3 +42,10 @@ func WithAllowPrivileged(allow bool) Opt { return func(c *config) { c.allowPrivi
 
 // WithLogger sets the logger for background work (default slog.Default()).
 func WithLogger(l *slog.Logger) Opt { return func(c *config) { c.log = l } }
+
+// WithRuncRoot sets the directory where runc keeps its container state
+// (default <state dir>/runc). runc's own default, /run/containerd/runc, is
+// shared by every containerd on the host; a private one keeps two daemons
+// (a test's and a minicluster's) from colliding on an ID, which matters
+// because sandbox and container IDs are derived from pod metadata.
+func WithRuncRoot(dir string) Opt { return func(c *config) { c.runcRoot = dir } }

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	containerd "github.com/containerd/containerd"
+	runcoptions "github.com/containerd/containerd/api/types/runc/options"
 	"github.com/containerd/containerd/errdefs"
 	"github.com/containerd/containerd/namespaces"
+	"github.com/containerd/containerd/plugin"
 	"google.golang.org/grpc"
 
 	"github.com/orkit/orkit/cri"
@@ -64,6 +66,9 @@ func New(ctx context.Context, address string, opts ...Opt) (_ *Runtime, retErr e
 	}
 	if cfg.stateDir == "" {
 		cfg.stateDir = filepath.Join("/run/orkit", cfg.namespace)
+	}
+	if cfg.runcRoot == "" {
+		cfg.runcRoot = filepath.Join(cfg.stateDir, "runc")
 	}
 	for _, d := range []string{netnsDir, sandboxesDir, fifoDir} {
 		if err := os.MkdirAll(filepath.Join(cfg.stateDir, d), 0o711); err != nil {
@@ -174,6 +179,11 @@ func (r *Runtime) Status(ctx context.Context) (cri.RuntimeStatus, error) {
 			Message: fmt.Sprintf("pause image %s: %v", r.cfg.pauseImage, err)}
 	}
 	return cri.RuntimeStatus{Conditions: []cri.RuntimeCondition{cond}}, nil
+}
+
+// runtimeOpt selects the runc v2 shim with the runtime's runc root.
+func (r *Runtime) runtimeOpt() containerd.NewContainerOpts {
+	return containerd.WithRuntime(plugin.RuntimeRuncV2, &runcoptions.Options{Root: r.cfg.runcRoot})
 }
 
 // mapErr translates containerd's errdefs into cri sentinels, naming what.

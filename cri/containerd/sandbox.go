@@ -119,6 +119,7 @@ func (r *Runtime) newSandboxContainer(ctx context.Context, id string, image cont
 	r.remember(id, objKind{sandbox: true, sandboxID: id})
 	ctr, err := r.client.NewContainer(ctx, id,
 		containerd.WithImage(image),
+		r.runtimeOpt(),
 		containerd.WithSnapshotter(r.cfg.snapshotter),
 		containerd.WithNewSnapshot(id, image),
 		containerd.WithNewSpec(sandboxSpecOpts(image, cfg, id, netns)...),
