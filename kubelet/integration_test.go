@@ -42,10 +42,10 @@ type realNode struct {
 	cfg      Config
 	kubelet  *Kubelet
 	stop     func()
-	root     *testing.T // owns the kubelet across subtests
+	root     testing.TB // owns the kubelet across subtests
 }
 
-func newRealNode(t *testing.T, name string) *realNode {
+func newRealNode(t testing.TB, name string) *realNode {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testenv.Unavailable(t, "kubelet integration tests need root")
@@ -95,7 +95,7 @@ func newRealNode(t *testing.T, name string) *realNode {
 }
 
 // start runs a new Kubelet on the node's runtime, network and directories.
-func (n *realNode) start(t *testing.T) {
+func (n *realNode) start(t testing.TB) {
 	t.Helper()
 	t = n.root
 	k, err := New(n.cfg)
@@ -113,7 +113,7 @@ func (n *realNode) start(t *testing.T) {
 
 // cleanupPods deletes the test's pods and waits for the kubelet to finish
 // them, so no container, netns or cgroup outlives the test.
-func (n *realNode) cleanupPods(t *testing.T) {
+func (n *realNode) cleanupPods(t testing.TB) {
 	ctx := context.Background()
 	list, err := pods(n.tc.admin, "default").List(ctx, client.ListOptions{})
 	if err != nil {
@@ -134,7 +134,7 @@ func (n *realNode) cleanupPods(t *testing.T) {
 }
 
 // freeSubnet picks a 10.244.X.0/24 no route serves and an unused bridge name.
-func freeSubnet(t *testing.T) (netip.Prefix, string) {
+func freeSubnet(t testing.TB) (netip.Prefix, string) {
 	t.Helper()
 	for range 100 {
 		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(20 + rand.IntN(80)), 0}), 24)
