@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -380,4 +381,24 @@ func FuzzLeaseDecision(f *testing.F) {
 			t.Fatal("input modified")
 		}
 	})
+}
+
+func TestManyCandidatesNeverTwoLeaders(t *testing.T) {
+	leases := newFakeLeases()
+	var cs []*candidate
+	for i := range 5 {
+		cs = append(cs, standFor(t, leases, "c"+strconv.Itoa(i), func(c *LeaderElectionConfig) { c.SkipRelease = true }))
+	}
+	leader := exactlyOneLeads(t, cs...)
+	// Watch through twenty more lease writes (renewals and failed
+	// contenders' reads do not write): never two leaders.
+	target := leases.writes.Load() + 20
+	eventually(t, wait, func() bool {
+		exactlyOneLeads(t, cs...)
+		return leases.writes.Load() >= target
+	}, "twenty renewals")
+	assert.True(t, leader.el.IsLeader(), "a renewing leader keeps the lease")
+	require.NoError(t, leader.stop())
+	rest := slices.DeleteFunc(slices.Clone(cs), func(c *candidate) bool { return c == leader })
+	exactlyOneLeads(t, rest...)
 }
