@@ -16,7 +16,6 @@ const (
 	labelPodNamespace  = "io.orkit.pod.namespace"
 	labelContainerName = "io.orkit.container.name"
 	labelContainerInit = "io.orkit.container.init"
-	annotationCPUs     = "io.orkit.cpuset"
 )
 
 // podState is what a pod worker knows about its pod between syncs. It is

@@ -82,10 +82,15 @@ func (k *Kubelet) adopt(ctx context.Context, pod *core.Pod, ps *podState) error 
 		if cs.id == "" || c.Metadata.Attempt > cs.attempt {
 			cs.id, cs.attempt, cs.created = c.ID, c.Metadata.Attempt, true
 			cs.started, cs.ready = true, false
-			if cpus := c.Annotations[annotationCPUs]; cpus != "" && k.cpus != nil {
-				cs.cpus = cpus
-				k.cpus.adopt(c.ID, cpus)
-			}
+		}
+	}
+	for _, cs := range ps.containers {
+		if k.cpus == nil {
+			break
+		}
+		if st, err := k.cfg.Runtime.ContainerStatus(ctx, cs.id); err == nil && st.Resources != nil && st.Resources.CpusetCpus != "" {
+			cs.cpus = st.Resources.CpusetCpus
+			k.cpus.adopt(cs.id, cs.cpus)
 		}
 	}
 	if pod.Status.StartTime != nil {
