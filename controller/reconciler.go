@@ -80,6 +80,7 @@ func TerminalError(err error) error {
 
 type terminalError struct{ err error }
 
+// Error returns "terminal reconcile error: <cause>".
 func (e *terminalError) Error() string { return fmt.Sprintf("%s: %v", ErrTerminal, e.err) }
 
 // Unwrap returns both the cause and ErrTerminal, so errors.Is works for

@@ -90,12 +90,15 @@ type mapHandler[T meta.Object] struct {
 	enqueue func(Request)
 }
 
+var _ informer.Handler[*coordination.Lease] = mapHandler[*coordination.Lease]{}
+
 func (h mapHandler[T]) add(obj T) {
 	for _, r := range h.m(obj) {
 		h.enqueue(r)
 	}
 }
 
+// OnAdd enqueues the requests obj maps to.
 func (h mapHandler[T]) OnAdd(obj T, _ bool) { h.add(obj) }
 
 // OnUpdate enqueues the requests of the new object, then those of the
@@ -112,6 +115,8 @@ func (h mapHandler[T]) OnUpdate(oldObj, newObj T) {
 	}
 }
 
+// OnDelete enqueues the requests of the deleted object (unwrapping a
+// tombstone); anything else is ignored.
 func (h mapHandler[T]) OnDelete(obj any) {
 	if o, ok := informer.ObjectOf[T](obj); ok {
 		h.add(o)
