@@ -1,6 +1,7 @@
 package containerd_test
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -101,4 +102,30 @@ func TestContainerdRestartRecovery(t *testing.T) {
 func readFile(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+// TestDaemonDown: with containerd gone, Status reports not ready (no
+// error), calls fail with the caller's deadline, and Close returns.
+func TestDaemonDown(t *testing.T) {
+	rt, env := newRuntime(t)
+	sb, _ := runPod(t, rt, "orphaned")
+	env.Daemon.Kill()
+	st, err := rt.Status(ctxT(t))
+	require.NoError(t, err)
+	c, ok := st.Condition(cri.RuntimeReady)
+	require.True(t, ok)
+	assert.False(t, c.Status)
+	assert.Equal(t, "ContainerdUnavailable", c.Reason)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = rt.PodSandboxStatus(ctx, sb)
+	require.Error(t, err)
+	done := make(chan struct{})
+	go func() { rt.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hangs while containerd is down")
+	}
+	env.Restart(t) // so that cleanup can remove the sandbox through containerd
 }
