@@ -162,13 +162,14 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], r
 		result = ResultTerminal
 		q.Forget(req)
 		c.opts.Logger.Error("reconcile failed; not retrying", "request", req.String(), "err", err)
+	case err != nil && ctx.Err() != nil:
+		result = ResultError // stopping: the next run starts afresh, without backoff history
+		q.Forget(req)
 	case err != nil:
 		result = ResultError
 		q.AddRateLimited(req)
-		if ctx.Err() == nil {
-			c.opts.Logger.Error("reconcile failed; retrying", "request", req.String(), "err", err,
-				"requeues", q.NumRequeues(req))
-		}
+		c.opts.Logger.Error("reconcile failed; retrying", "request", req.String(), "err", err,
+			"requeues", q.NumRequeues(req))
 	case res.RequeueAfter > 0:
 		result = ResultRequeueAfter
 		q.Forget(req)

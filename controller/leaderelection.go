@@ -127,7 +127,11 @@ func (le *LeaderElector) acquire(ctx context.Context) bool {
 			le.leading.Store(true)
 			return true
 		}
-		if err != nil && !errors.Is(err, ErrLeaseHeld) && ctx.Err() == nil {
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case errors.Is(err, ErrLeaseHeld) || apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
+			le.cfg.Logger.Debug("lease not acquired", "err", err) // another candidate won this round
+		default:
 			le.cfg.Logger.Warn("could not acquire lease", "err", err)
 		}
 		if !sleep(ctx, jitter(le.cfg.RetryPeriod)) {

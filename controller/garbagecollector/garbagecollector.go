@@ -1,0 +1,285 @@
+package garbagecollector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+	"github.com/orkit/orkit/informer/workqueue"
+)
+
+// Defaults of Options.
+const (
+	DefaultWorkers         = 4
+	DefaultDiscoveryPeriod = 30 * time.Second
+)
+
+// Options configure a GarbageCollector. Client is required; the other
+// zero values mean the defaults.
+type Options struct {
+	// Client reaches the API server (as system:kube-controller-manager in
+	// a cluster): discovery, dynamic list/watch, get, update and delete.
+	Client *client.Client
+	// Workers is how many objects are processed at once; default 4.
+	Workers int
+	// DiscoveryPeriod is how often discovery is asked again for resources
+	// added since (a newly registered kind); it is also how long a
+	// dependent whose owner could not be resolved waits before it is
+	// checked again. Default 30 s.
+	DiscoveryPeriod time.Duration
+	// Ignored resources are not followed; default events (core and
+	// events.k8s.io), which have no owners worth collecting.
+	Ignored []meta.GroupResource
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// GarbageCollector deletes objects whose owners are gone and carries out
+// the orphan and foreground propagation policies. Run it once; Graph
+// inspection methods are safe from any goroutine.
+type GarbageCollector struct {
+	opts  Options
+	graph *graph
+	queue *workqueue.Queue[meta.UID]
+
+	running atomic.Bool
+	mu      sync.Mutex
+	watched map[meta.GroupVersionResource]context.CancelFunc
+	synced  []func() bool
+}
+
+// New checks opts and returns a stopped collector. It fails with
+// ErrInvalidOptions without a client.
+func New(opts Options) (*GarbageCollector, error) {
+	if opts.Client == nil {
+		return nil, fmt.Errorf("%w: a client is required", ErrInvalidOptions)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.DiscoveryPeriod <= 0 {
+		opts.DiscoveryPeriod = DefaultDiscoveryPeriod
+	}
+	if opts.Ignored == nil {
+		opts.Ignored = []meta.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.Logger = opts.Logger.With("controller", "garbagecollector")
+	return &GarbageCollector{opts: opts, graph: newGraph(), watched: map[meta.GroupVersionResource]context.CancelFunc{}}, nil
+}
+
+// Run discovers the resources, follows each with an informer, waits for
+// their first lists and processes the graph with Options.Workers workers
+// until ctx ends; discovery is repeated every DiscoveryPeriod. It returns
+// nil when ctx ends, an error when the first discovery fails, or
+// ErrAlreadyRunning. Every goroutine it starts has stopped when it
+// returns.
+func (gc *GarbageCollector) Run(ctx context.Context) error {
+	if !gc.running.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer gc.queue.ShutDown()
+	if err := gc.sync(ctx, &wg); err != nil {
+		return fmt.Errorf("garbagecollector: discovery: %w", err)
+	}
+	gc.mu.Lock()
+	synced := slices.Clone(gc.synced)
+	gc.mu.Unlock()
+	if !informer.WaitForCacheSync(ctx, synced...) {
+		return nil
+	}
+	gc.opts.Logger.Info("garbage collector started", "resources", len(synced), "objects", gc.graph.len())
+	for range gc.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gc.worker(ctx)
+		}()
+	}
+	t := time.NewTicker(gc.opts.DiscoveryPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := gc.sync(ctx, &wg); err != nil && ctx.Err() == nil {
+				gc.opts.Logger.Warn("discovery failed; keeping the resources followed so far", "err", err)
+			}
+		}
+	}
+}
+
+// Resources returns the resources the collector follows, sorted.
+func (gc *GarbageCollector) Resources() []meta.GroupVersionResource {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	out := make([]meta.GroupVersionResource, 0, len(gc.watched))
+	for gvr := range gc.watched {
+		out = append(out, gvr)
+	}
+	slices.SortFunc(out, func(a, b meta.GroupVersionResource) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// GraphSize returns how many objects the ownership graph holds.
+func (gc *GarbageCollector) GraphSize() int { return gc.graph.len() }
+
+// sync asks discovery for the served resources and starts an informer
+// for each new one that can be listed, watched and deleted.
+func (gc *GarbageCollector) sync(ctx context.Context, wg *sync.WaitGroup) error {
+	c := gc.opts.Client
+	c.Discovery().Invalidate()
+	groups, err := c.Discovery().ServerGroups(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		version := g.PreferredVersion.Version
+		if version == "" && len(g.Versions) > 0 {
+			version = g.Versions[0].Version
+		}
+		gv := meta.GroupVersion{Group: g.Name, Version: version}
+		list, err := c.Discovery().ServerResources(ctx, gv)
+		if err != nil {
+			gc.opts.Logger.Warn("discovery: skipping group version", "groupVersion", gv.String(), "err", err)
+			continue
+		}
+		for _, r := range list.Resources {
+			if gc.wanted(gv, r) {
+				gc.watch(ctx, wg, client.Mapping{Resource: gv.WithResource(r.Name), Kind: gv.WithKind(r.Kind), Namespaced: r.Namespaced})
+			}
+		}
+	}
+	return nil
+}
+
+func (gc *GarbageCollector) wanted(gv meta.GroupVersion, r client.APIResource) bool {
+	if strings.Contains(r.Name, "/") {
+		return false
+	}
+	for _, v := range []string{"list", "watch", "get", "update", "delete"} {
+		if !slices.Contains(r.Verbs, v) {
+			return false
+		}
+	}
+	return !slices.Contains(gc.opts.Ignored, meta.GroupResource{Group: gv.Group, Resource: r.Name})
+}
+
+// watch starts an informer over m's resource unless one runs already.
+func (gc *GarbageCollector) watch(ctx context.Context, wg *sync.WaitGroup, m client.Mapping) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	if _, ok := gc.watched[m.Resource]; ok {
+		return
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	gc.watched[m.Resource] = cancel
+	lw := controller.NewListerWatcher(client.DynamicFor(gc.opts.Client, m, ""), "", "")
+	inf := informer.New[*client.Unstructured](lw, informer.Options[*client.Unstructured]{
+		Name: m.Resource.String(), Logger: gc.opts.Logger, Transform: metadataOnly,
+	})
+	inf.AddEventHandler(informer.HandlerFuncs[*client.Unstructured]{
+		AddFunc:    func(u *client.Unstructured, _ bool) { gc.observe(m, u) },
+		UpdateFunc: func(_, u *client.Unstructured) { gc.observe(m, u) },
+		DeleteFunc: func(obj any) {
+			if u, ok := informer.ObjectOf[*client.Unstructured](obj); ok {
+				gc.forget(u.UID)
+			}
+		},
+	})
+	gc.synced = append(gc.synced, inf.HasSynced)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := inf.Run(ictx); err != nil && ictx.Err() == nil {
+			gc.opts.Logger.Error("informer stopped", "resource", m.Resource.String(), "err", err)
+		}
+	}()
+	gc.opts.Logger.Debug("following resource", "resource", m.Resource.String())
+}
+
+// metadataOnly keeps what the graph needs: the object's metadata.
+func metadataOnly(u *client.Unstructured) (*client.Unstructured, error) {
+	u.Content = nil
+	u.ManagedFields = nil
+	u.Annotations = nil
+	return u, nil
+}
+
+// observe records an added or changed object and queues what it may
+// concern: itself (owners to check, a finalizer to act on) and owners it
+// stopped naming (one deleting in the foreground may now be free).
+func (gc *GarbageCollector) observe(m client.Mapping, u *client.Unstructured) {
+	n := &node{
+		uid: u.UID, mapping: m, namespace: u.Namespace, name: u.Name,
+		owners: slices.Clone(u.OwnerReferences), deleting: u.DeletionTimestamp != nil,
+		finalizers: slices.Clone(u.Finalizers),
+	}
+	old := gc.graph.upsert(n)
+	if len(n.owners) > 0 || n.deleting {
+		gc.queue.Add(n.uid)
+	}
+	for _, o := range old {
+		if n.ownerRef(o.UID) == nil {
+			gc.queue.Add(o.UID)
+		}
+	}
+	if n.deleting {
+		for _, o := range n.owners {
+			gc.queue.Add(o.UID)
+		}
+	}
+}
+
+// forget drops a deleted object and queues its dependents (their owner
+// may be gone) and its owners (one deleting in the foreground may be
+// waiting for it).
+func (gc *GarbageCollector) forget(uid meta.UID) {
+	n, ok := gc.graph.remove(uid)
+	for _, d := range gc.graph.dependentUIDs(uid) {
+		gc.queue.Add(d)
+	}
+	if ok {
+		for _, o := range n.owners {
+			gc.queue.Add(o.UID)
+		}
+	}
+}
+
+func (gc *GarbageCollector) worker(ctx context.Context) {
+	for {
+		uid, err := gc.queue.Get(ctx)
+		if err != nil {
+			return
+		}
+		retryAfter, err := gc.process(ctx, uid)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			gc.opts.Logger.Warn("processing failed; retrying", "uid", uid, "err", err)
+			gc.queue.AddRateLimited(uid)
+		case retryAfter > 0:
+			gc.queue.Forget(uid)
+			gc.queue.AddAfter(uid, retryAfter)
+		default:
+			gc.queue.Forget(uid)
+		}
+		gc.queue.Done(uid)
+	}
+}

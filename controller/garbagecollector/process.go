@@ -1,0 +1,268 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+// ownerState is what a live check found of one owner.
+type ownerState int
+
+const (
+	ownerSolid    ownerState = iota // exists, not deleting in the foreground
+	ownerWaiting                    // exists, deleting in the foreground
+	ownerDangling                   // absent, or another object under the name
+)
+
+// process handles the object uid as the graph has it now. It returns a
+// delay after which to look again, or an error to retry with backoff.
+func (gc *GarbageCollector) process(ctx context.Context, uid meta.UID) (time.Duration, error) {
+	n, ok := gc.graph.get(uid)
+	if !ok {
+		return 0, nil // gone; its dependents were queued when it went
+	}
+	if n.deleting {
+		switch {
+		case n.hasFinalizer(meta.FinalizerOrphanDependents):
+			return 0, gc.orphanDependents(ctx, n)
+		case n.hasFinalizer(meta.FinalizerDeleteDependents):
+			return 0, gc.deleteDependents(ctx, n)
+		}
+		return 0, nil
+	}
+	if len(n.owners) == 0 {
+		return 0, nil
+	}
+	return gc.attemptToDelete(ctx, n)
+}
+
+// attemptToDelete deletes n when none of its owners exists any more (or
+// the remaining ones are deleting in the foreground), and otherwise
+// drops references to owners that are gone.
+func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) (time.Duration, error) {
+	var solid, waiting, dangling []meta.UID
+	var retry time.Duration
+	for _, ref := range n.owners {
+		st, err := gc.ownerState(ctx, n, ref)
+		if errors.Is(err, ErrUnresolvableOwner) {
+			gc.opts.Logger.Warn("keeping dependent of an unresolvable owner", "object", n.key(), "owner", ref.Kind, "err", err)
+			st, retry = ownerSolid, gc.opts.DiscoveryPeriod
+		} else if err != nil {
+			return 0, err
+		}
+		switch st {
+		case ownerSolid:
+			solid = append(solid, ref.UID)
+		case ownerWaiting:
+			waiting = append(waiting, ref.UID)
+		case ownerDangling:
+			dangling = append(dangling, ref.UID)
+		}
+	}
+	if len(solid) > 0 {
+		if len(dangling) == 0 && len(waiting) == 0 {
+			return retry, nil
+		}
+		return retry, gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool {
+			dropped := dropOwners(m, dangling)
+			return unblockOwners(m, waiting) || dropped
+		})
+	}
+	policy := meta.DeletePropagationBackground
+	switch {
+	case len(waiting) > 0 && len(gc.graph.dependentUIDs(n.uid)) > 0:
+		policy = meta.DeletePropagationForeground
+	case n.hasFinalizer(meta.FinalizerOrphanDependents):
+		policy = meta.DeletePropagationOrphan
+	}
+	gc.opts.Logger.Info("deleting dependent", "object", n.key(), "policy", policy, "danglingOwners", len(dangling), "ownersDeletingInForeground", len(waiting))
+	return 0, gc.delete(ctx, n, policy)
+}
+
+// ownerState finds out whether ref's owner exists: from the graph when it
+// is there (a cache that may lag, but never shows an owner that never
+// existed), else by a live GET, whose UID must match.
+func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.OwnerReference) (ownerState, error) {
+	if o, ok := gc.graph.get(ref.UID); ok {
+		if o.waitingForDependents() {
+			return ownerWaiting, nil
+		}
+		return ownerSolid, nil
+	}
+	m, err := gc.mappingFor(ctx, ref)
+	if err != nil {
+		return ownerSolid, err
+	}
+	ns := ""
+	if m.Namespaced {
+		if n.namespace == "" {
+			return ownerSolid, fmt.Errorf("%w: cluster-scoped %s names namespaced owner %s", ErrUnresolvableOwner, n.key(), ref.Kind)
+		}
+		ns = n.namespace
+	}
+	live, err := client.DynamicFor(gc.opts.Client, m, ns).Get(ctx, ref.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return ownerDangling, nil
+	case err != nil:
+		return ownerSolid, fmt.Errorf("get owner %s %q of %s: %w", ref.Kind, ref.Name, n.key(), err)
+	case live.UID != ref.UID:
+		return ownerDangling, nil
+	case live.DeletionTimestamp != nil && live.HasFinalizer(meta.FinalizerDeleteDependents):
+		return ownerWaiting, nil
+	}
+	return ownerSolid, nil
+}
+
+// mappingFor resolves an ownerReference's kind, in its version if
+// served, else in the group's preferred one.
+func (gc *GarbageCollector) mappingFor(ctx context.Context, ref meta.OwnerReference) (client.Mapping, error) {
+	gvk := meta.ParseGroupVersion(ref.APIVersion).WithKind(ref.Kind)
+	mapper := gc.opts.Client.RESTMapper()
+	m, err := mapper.ForKind(ctx, gvk)
+	if errors.Is(err, client.ErrNoMatch) && gvk.Version != "" {
+		gvk.Version = ""
+		m, err = mapper.ForKind(ctx, gvk)
+	}
+	if errors.Is(err, client.ErrNoMatch) {
+		return m, fmt.Errorf("%w: %s: %v", ErrUnresolvableOwner, gvk, err)
+	}
+	return m, err
+}
+
+// orphanDependents strips the references to n from its dependents, then
+// removes n's orphan finalizer so that its deletion completes.
+func (gc *GarbageCollector) orphanDependents(ctx context.Context, n *node) error {
+	var errs []error
+	for _, d := range gc.graph.dependentsOf(n.uid) {
+		err := gc.mutate(ctx, d, func(m *meta.ObjectMeta) bool { return dropOwners(m, []meta.UID{n.uid}) })
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	gc.opts.Logger.Info("orphaned dependents", "owner", n.key())
+	return gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool { return dropFinalizer(m, meta.FinalizerOrphanDependents) })
+}
+
+// deleteDependents deletes n's dependents and, once none that blocks
+// n's deletion is left, removes n's foregroundDeletion finalizer. Until
+// then the dependents' deletions requeue n.
+func (gc *GarbageCollector) deleteDependents(ctx context.Context, n *node) error {
+	blocking := 0
+	var errs []error
+	for _, d := range gc.graph.dependentsOf(n.uid) {
+		if ref := d.ownerRef(n.uid); ref != nil && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+			blocking++
+		}
+		if !d.deleting {
+			if _, err := gc.attemptToDelete(ctx, d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if blocking > 0 {
+		return nil
+	}
+	gc.opts.Logger.Info("dependents deleted; finishing foreground deletion", "owner", n.key())
+	return gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool { return dropFinalizer(m, meta.FinalizerDeleteDependents) })
+}
+
+// delete deletes n (if it is still the object with n's UID) with policy.
+func (gc *GarbageCollector) delete(ctx context.Context, n *node, policy meta.DeletionPropagation) error {
+	uid := n.uid
+	opts := &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}, PropagationPolicy: &policy}
+	err := client.DynamicFor(gc.opts.Client, n.mapping, n.namespace).Delete(ctx, n.name, opts)
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or replaced by another object of the name
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", n.key(), err)
+	}
+	return nil
+}
+
+// maxConflicts bounds the read-modify-write retries of mutate.
+const maxConflicts = 5
+
+// mutate reads n live, applies change to its metadata and writes it back
+// when change reports a change, retrying on conflicts. A missing object,
+// or another object under n's name, is left alone.
+func (gc *GarbageCollector) mutate(ctx context.Context, n *node, change func(*meta.ObjectMeta) bool) error {
+	res := client.DynamicFor(gc.opts.Client, n.mapping, n.namespace)
+	var err error
+	for range maxConflicts {
+		var cur *client.Unstructured
+		cur, err = res.Get(ctx, n.name)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("get %s: %w", n.key(), err)
+		}
+		if cur.UID != n.uid || !change(&cur.ObjectMeta) {
+			return nil
+		}
+		_, err = res.Update(ctx, cur)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("update %s: %w", n.key(), err)
+	}
+	return nil
+}
+
+func dropOwners(m *meta.ObjectMeta, uids []meta.UID) bool {
+	before := len(m.OwnerReferences)
+	m.OwnerReferences = slices.DeleteFunc(m.OwnerReferences, func(r meta.OwnerReference) bool { return slices.Contains(uids, r.UID) })
+	if len(m.OwnerReferences) == 0 {
+		m.OwnerReferences = nil
+	}
+	return len(m.OwnerReferences) != before
+}
+
+func unblockOwners(m *meta.ObjectMeta, uids []meta.UID) bool {
+	changed := false
+	for i := range m.OwnerReferences {
+		r := &m.OwnerReferences[i]
+		if slices.Contains(uids, r.UID) && r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion {
+			no := false
+			r.BlockOwnerDeletion, changed = &no, true
+		}
+	}
+	return changed
+}
+
+func dropFinalizer(m *meta.ObjectMeta, f string) bool {
+	before := len(m.Finalizers)
+	m.Finalizers = slices.DeleteFunc(m.Finalizers, func(x string) bool { return x == f })
+	if len(m.Finalizers) == 0 {
+		m.Finalizers = nil
+	}
+	return len(m.Finalizers) != before
+}
+
+// key names n in logs: "Kind ns/name".
+func (n *node) key() string {
+	if n.namespace == "" {
+		return n.mapping.Kind.Kind + " " + n.name
+	}
+	return n.mapping.Kind.Kind + " " + n.namespace + "/" + n.name
+}
