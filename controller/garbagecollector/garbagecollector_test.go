@@ -1,0 +1,304 @@
+package garbagecollector
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+func ownerRef(obj meta.Object, block bool) meta.OwnerReference {
+	tm, m := obj.GetTypeMeta(), obj.GetObjectMeta()
+	return meta.OwnerReference{APIVersion: tm.APIVersion, Kind: tm.Kind, Name: m.Name, UID: m.UID, BlockOwnerDeletion: &block}
+}
+
+func newNamespace(t *testing.T, c *client.Client, name string) string {
+	t.Helper()
+	_, err := client.For[core.Namespace](c, "").Create(context.Background(), &core.Namespace{ObjectMeta: meta.ObjectMeta{Name: name}})
+	require.NoError(t, err)
+	return name
+}
+
+func createCM(t *testing.T, c *client.Client, ns, name string, owners ...meta.OwnerReference) *core.ConfigMap {
+	t.Helper()
+	cm, err := client.For[core.ConfigMap](c, ns).Create(context.Background(),
+		&core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: name, OwnerReferences: owners}})
+	require.NoError(t, err)
+	cm.APIVersion, cm.Kind = "v1", "ConfigMap"
+	return cm
+}
+
+func cmGone(c *client.Client, ns, name string) func() bool {
+	return func() bool {
+		_, err := client.For[core.ConfigMap](c, ns).Get(context.Background(), name)
+		return apierrors.IsNotFound(err)
+	}
+}
+
+func deleteWith(t *testing.T, c *client.Client, ns, name string, p meta.DeletionPropagation) {
+	t.Helper()
+	require.NoError(t, client.For[core.ConfigMap](c, ns).Delete(context.Background(), name, &meta.DeleteOptions{PropagationPolicy: &p}))
+}
+
+// deletionOrder records the order in which configmaps of ns disappear.
+func deletionOrder(t *testing.T, c *client.Client, ns string) func() []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ch, err := client.For[core.ConfigMap](c, ns).Watch(ctx, client.ListOptions{})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var order []string
+	go func() {
+		for ev := range ch {
+			if ev.Type == meta.Deleted {
+				mu.Lock()
+				order = append(order, ev.Object.Name)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), order...)
+	}
+}
+
+func TestPropagationPolicies(t *testing.T) {
+	c := startServer(t)
+	runGC(t, c)
+	ctx := context.Background()
+
+	t.Run("background deletes the whole chain", func(t *testing.T) {
+		ns := newNamespace(t, c, "background")
+		root := createCM(t, c, ns, "root")
+		child := createCM(t, c, ns, "child", ownerRef(root, false))
+		createCM(t, c, ns, "grandchild", ownerRef(child, false))
+		keep := createCM(t, c, ns, "unrelated")
+		deleteWith(t, c, ns, "root", meta.DeletePropagationBackground)
+		eventually(t, "child collected", cmGone(c, ns, "child"))
+		eventually(t, "grandchild collected", cmGone(c, ns, "grandchild"))
+		_, err := client.For[core.ConfigMap](c, ns).Get(ctx, keep.Name)
+		require.NoError(t, err)
+	})
+
+	t.Run("foreground deletes dependents first", func(t *testing.T) {
+		ns := newNamespace(t, c, "foreground")
+		order := deletionOrder(t, c, ns)
+		root := createCM(t, c, ns, "root")
+		child := createCM(t, c, ns, "child", ownerRef(root, true))
+		createCM(t, c, ns, "grandchild", ownerRef(child, true))
+		deleteWith(t, c, ns, "root", meta.DeletePropagationForeground)
+		eventually(t, "root deleted", cmGone(c, ns, "root"))
+		eventually(t, "three deletions watched", func() bool { return len(order()) == 3 })
+		assert.Equal(t, []string{"grandchild", "child", "root"}, order())
+	})
+
+	t.Run("orphan keeps dependents and strips references", func(t *testing.T) {
+		ns := newNamespace(t, c, "orphan")
+		root := createCM(t, c, ns, "root")
+		other := createCM(t, c, ns, "other")
+		createCM(t, c, ns, "child", ownerRef(root, true), ownerRef(other, false))
+		deleteWith(t, c, ns, "root", meta.DeletePropagationOrphan)
+		eventually(t, "root deleted", cmGone(c, ns, "root"))
+		got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "child")
+		require.NoError(t, err)
+		require.Len(t, got.OwnerReferences, 1)
+		assert.Equal(t, other.UID, got.OwnerReferences[0].UID)
+	})
+
+	t.Run("dependent of an owner that never existed is collected", func(t *testing.T) {
+		ns := newNamespace(t, c, "dangling")
+		ghost := meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "no-such-uid"}
+		createCM(t, c, ns, "orphaned", ghost)
+		eventually(t, "dangling dependent collected", cmGone(c, ns, "orphaned"))
+	})
+
+	t.Run("a same-named owner with another UID does not count", func(t *testing.T) {
+		ns := newNamespace(t, c, "reused-name")
+		createCM(t, c, ns, "owner")
+		stale := meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "old-uid"}
+		createCM(t, c, ns, "dependent", stale)
+		eventually(t, "dependent of the old owner collected", cmGone(c, ns, "dependent"))
+	})
+
+	t.Run("a dependent with a live owner keeps it and loses the dangling one", func(t *testing.T) {
+		ns := newNamespace(t, c, "mixed")
+		live := createCM(t, c, ns, "live")
+		ghost := meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "ghost-uid"}
+		createCM(t, c, ns, "dependent", ownerRef(live, false), ghost)
+		eventually(t, "dangling reference dropped", func() bool {
+			got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "dependent")
+			return err == nil && len(got.OwnerReferences) == 1 && got.OwnerReferences[0].UID == live.UID
+		})
+	})
+
+	t.Run("an owner of an unknown kind keeps its dependent", func(t *testing.T) {
+		ns := newNamespace(t, c, "unknown-kind")
+		alien := meta.OwnerReference{APIVersion: "nowhere.example/v1", Kind: "Alien", Name: "x", UID: "alien-uid"}
+		createCM(t, c, ns, "dependent", alien)
+		live := createCM(t, c, ns, "probe", meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "g"})
+		eventually(t, "the collector has acted on the probe", cmGone(c, ns, live.Name))
+		_, err := client.For[core.ConfigMap](c, ns).Get(ctx, "dependent")
+		require.NoError(t, err)
+	})
+}
+
+// TestDeploymentChain deletes a Deployment → ReplicaSet → Pod chain (made
+// by hand, as the workload controllers would) with each policy; a pod
+// bound to a node stays Terminating until its node confirms, and a
+// foreground deletion waits for it.
+func TestDeploymentChain(t *testing.T) {
+	c := startServer(t)
+	runGC(t, c)
+	ctx := context.Background()
+	yes := true
+	mk := func(t *testing.T, ns string) (*apps.Deployment, *apps.ReplicaSet, *core.Pod) {
+		t.Helper()
+		labels := map[string]string{"app": "web"}
+		tmpl := core.PodTemplateSpec{ObjectMeta: meta.ObjectMeta{Labels: labels},
+			Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}
+		d, err := client.For[apps.Deployment](c, ns).Create(ctx, &apps.Deployment{ObjectMeta: meta.ObjectMeta{Name: "web"},
+			Spec: apps.DeploymentSpec{Selector: &meta.LabelSelector{MatchLabels: labels}, Template: tmpl}})
+		require.NoError(t, err)
+		d.APIVersion, d.Kind = "apps/v1", "Deployment"
+		dref := ownerRef(d, true)
+		dref.Controller = &yes
+		rs, err := client.For[apps.ReplicaSet](c, ns).Create(ctx, &apps.ReplicaSet{
+			ObjectMeta: meta.ObjectMeta{Name: "web-1", OwnerReferences: []meta.OwnerReference{dref}},
+			Spec:       apps.ReplicaSetSpec{Selector: &meta.LabelSelector{MatchLabels: labels}, Template: tmpl}})
+		require.NoError(t, err)
+		rs.APIVersion, rs.Kind = "apps/v1", "ReplicaSet"
+		rref := ownerRef(rs, true)
+		rref.Controller = &yes
+		pod, err := client.For[core.Pod](c, ns).Create(ctx, &core.Pod{
+			ObjectMeta: meta.ObjectMeta{Name: "web-1-a", Labels: labels, OwnerReferences: []meta.OwnerReference{rref}},
+			Spec:       core.PodSpec{NodeName: "node-1", Containers: tmpl.Spec.Containers}})
+		require.NoError(t, err)
+		return d, rs, pod
+	}
+	podGoneOrTerminating := func(ns string) func() bool {
+		return func() bool {
+			p, err := client.For[core.Pod](c, ns).Get(ctx, "web-1-a")
+			return apierrors.IsNotFound(err) || (err == nil && p.DeletionTimestamp != nil)
+		}
+	}
+	rsGone := func(ns string) func() bool {
+		return func() bool {
+			_, err := client.For[apps.ReplicaSet](c, ns).Get(ctx, "web-1")
+			return apierrors.IsNotFound(err)
+		}
+	}
+	deleteDeployment := func(t *testing.T, ns string, p meta.DeletionPropagation) {
+		require.NoError(t, client.For[apps.Deployment](c, ns).Delete(ctx, "web", &meta.DeleteOptions{PropagationPolicy: &p}))
+	}
+	confirmPod := func(t *testing.T, ns string) {
+		zero := int64(0)
+		err := client.For[core.Pod](c, ns).Delete(ctx, "web-1-a", &meta.DeleteOptions{GracePeriodSeconds: &zero})
+		if !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
+	}
+
+	t.Run("background", func(t *testing.T) {
+		ns := newNamespace(t, c, "deploy-background")
+		mk(t, ns)
+		deleteDeployment(t, ns, meta.DeletePropagationBackground)
+		eventually(t, "replicaset collected", rsGone(ns))
+		eventually(t, "pod deleted", podGoneOrTerminating(ns))
+	})
+
+	t.Run("foreground waits for the terminating pod", func(t *testing.T) {
+		ns := newNamespace(t, c, "deploy-foreground")
+		mk(t, ns)
+		deleteDeployment(t, ns, meta.DeletePropagationForeground)
+		eventually(t, "pod terminating", podGoneOrTerminating(ns))
+		d, err := client.For[apps.Deployment](c, ns).Get(ctx, "web")
+		require.NoError(t, err, "the deployment waits for its blocking dependents")
+		assert.True(t, d.HasFinalizer(meta.FinalizerDeleteDependents))
+		rs, err := client.For[apps.ReplicaSet](c, ns).Get(ctx, "web-1")
+		require.NoError(t, err, "the replicaset waits for its terminating pod")
+		assert.NotNil(t, rs.DeletionTimestamp)
+		confirmPod(t, ns) // what the node agent does once the containers are gone
+		eventually(t, "replicaset gone", rsGone(ns))
+		eventually(t, "deployment gone", func() bool {
+			_, err := client.For[apps.Deployment](c, ns).Get(ctx, "web")
+			return apierrors.IsNotFound(err)
+		})
+	})
+
+	t.Run("orphan", func(t *testing.T) {
+		ns := newNamespace(t, c, "deploy-orphan")
+		mk(t, ns)
+		deleteDeployment(t, ns, meta.DeletePropagationOrphan)
+		eventually(t, "deployment gone", func() bool {
+			_, err := client.For[apps.Deployment](c, ns).Get(ctx, "web")
+			return apierrors.IsNotFound(err)
+		})
+		rs, err := client.For[apps.ReplicaSet](c, ns).Get(ctx, "web-1")
+		require.NoError(t, err)
+		assert.Empty(t, rs.OwnerReferences)
+		pod, err := client.For[core.Pod](c, ns).Get(ctx, "web-1-a")
+		require.NoError(t, err)
+		assert.Nil(t, pod.DeletionTimestamp)
+		assert.Len(t, pod.OwnerReferences, 1, "the pod's owner, the replicaset, still exists")
+	})
+}
+
+// TestUserDefinedKind collects dependents of, and dependents that are,
+// objects of a kind registered by the embedder (Widget).
+func TestUserDefinedKind(t *testing.T) {
+	c := startServer(t)
+	gc := runGC(t, c)
+	ctx := context.Background()
+	eventually(t, "widgets followed", func() bool {
+		for _, r := range gc.Resources() {
+			if r == widgetGVR {
+				return true
+			}
+		}
+		return false
+	})
+	ns := newNamespace(t, c, "widgets")
+	m, err := c.RESTMapper().ForGroupVersionResource(ctx, widgetGVR)
+	require.NoError(t, err)
+	widgets := client.DynamicFor(c, m, ns)
+	newWidget := func(name string, owners ...meta.OwnerReference) *client.Unstructured {
+		w := &client.Unstructured{TypeMeta: meta.TypeMeta{APIVersion: "example.orkit.dev/v1", Kind: "Widget"},
+			ObjectMeta: meta.ObjectMeta{Name: name, OwnerReferences: owners}, Content: map[string]any{"spec": map[string]any{"size": 1.0}}}
+		got, err := widgets.Create(ctx, w)
+		require.NoError(t, err)
+		got.APIVersion, got.Kind = "example.orkit.dev/v1", "Widget"
+		return got
+	}
+	widgetGone := func(name string) func() bool {
+		return func() bool { _, err := widgets.Get(ctx, name); return apierrors.IsNotFound(err) }
+	}
+
+	parent := newWidget("parent")
+	newWidget("child-widget", ownerRef(parent, false))
+	createCM(t, c, ns, "child-cm", ownerRef(parent, false))
+	require.NoError(t, widgets.Delete(ctx, "parent", nil))
+	eventually(t, "widget dependent collected", widgetGone("child-widget"))
+	eventually(t, "configmap dependent collected", cmGone(c, ns, "child-cm"))
+
+	owner := createCM(t, c, ns, "owner-cm")
+	newWidget("owned-widget", ownerRef(owner, true))
+	deleteWith(t, c, ns, "owner-cm", meta.DeletePropagationForeground)
+	eventually(t, "widget owned by a configmap collected", widgetGone("owned-widget"))
+	eventually(t, "owner gone after its dependents", cmGone(c, ns, "owner-cm"))
+}
+
+func TestNewRequiresClient(t *testing.T) {
+	_, err := New(Options{})
+	require.ErrorIs(t, err, ErrInvalidOptions)
+}
