@@ -28,6 +28,8 @@ type fakeLeases struct {
 	leases map[string]*coordination.Lease
 	down   atomic.Bool
 	writes atomic.Int64
+	// conflicts makes that many next updates fail with 409 Conflict.
+	conflicts atomic.Int32
 }
 
 func newFakeLeases() *fakeLeases { return &fakeLeases{leases: map[string]*coordination.Lease{}} }
@@ -69,7 +71,7 @@ func (f *fakeLeases) Update(_ context.Context, l *coordination.Lease) (*coordina
 	if !ok {
 		return nil, apierrors.NewNotFound(leasesGR, l.Name)
 	}
-	if l.ResourceVersion != cur.ResourceVersion {
+	if f.conflicts.Add(-1) >= 0 || l.ResourceVersion != cur.ResourceVersion {
 		return nil, apierrors.NewConflict(leasesGR, l.Name, errors.New("the object has been modified"))
 	}
 	return f.store(l), nil
@@ -401,4 +403,31 @@ func TestManyCandidatesNeverTwoLeaders(t *testing.T) {
 	require.NoError(t, leader.stop())
 	rest := slices.DeleteFunc(slices.Clone(cs), func(c *candidate) bool { return c == leader })
 	exactlyOneLeads(t, rest...)
+}
+
+func TestLeaderSurvivesTransientConflicts(t *testing.T) {
+	leases := newFakeLeases()
+	a := standFor(t, leases, "a", nil)
+	eventually(t, wait, a.el.IsLeader, "a leads")
+	leases.conflicts.Store(3) // fewer retries than fit in the renew deadline (700 ms / 100 ms)
+	eventually(t, wait, func() bool { return leases.conflicts.Load() < 0 }, "the conflicts were consumed")
+	target := leases.writes.Load() + 3
+	eventually(t, wait, func() bool { return leases.writes.Load() >= target }, "renewals resume")
+	assert.True(t, a.el.IsLeader())
+	assert.Equal(t, "a", leases.holder("test-lock"))
+}
+
+func TestStandbyTakesLeaseWithMissingFields(t *testing.T) {
+	leases := newFakeLeases()
+	_, err := leases.Create(context.Background(), &coordination.Lease{ // holder only: no times, no duration
+		ObjectMeta: meta.ObjectMeta{Namespace: "kube-system", Name: "test-lock"},
+		Spec:       coordination.LeaseSpec{HolderIdentity: ptr("ghost")},
+	})
+	require.NoError(t, err)
+	a := standFor(t, leases, "a", nil)
+	eventually(t, wait, a.el.IsLeader, "a takes the lease after its own lease duration")
+	l, err := leases.Get(context.Background(), "test-lock")
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), *l.Spec.LeaseTransitions)
+	assert.NotNil(t, l.Spec.RenewTime)
 }
