@@ -76,6 +76,7 @@ func (tc *testCluster) startFakeKubelet(t testing.TB, name string, mutate func(*
 	if mutate != nil {
 		mutate(&cfg)
 	}
+	rt = cfg.Runtime.(*fake.Runtime)
 	k, err := New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

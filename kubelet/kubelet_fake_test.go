@@ -45,9 +45,14 @@ func TestNodeRegistrationAndLease(t *testing.T) {
 	assert.Contains(t, n.Status.Addresses, core.NodeAddress{Type: core.NodeInternalIP, Address: "127.0.0.1"})
 
 	leases := client.For[coordination.Lease](tc.admin, coordination.NodeLeaseNamespace)
-	l1, err := leases.Get(ctx, "node-a")
-	require.NoError(t, err)
+	var l1 *coordination.Lease
+	waitFor(t, 5*time.Second, "lease created", func() bool {
+		var err error
+		l1, err = leases.Get(ctx, "node-a")
+		return err == nil
+	})
 	require.NotNil(t, l1.Spec.RenewTime)
+	assert.Equal(t, "node-a", *l1.Spec.HolderIdentity)
 	waitFor(t, 5*time.Second, "lease renewed", func() bool {
 		l2, err := leases.Get(ctx, "node-a")
 		return err == nil && l2.Spec.RenewTime.After(l1.Spec.RenewTime.Time)

@@ -95,7 +95,7 @@ func footprint(t testing.TB, n int, idle time.Duration) (bytesPerNode float64, c
 	time.Sleep(idle) // measuring idle CPU: nothing to synchronise with
 	cpu := cpuTime() - cpu0
 	elapsed := time.Since(start)
-	return float64(after-before) / float64(n), time.Duration(float64(cpu) / float64(n) / elapsed.Seconds())
+	return (float64(after) - float64(before)) / float64(n), time.Duration(float64(cpu) / float64(n) / elapsed.Seconds())
 }
 
 func memInUse() uint64 {
