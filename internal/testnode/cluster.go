@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/internal/controlplane"
 )
 
@@ -107,4 +108,20 @@ func Eventually(t testing.TB, d time.Duration, cond func() bool, msg string, arg
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// RunManager runs m until the test ends and waits until its caches have
+// synced.
+func RunManager(t testing.TB, m *controller.Manager) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	Eventually(t, time.Minute, func() bool { return m.Ready() == nil }, "manager caches synced")
 }

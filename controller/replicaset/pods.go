@@ -1,0 +1,268 @@
+package replicaset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+func controllerRef(pod *core.Pod) *meta.OwnerReference {
+	ref := meta.ControllerOf(&pod.ObjectMeta)
+	if ref == nil || meta.ParseGroupVersion(ref.APIVersion).Group != apps.GroupName {
+		return nil
+	}
+	return ref
+}
+
+// OwnerReference returns the controller reference a ReplicaSet puts on
+// its pods.
+func OwnerReference(rs *apps.ReplicaSet) meta.OwnerReference {
+	yes := true
+	return meta.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
+		Controller: &yes, BlockOwnerDeletion: &yes}
+}
+
+// observingSource wraps the pod informer so that expectations are
+// lowered before the controller's own handler enqueues the owner: the
+// reconcile that follows sees them satisfied.
+type observingSource struct {
+	inf *informer.Informer[*core.Pod]
+	r   *Reconciler
+}
+
+func (s observingSource) AddEventHandler(h informer.Handler[*core.Pod], opts ...informer.HandlerOption) *informer.Registration {
+	return s.inf.AddEventHandler(observer{h: h, r: s.r}, opts...)
+}
+
+type observer struct {
+	h informer.Handler[*core.Pod]
+	r *Reconciler
+}
+
+func ownerKey(pod *core.Pod) (controller.Request, bool) {
+	ref := controllerRef(pod)
+	if ref == nil || ref.Kind != "ReplicaSet" {
+		return controller.Request{}, false
+	}
+	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
+}
+
+func (o observer) OnAdd(pod *core.Pod, initial bool) {
+	if key, ok := ownerKey(pod); ok && !initial {
+		o.r.exp.CreationObserved(key)
+	}
+	if pod.DeletionTimestamp != nil {
+		o.r.deletionObserved(pod)
+	}
+	o.h.OnAdd(pod, initial)
+}
+
+func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
+	if newPod.DeletionTimestamp != nil {
+		o.r.deletionObserved(newPod)
+	}
+	o.h.OnUpdate(oldPod, newPod)
+}
+
+func (o observer) OnDelete(obj any) {
+	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok {
+		o.r.deletionObserved(pod)
+	}
+	o.h.OnDelete(obj)
+}
+
+// deletionObserved counts pod's deletion once, if its owner waits for it.
+func (r *Reconciler) deletionObserved(pod *core.Pod) {
+	key, ok := ownerKey(pod)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	uids := r.deleting[key]
+	found := uids[string(pod.UID)]
+	delete(uids, string(pod.UID))
+	r.mu.Unlock()
+	if found {
+		r.exp.DeletionObserved(key)
+	}
+}
+
+// claimPods returns rs's active pods: those it controls and its selector
+// matches, after adopting matching orphans and releasing non-matching
+// pods it controls.
+func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
+	var owned, adopt, release []*core.Pod
+	for _, p := range r.pods.Namespace(rs.Namespace).List(nil) {
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		match := sel.Matches(labels.Set(p.Labels))
+		switch {
+		case ref != nil && ref.UID == rs.UID && match:
+			owned = append(owned, p)
+		case ref != nil && ref.UID == rs.UID:
+			release = append(release, p)
+		case ref == nil && match && p.DeletionTimestamp == nil && rs.DeletionTimestamp == nil:
+			adopt = append(adopt, p)
+		}
+	}
+	for _, p := range release {
+		if err := r.patchOwners(ctx, p, without(p.OwnerReferences, rs.UID)); err != nil {
+			return nil, err
+		}
+	}
+	if len(adopt) > 0 {
+		// Adopt only from a ReplicaSet that is not being deleted, checked
+		// live: the cache may not show the deletion yet.
+		fresh, err := client.For[apps.ReplicaSet](r.client, rs.Namespace).Get(ctx, rs.Name)
+		if err != nil {
+			return nil, fmt.Errorf("recheck replicaset %s/%s before adopting: %w", rs.Namespace, rs.Name, err)
+		}
+		if fresh.UID != rs.UID || fresh.DeletionTimestamp != nil {
+			adopt = nil
+		}
+	}
+	for _, p := range adopt {
+		if err := r.patchOwners(ctx, p, append(append([]meta.OwnerReference(nil), p.OwnerReferences...), OwnerReference(rs))); err != nil {
+			return nil, err
+		}
+		owned = append(owned, p)
+	}
+	active := owned[:0:0]
+	for _, p := range owned {
+		if IsActive(p) {
+			active = append(active, p)
+		}
+	}
+	return active, nil
+}
+
+func without(refs []meta.OwnerReference, uid meta.UID) []meta.OwnerReference {
+	out := []meta.OwnerReference{}
+	for _, r := range refs {
+		if r.UID != uid {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// patchOwners sets pod's ownerReferences, conditional on the version the
+// cache has (a conflict retries the reconcile); a pod that is gone is
+// not an error.
+func (r *Reconciler) patchOwners(ctx context.Context, pod *core.Pod, refs []meta.OwnerReference) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": pod.ResourceVersion, "ownerReferences": refs}})
+	if err != nil {
+		return err
+	}
+	_, err = client.For[core.Pod](r.client, pod.Namespace).Patch(ctx, pod.Name, client.MergePatchType, patch)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set owners of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// manage creates or deletes pods so that rs has spec.replicas of them.
+func (r *Reconciler) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
+	want := 1
+	if rs.Spec.Replicas != nil {
+		want = int(*rs.Spec.Replicas)
+	}
+	diff := len(pods) - want
+	switch {
+	case diff < 0:
+		return r.createPods(ctx, key, rs, min(-diff, r.burst))
+	case diff > 0:
+		return r.deletePods(ctx, key, PodsToDelete(pods, min(diff, r.burst)))
+	}
+	return nil
+}
+
+// NewPod returns the pod rs creates from its template.
+func NewPod(rs *apps.ReplicaSet) *core.Pod {
+	t := meta.DeepCopy(&rs.Spec.Template)
+	return &core.Pod{
+		ObjectMeta: meta.ObjectMeta{GenerateName: rs.Name + "-", Namespace: rs.Namespace, Labels: t.Labels,
+			Annotations: t.Annotations, Finalizers: t.Finalizers, OwnerReferences: []meta.OwnerReference{OwnerReference(rs)}},
+		Spec: t.Spec,
+	}
+}
+
+// createPods creates n pods in slow-start batches; the first failing
+// batch stops the rest, whose expectations are released.
+func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
+	r.exp.ExpectCreations(key, n)
+	pods := client.For[core.Pod](r.client, rs.Namespace)
+	done := 0
+	for _, size := range SlowStartBatches(n, r.burst) {
+		var wg sync.WaitGroup
+		errs := make([]error, size)
+		for i := range size {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := pods.Create(ctx, NewPod(rs)); err != nil {
+					r.exp.CreationObserved(key) // no event will come
+					errs[i] = err
+				}
+			}()
+		}
+		wg.Wait()
+		done += size
+		for _, err := range errs {
+			if err != nil {
+				for range n - done {
+					r.exp.CreationObserved(key)
+				}
+				if apierrors.IsForbidden(err) && ctx.Err() == nil {
+					r.log.Warn("pod creation forbidden", "replicaset", key.String(), "err", err)
+				}
+				return fmt.Errorf("create pods for replicaset %s: %w", key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// deletePods deletes victims at once, waiting for each deletion's event.
+func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, victims []*core.Pod) error {
+	r.mu.Lock()
+	uids := map[string]bool{} // ExpectDeletions replaces what was expected
+	r.deleting[key] = uids
+	for _, p := range victims {
+		uids[string(p.UID)] = true
+	}
+	r.mu.Unlock()
+	r.exp.ExpectDeletions(key, len(victims))
+	var wg sync.WaitGroup
+	errs := make([]error, len(victims))
+	for i, p := range victims {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := client.For[core.Pod](r.client, p.Namespace).Delete(ctx, p.Name, nil)
+			if err != nil {
+				r.deletionObserved(p) // no event will come
+				if !apierrors.IsNotFound(err) {
+					errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
