@@ -28,7 +28,9 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 	if removed || pod.DeletionTimestamp != nil {
 		return k.syncTerminating(ctx, pod, removed, ps)
 	}
-	if ps.terminal || core.IsPodTerminal(pod) && ps.sandboxID == "" && len(ps.containers) == 0 {
+	if ps.terminal || core.IsPodTerminal(pod) {
+		// A terminal phase is final (it never goes back): nothing runs again,
+		// also after a kubelet restart finds the stopped sandbox.
 		ps.terminal = true
 		return k.cfg.ResyncInterval, false
 	}
