@@ -1,0 +1,20 @@
+// Package statefulset is the StatefulSet controller: pods with stable
+// identities (<set>-<ordinal>, hostname and subdomain), one
+// PersistentVolumeClaim per ordinal and volume claim template, created and
+// deleted in ordinal order.
+//
+//	StatefulSet ──▶ revisions (ControllerRevision per pod template: current, update)
+//	            ──▶ for each ordinal 0..replicas-1, in order:
+//	                  claims exist? ─no─▶ create <template>-<set>-<ordinal>
+//	                  pod exists?   ─no─▶ create <set>-<ordinal> (update revision, or current below the partition)
+//	                  OrderedReady: stop until it is Running and Ready
+//	            ──▶ ordinals ≥ replicas: delete, highest first (OrderedReady: one at a time)
+//	            ──▶ RollingUpdate: replace the highest pod ≥ partition not at the update revision
+//	            ──▶ status (replicas, ready, available, current/updated, revisions)
+//
+// Claims are never deleted on scale-down; with
+// persistentVolumeClaimRetentionPolicy.whenDeleted=Delete they carry an
+// ownerReference to the set, so the garbage collector removes them with
+// it. This follows Kubernetes' StatefulSet controller, written from its
+// documentation.
+package statefulset
