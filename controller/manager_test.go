@@ -28,7 +28,9 @@ func newElectedManager(t *testing.T, tc *testCluster, id string, skipRelease boo
 	em := &electedManager{}
 	m, err := NewManager(ManagerOptions{Client: tc.client(t), Logger: quietLogger(), LeaderElection: &LeaderElectionConfig{
 		Namespace: "kube-system", Name: "test-manager", Identity: id,
-		LeaseDuration: time.Second, RenewDeadline: 700 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
+		// Short, but with room for a slow API server on a busy machine: a
+		// renewal may take up to 1.5 s before the leader gives up.
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 250 * time.Millisecond,
 		SkipRelease: skipRelease,
 	}})
 	require.NoError(t, err)
@@ -79,7 +81,7 @@ func TestManagersElectOneLeaderAndFailOver(t *testing.T) {
 	assert.Equal(t, leaderID, holderOf(l))
 
 	// Kill the leader without releasing: the standby takes over once the
-	// lease (1 s) runs out.
+	// lease (2 s) runs out.
 	require.NoError(t, leader.stop())
 	assert.False(t, leader.m.IsLeader())
 	eventually(t, 15*time.Second, standby.m.IsLeader, "the standby takes over")
