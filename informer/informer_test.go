@@ -64,7 +64,7 @@ func TestInformerRelistOnErrorFrameDeliversDiff(t *testing.T) {
 			lw.remove("ns/c")
 			lw.put(pod("ns", "d", ""))
 			lw.expire()
-			waitFor(t, 5*time.Second, func() bool { return len(rec.snapshot()) == 3 && rec.snapshot()["ns/d"] != "" }, "diff delivered")
+			waitFor(t, 30*time.Second, func() bool { return len(rec.snapshot()) == 3 && rec.snapshot()["ns/d"] != "" }, "diff delivered")
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
 			assert.Equal(t, []string{"add ns/a", "add ns/b", "add ns/c", "update ns/b", "add ns/d", "tombstone ns/c"}, rec.events)
@@ -111,7 +111,7 @@ func TestInformerTransform(t *testing.T) {
 	_, err = inf.Lister().Get("ns", "bad")
 	assert.ErrorIs(t, err, ErrNotFound, "an object the transform fails on is skipped")
 	lw.put(p)
-	waitFor(t, 5*time.Second, func() bool { g, _ := inf.Lister().Get("ns", "a"); return g.ResourceVersion == p.ResourceVersion }, "update")
+	waitFor(t, 30*time.Second, func() bool { g, _ := inf.Lister().Get("ns", "a"); return g.ResourceVersion == p.ResourceVersion }, "update")
 	got, _ = inf.Lister().Get("ns", "a")
 	assert.Nil(t, got.ManagedFields, "watch events are transformed too")
 }
@@ -130,7 +130,7 @@ func TestInformerResync(t *testing.T) {
 	quiet := newRecorder[*core.Pod]()
 	inf.AddEventHandler(quiet)
 	start(t, inf)
-	waitFor(t, 5*time.Second, func() bool { return resyncs.Load() >= 4 }, "two resyncs of two objects")
+	waitFor(t, 30*time.Second, func() bool { return resyncs.Load() >= 4 }, "two resyncs of two objects")
 	_, updates, _, _ := quiet.counts()
 	assert.Zero(t, updates, "a handler without resync gets none")
 }
@@ -142,13 +142,13 @@ func TestInformerHandlerAddedLateAndRemoved(t *testing.T) {
 	start(t, inf)
 	rec := newRecorder[*core.Pod]()
 	reg := inf.AddEventHandler(rec)
-	waitFor(t, 5*time.Second, reg.HasSynced, "late handler synced")
+	waitFor(t, 30*time.Second, reg.HasSynced, "late handler synced")
 	assert.Equal(t, 1, rec.initialAdds)
 	reg.Remove()
 	lw.put(pod("ns", "b", ""))
 	other := newRecorder[*core.Pod]()
 	inf.AddEventHandler(other)
-	waitFor(t, 5*time.Second, func() bool { return len(other.snapshot()) == 2 }, "b seen by the other handler")
+	waitFor(t, 30*time.Second, func() bool { return len(other.snapshot()) == 2 }, "b seen by the other handler")
 	adds, _, _, _ := rec.counts()
 	assert.Equal(t, 1, adds, "a removed handler gets nothing more")
 }
@@ -168,11 +168,11 @@ func TestInformerSlowHandlerStallsNobody(t *testing.T) {
 	for i := range 500 {
 		lw.put(pod("ns", fmt.Sprintf("p%d", i), ""))
 	}
-	waitFor(t, 5*time.Second, func() bool { return len(fast.snapshot()) == 500 }, "fast handler saw everything")
+	waitFor(t, 30*time.Second, func() bool { return len(fast.snapshot()) == 500 }, "fast handler saw everything")
 	assert.Equal(t, 499, slow.Pending(), "the slow handler's backlog is buffered and counted")
 	assert.GreaterOrEqual(t, inf.Pending(), 499)
 	close(release)
-	waitFor(t, 5*time.Second, func() bool { return slowSeen.Load() == 500 }, "slow handler catches up")
+	waitFor(t, 30*time.Second, func() bool { return slowSeen.Load() == 500 }, "slow handler catches up")
 	assert.Equal(t, 0, slow.Pending())
 	assert.GreaterOrEqual(t, slow.MaxPending(), int64(499))
 	assert.Equal(t, int64(500), slow.Delivered())
@@ -187,13 +187,16 @@ func TestInformerStopFreesCacheAndRestarts(t *testing.T) {
 	stop := start(t, inf)
 	ctx := context.Background()
 	assert.ErrorIs(t, inf.Run(ctx), ErrAlreadyRunning)
+	// Stopping drops what handlers have not been given yet: wait for the
+	// first delivery so the count below is deterministic.
+	waitFor(t, 30*time.Second, func() bool { return rec.initial() == 1 }, "first list delivered")
 	stop()
 	assert.False(t, inf.HasSynced())
 	assert.Zero(t, inf.Indexer().Len(), "a stopped informer frees its cache")
 	lw.put(pod("ns", "b", ""))
 	start(t, inf)
 	assert.Equal(t, 2, inf.Indexer().Len())
-	waitFor(t, 5*time.Second, func() bool { return rec.initial() == 3 }, "relisted after restart")
+	waitFor(t, 30*time.Second, func() bool { return rec.initial() == 3 }, "relisted after restart")
 }
 
 func TestInformerSkipsInvalidEvents(t *testing.T) {
