@@ -3,6 +3,7 @@ package bbolt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -40,8 +41,8 @@ func TestWatchersLeaveTheHub(t *testing.T) {
 	eventually(t, func() bool { return s.hub.count() == 11 }, "11 watchers joined")
 	cancel()
 	eventually(t, func() bool { return s.hub.count() == 1 }, "cancelled watchers left")
-	for i := range 8 {
-		_, err := s.Create(t.Context(), "/a/"+string(rune('a'+i)), nil)
+	for i := range 4 + outBuffer + 8 { // the buffer, the channel, and more
+		_, err := s.Create(t.Context(), fmt.Sprintf("/a/%d", i), nil)
 		require.NoError(t, err)
 	}
 	eventually(t, func() bool { return s.hub.count() == 0 }, "slow watcher dropped")

@@ -12,6 +12,11 @@ import (
 // replayChunk is how many history records one replay transaction scans.
 const replayChunk = 512
 
+// outBuffer is the capacity of a watch's channel: room for the hub to hand
+// a consumer that keeps up its events directly, without waking the watch
+// goroutine. It adds to Options.WatchBuffer.
+const outBuffer = 16
+
 // Watch delivers, in revision order, every event under prefix with a
 // revision greater than rev (0: the current revision). Events older than
 // the last published revision are replayed from history first, then the
@@ -44,7 +49,7 @@ func (s *Store) Watch(ctx context.Context, prefix string, rev int64) (<-chan sto
 		ctx:    ctx,
 		prefix: prefix,
 		limit:  s.opts.WatchBuffer,
-		out:    make(chan store.Event, 1),
+		out:    make(chan store.Event, outBuffer),
 		signal: make(chan struct{}, 1),
 	}
 	s.mu.Lock()

@@ -11,10 +11,11 @@ import (
 
 // watcher is one Watch: its goroutine (run) first replays history, then
 // joins the hub and forwards live events from its bounded pending buffer to
-// out. The hub appends to pending without blocking; when pending would
-// exceed limit the watcher is marked too slow, and run delivers what is
-// pending followed by the final error event (room for which is always
-// kept, since it is not counted in limit).
+// out. The hub puts events straight into out (a small buffer) while the
+// forwarder is idle, and otherwise appends to pending, never blocking; when
+// pending would exceed limit the watcher is marked too slow, and run
+// delivers what is pending followed by the final error event (room for
+// which is always kept, since it is not counted in limit).
 type watcher struct {
 	s      *Store
 	ctx    context.Context
@@ -27,6 +28,9 @@ type watcher struct {
 	floor   int64 // live events at or below floor were already replayed
 	pending []store.Event
 	failure error // set once: the watcher is out of the hub
+
+	busy bool  // the forwarder is sending a batch it took from pending
+	sent int64 // revision of the last event or progress put into out
 
 	progressRev   int64       // latest progress not yet taken by the forwarder
 	progressWoke  time.Time   // when the forwarder was last woken for progress
@@ -41,32 +45,48 @@ func (w *watcher) setFloor(rev int64) {
 	w.mu.Unlock()
 }
 
-// enqueue appends the events above floor without blocking; false means the
-// buffer overflowed, the watcher is ended and the hub must drop it. Called
-// by the hub with hub.mu held.
+// enqueue hands over the events above floor without blocking; false means
+// the buffer overflowed, the watcher is ended and the hub must drop it.
+// While the forwarder holds nothing and nothing is pending, events go
+// straight into out (the hub's send cannot interleave with the
+// forwarder's, both happen with the forwarder idle or under w.mu), saving
+// the consumer a goroutine hand-off; the rest is appended to pending.
+// Called by the hub with hub.mu held.
 func (w *watcher) enqueue(events []store.Event) bool {
 	w.mu.Lock()
-	n := 0
-	for _, ev := range events {
-		if ev.Revision > w.floor {
-			n++
-		}
+	i := 0
+	for i < len(events) && events[i].Revision <= w.floor {
+		i++
 	}
-	ok := len(w.pending)+n <= w.limit
+	events = events[i:]
+	if !w.busy && len(w.pending) == 0 {
+		events = w.sendNow(events)
+	}
+	ok := len(w.pending)+len(events) <= w.limit
 	if !ok {
 		w.failure = store.ErrWatcherTooSlow
-	} else if n > 0 {
-		for _, ev := range events {
-			if ev.Revision > w.floor {
-				w.pending = append(w.pending, ev)
-			}
-		}
+	} else {
+		w.pending = append(w.pending, events...)
 	}
 	w.mu.Unlock()
-	if n > 0 || !ok {
+	if len(events) > 0 || !ok {
 		w.wake()
 	}
 	return ok
+}
+
+// sendNow puts events into out while it has room and returns the rest.
+// Called with w.mu held and the forwarder idle.
+func (w *watcher) sendNow(events []store.Event) []store.Event {
+	for i, ev := range events {
+		select {
+		case w.out <- ev:
+			w.sent = ev.Revision
+		default:
+			return events[i:]
+		}
+	}
+	return nil
 }
 
 // progress tells the watcher that the store reached rev with nothing newer
@@ -191,11 +211,11 @@ func (w *watcher) replay(start int64) error {
 }
 
 // forward moves live events from pending to out, each batch followed by
-// the latest progress if it is newer than the batch, until the watcher
-// fails, ctx ends or the Store closes.
+// the latest progress if it is newer than everything sent, until the
+// watcher fails, ctx ends or the Store closes. While it sends, busy keeps
+// the hub from sending directly.
 func (w *watcher) forward() error {
 	var batch []store.Event
-	var sent int64 // revision of the last event or progress sent
 	for {
 		select {
 		case <-w.signal:
@@ -206,27 +226,44 @@ func (w *watcher) forward() error {
 		}
 		w.mu.Lock()
 		batch, w.pending = w.pending, batch[:0]
-		failure := w.failure
-		progress := w.progressRev
+		failure, progress := w.failure, w.progressRev
 		w.progressRev = 0
+		if len(batch) > 0 {
+			w.sent = max(w.sent, batch[len(batch)-1].Revision)
+		}
+		if progress <= w.sent {
+			progress = 0
+		} else {
+			w.sent = progress
+		}
+		w.busy = len(batch) > 0 || progress > 0
 		w.mu.Unlock()
-		for i := range batch {
-			if err := w.send(batch[i]); err != nil {
-				return err
-			}
-			sent = batch[i].Revision
-			batch[i] = store.Event{}
+		err := w.sendBatch(batch, progress)
+		w.mu.Lock()
+		w.busy = false
+		w.mu.Unlock()
+		if err != nil {
+			return err
 		}
 		if failure != nil {
 			return failure
 		}
-		if progress > sent {
-			if err := w.send(store.Event{Type: store.EventProgress, Revision: progress}); err != nil {
-				return err
-			}
-			sent = progress
-		}
 	}
+}
+
+// sendBatch sends batch and then, if non-zero, a progress event; it clears
+// batch for reuse.
+func (w *watcher) sendBatch(batch []store.Event, progress int64) error {
+	for i := range batch {
+		if err := w.send(batch[i]); err != nil {
+			return err
+		}
+		batch[i] = store.Event{}
+	}
+	if progress > 0 {
+		return w.send(store.Event{Type: store.EventProgress, Revision: progress})
+	}
+	return nil
 }
 
 // send delivers one event, giving up when ctx ends or the Store closes.
