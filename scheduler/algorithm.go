@@ -131,27 +131,34 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := a.nextStart
-	framework.Parallelize(fctx, a.parallelism, n, func(i int) {
-		idx := (start + i) % n
-		ni := nodes[idx]
-		processed.Add(1)
-		s := fwk.RunFilter(fctx, state, pod, a.withNominated(ni, pod))
-		if s.IsSuccess() {
-			k := found.Add(1)
-			if k > int64(want) {
-				cancel()
-				return
+	chunk := max(8, want/(a.parallelism*4))
+	framework.ParallelizeChunks(fctx, a.parallelism, n, chunk, func(lo, hi int) {
+		var local [64]*framework.NodeInfo
+		fits := local[:0]
+		for i := lo; i < hi; i++ {
+			idx := (start + i) % n
+			ni := nodes[idx]
+			s := fwk.RunFilter(fctx, state, pod, a.withNominated(ni, pod))
+			if s.IsSuccess() {
+				fits = append(fits, ni)
+				continue
 			}
-			feasible[k-1] = ni
-			if k == int64(want) {
-				cancel()
+			if s.Code() == framework.Error {
+				firstErr.CompareAndSwap(nil, s)
 			}
-			return
+			statuses[idx] = s
 		}
-		if s.Code() == framework.Error {
-			firstErr.CompareAndSwap(nil, s)
+		processed.Add(int64(hi - lo))
+		k := int(found.Add(int64(len(fits))))
+		first := k - len(fits)
+		for j, ni := range fits {
+			if first+j < want {
+				feasible[first+j] = ni
+			}
 		}
-		statuses[idx] = s
+		if k >= want {
+			cancel()
+		}
 	})
 	if s := firstErr.Load(); s != nil {
 		return nil, nil, s.Err()

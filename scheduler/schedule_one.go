@@ -38,6 +38,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	s.attempts.Add(1)
 	s.cache.UpdateSnapshot(s.snap)
 	state := framework.NewCycleState()
+	state.SetPodInfo(qp.PodInfo)
 	res, err := s.algo.schedule(ctx, fwk, state, pod, s.snap)
 	if err != nil {
 		s.handleScheduleError(ctx, fwk, state, qp, cycle, err)

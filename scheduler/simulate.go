@@ -63,7 +63,10 @@ func (s *Simulator) ScheduleOne(ctx context.Context, snap *framework.Snapshot, p
 	if err != nil {
 		return "", err
 	}
-	res, err := s.algo.schedule(ctx, fwk, framework.NewCycleState(), pod, snap)
+	pi := framework.NewPodInfo(pod)
+	state := framework.NewCycleState()
+	state.SetPodInfo(pi)
+	res, err := s.algo.schedule(ctx, fwk, state, pod, snap)
 	if errors.Is(err, ErrNoNodes) {
 		return "", &FitError{Pod: framework.PodKey(pod)}
 	}
@@ -72,7 +75,9 @@ func (s *Simulator) ScheduleOne(ctx context.Context, snap *framework.Snapshot, p
 	}
 	placed := *pod
 	placed.Spec.NodeName = res.Node
-	if err := snap.AssumePod(framework.NewPodInfo(&placed), res.Node); err != nil {
+	placedInfo := *pi
+	placedInfo.Pod = &placed
+	if err := snap.AssumePod(&placedInfo, res.Node); err != nil {
 		return "", err
 	}
 	return res.Node, nil

@@ -2,7 +2,10 @@ package framework
 
 import (
 	"fmt"
+
+	"github.com/orkit/orkit/api/core"
 	"sync"
+	"sync/atomic"
 )
 
 // StateKey names a value in a CycleState; plugins use their own name
@@ -18,14 +21,29 @@ type StateData interface {
 
 // CycleState carries data between the extension points of one scheduling
 // cycle of one pod: PreFilter computes, Filter and Score read. It lives
-// for that cycle only. Read and Write are safe for concurrent use, so
-// Filter and Score may read it from parallel workers.
+// for that cycle only. Read and Write are safe for concurrent use; the
+// map is copied on write and read with one atomic load, so the parallel
+// Filter and Score workers never contend on a lock.
 type CycleState struct {
-	mu   sync.RWMutex
-	data map[StateKey]StateData
+	mu   sync.Mutex // serializes writers
+	data atomic.Pointer[[]stateEntry]
 	// skipScore lists priorities whose PreScore returned Skip.
 	skipScore map[string]bool
 	snapshot  *Snapshot
+	podInfo   *PodInfo
+}
+
+// SetPodInfo records the PodInfo of the pod being scheduled, so plugins
+// need not derive requests and affinity terms again.
+func (c *CycleState) SetPodInfo(pi *PodInfo) { c.podInfo = pi }
+
+// PodInfoFor returns the recorded PodInfo when it is pod's, else a new
+// one derived from pod.
+func (c *CycleState) PodInfoFor(pod *core.Pod) *PodInfo {
+	if c != nil && c.podInfo != nil && c.podInfo.Pod == pod {
+		return c.podInfo
+	}
+	return NewPodInfo(pod)
 }
 
 // SetSnapshot records the snapshot the cycle reads; the scheduler sets it
@@ -37,33 +55,67 @@ func (c *CycleState) SetSnapshot(s *Snapshot) { c.snapshot = s }
 func (c *CycleState) Snapshot() *Snapshot { return c.snapshot }
 
 // NewCycleState returns an empty state.
+// stateEntry is one key and value; a cycle holds a handful, so a slice
+// scanned linearly beats a map.
+type stateEntry struct {
+	key StateKey
+	val StateData
+}
+
+// NewCycleState returns an empty state.
 func NewCycleState() *CycleState {
-	return &CycleState{data: make(map[StateKey]StateData, 8)}
+	c := &CycleState{}
+	c.data.Store(&[]stateEntry{})
+	return c
+}
+
+// update applies f to a copy of the entries and publishes the copy.
+func (c *CycleState) update(f func([]stateEntry) []stateEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := *c.data.Load()
+	m := f(append(make([]stateEntry, 0, len(old)+1), old...))
+	c.data.Store(&m)
 }
 
 // Write stores v under key, replacing any value.
 func (c *CycleState) Write(key StateKey, v StateData) {
-	c.mu.Lock()
-	c.data[key] = v
-	c.mu.Unlock()
+	c.update(func(es []stateEntry) []stateEntry {
+		for i := range es {
+			if es[i].key == key {
+				es[i].val = v
+				return es
+			}
+		}
+		return append(es, stateEntry{key, v})
+	})
 }
 
 // Read returns the value under key, or an error wrapping ErrNotFound.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
-	c.mu.RLock()
-	v, ok := c.data[key]
-	c.mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("cycle state %q: %w", key, ErrNotFound)
+	for _, e := range *c.data.Load() {
+		if e.key == key {
+			return e.val, nil
+		}
 	}
-	return v, nil
+	return nil, errNotFound(key)
+}
+
+func errNotFound(key StateKey) error {
+	return fmt.Errorf("cycle state %q: %w", key, ErrNotFound)
 }
 
 // Delete removes key.
 func (c *CycleState) Delete(key StateKey) {
-	c.mu.Lock()
-	delete(c.data, key)
-	c.mu.Unlock()
+	c.update(func(es []stateEntry) []stateEntry {
+		out := es[:0]
+		for _, e := range es {
+			if e.key != key {
+				out = append(out, e)
+			}
+		}
+		return out
+	})
 }
 
 // Clone returns a deep copy (each value cloned with its Clone).
@@ -71,12 +123,15 @@ func (c *CycleState) Clone() *CycleState {
 	if c == nil {
 		return nil
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	n := &CycleState{data: make(map[StateKey]StateData, len(c.data)), snapshot: c.snapshot}
-	for k, v := range c.data {
-		n.data[k] = v.Clone()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	src := *c.data.Load()
+	m := make([]stateEntry, len(src))
+	for i, e := range src {
+		m[i] = stateEntry{e.key, e.val.Clone()}
 	}
+	n := &CycleState{snapshot: c.snapshot, podInfo: c.podInfo}
+	n.data.Store(&m)
 	if c.skipScore != nil {
 		n.skipScore = make(map[string]bool, len(c.skipScore))
 		for k, v := range c.skipScore {

@@ -46,6 +46,39 @@ func Parallelize(ctx context.Context, workers, n int, fn func(i int)) {
 	wg.Wait()
 }
 
+// ParallelizeChunks is Parallelize handing out [start, end) ranges of
+// at most chunk indexes, for callers that keep per-range tallies.
+func ParallelizeChunks(ctx context.Context, workers, n, chunk int, fn func(start, end int)) {
+	if n <= 0 {
+		return
+	}
+	chunk = max(1, chunk)
+	if workers <= 1 || n <= chunk {
+		for s := 0; s < n && ctx.Err() == nil; s += chunk {
+			fn(s, min(s+chunk, n))
+		}
+		return
+	}
+	workers = min(workers, (n+chunk-1)/chunk)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for ctx.Err() == nil {
+			start := int(next.Add(int64(chunk))) - chunk
+			if start >= n {
+				return
+			}
+			fn(start, min(start+chunk, n))
+		}
+	}
+	wg.Add(workers - 1)
+	for w := 1; w < workers; w++ {
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
+}
+
 // RunPreScore runs every PreScore; a Skip marks its priority to be
 // skipped in RunScore. The first failure is returned.
 func (f *Framework) RunPreScore(ctx context.Context, state *CycleState, pod *core.Pod, nodes []*NodeInfo) *Status {
@@ -66,46 +99,69 @@ func (f *Framework) RunPreScore(ctx context.Context, state *CycleState, pod *cor
 	return nil
 }
 
-var scoreBufs = sync.Pool{New: func() any { return new([]NodeScore) }}
+// scoreBuf is the per-cycle scratch of RunScore, pooled.
+type scoreBuf struct {
+	active []WeightedPriority
+	scores [][]NodeScore
+}
+
+var scoreBufs = sync.Pool{New: func() any { return &scoreBuf{} }}
 
 // RunScore scores nodes with every priority not skipped by PreScore,
 // normalizes, weights and sums: totals[i] is the weighted sum for
-// nodes[i]. Scoring runs on up to workers goroutines. The first plugin
+// nodes[i]. Scoring runs in one pass over the nodes on up to workers
+// goroutines, each node scored by every priority. The first plugin
 // failure is returned (naming the plugin) with nil totals.
 func (f *Framework) RunScore(ctx context.Context, state *CycleState, pod *core.Pod, nodes []*NodeInfo, workers int) ([]int64, *Status) {
-	totals := make([]int64, len(nodes))
+	buf := scoreBufs.Get().(*scoreBuf)
+	defer scoreBufs.Put(buf)
+	buf.active = buf.active[:0]
 	for _, w := range f.scores {
-		if state.skipScore[w.Name()] {
-			continue
+		if !state.skipScore[w.Name()] {
+			buf.active = append(buf.active, w)
 		}
-		if s := f.runOneScore(ctx, state, pod, nodes, w, totals, workers); !s.IsSuccess() {
+	}
+	for len(buf.scores) < len(buf.active) {
+		buf.scores = append(buf.scores, nil)
+	}
+	for i := range buf.active {
+		if cap(buf.scores[i]) < len(nodes) {
+			buf.scores[i] = make([]NodeScore, len(nodes))
+		}
+		buf.scores[i] = buf.scores[i][:len(nodes)]
+	}
+	var failed atomic.Pointer[Status]
+	chunk := max(16, len(nodes)/(max(1, workers)*4))
+	ParallelizeChunks(ctx, workers, len(nodes), chunk, func(lo, hi int) {
+		for p, w := range buf.active {
+			scores := buf.scores[p]
+			for i := lo; i < hi; i++ {
+				v, s := w.Score(ctx, state, pod, nodes[i])
+				if !s.IsSuccess() {
+					failed.CompareAndSwap(nil, s.WithPlugin(w.Name()))
+				}
+				scores[i] = NodeScore{Name: nodes[i].Name(), Score: v}
+			}
+		}
+	})
+	if s := failed.Load(); s != nil {
+		return nil, s
+	}
+	if ctx.Err() != nil {
+		return nil, AsStatus(ctx.Err())
+	}
+	totals := make([]int64, len(nodes))
+	for p, w := range buf.active {
+		if s := f.sumScores(ctx, state, pod, w, buf.scores[p], totals); !s.IsSuccess() {
 			return nil, s
 		}
 	}
 	return totals, nil
 }
 
-func (f *Framework) runOneScore(ctx context.Context, state *CycleState, pod *core.Pod, nodes []*NodeInfo, w WeightedPriority, totals []int64, workers int) *Status {
-	bp := scoreBufs.Get().(*[]NodeScore)
-	defer scoreBufs.Put(bp)
-	if cap(*bp) < len(nodes) {
-		*bp = make([]NodeScore, len(nodes))
-	}
-	scores := (*bp)[:len(nodes)]
-	var failed atomic.Pointer[Status]
-	Parallelize(ctx, workers, len(nodes), func(i int) {
-		v, s := w.Score(ctx, state, pod, nodes[i])
-		if !s.IsSuccess() {
-			failed.CompareAndSwap(nil, s.WithPlugin(w.Name()))
-		}
-		scores[i] = NodeScore{Name: nodes[i].Name(), Score: v}
-	})
-	if s := failed.Load(); s != nil {
-		return s
-	}
-	if ctx.Err() != nil {
-		return AsStatus(ctx.Err())
-	}
+// sumScores normalizes one priority's scores, checks their range and
+// adds them, weighted, to totals.
+func (f *Framework) sumScores(ctx context.Context, state *CycleState, pod *core.Pod, w WeightedPriority, scores []NodeScore, totals []int64) *Status {
 	if n, ok := w.Priority.(ScoreNormalizer); ok {
 		if s := n.NormalizeScore(ctx, state, pod, scores); !s.IsSuccess() {
 			return s.WithPlugin(w.Name())

@@ -33,7 +33,8 @@ func (Fit) Name() string { return NameNodeResourcesFit }
 
 // PreFilter computes the pod's requests.
 func (Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
-	state.Write(fitKey, computeRequests(pod))
+	pi := state.PodInfoFor(pod)
+	state.Write(fitKey, &podRequests{req: pi.Requests, nonZero: pi.NonZeroRequests})
 	return nil
 }
 

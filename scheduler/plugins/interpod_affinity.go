@@ -49,7 +49,7 @@ func (s *affinityState) Clone() framework.StateData { return s }
 // PreFilter counts, over the snapshot, the domains that the pod's
 // required terms and the existing pods' anti-affinity terms touch.
 func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
-	pi := framework.NewPodInfo(pod)
+	pi := state.PodInfoFor(pod)
 	if pi.ParseErr != nil {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInvalidAffinity+": "+pi.ParseErr.Error())
 	}
@@ -183,7 +183,7 @@ func (s affinityScores) Clone() framework.StateData { return s }
 // the pod (anti-affinity subtracts). Skip when nothing applies.
 func (InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *core.Pod, _ []*framework.NodeInfo) *framework.Status {
 	snap := state.Snapshot()
-	pi := framework.NewPodInfo(pod)
+	pi := state.PodInfoFor(pod)
 	hasOwn := len(pi.PreferredAffinity)+len(pi.PreferredAntiAffinity) > 0
 	if snap == nil || (!hasOwn && len(snap.HavePodsWithAffinityList()) == 0) {
 		return framework.NewStatus(framework.Skip)
