@@ -39,9 +39,10 @@
 // # Watch fan-out
 //
 // Live watchers are grouped by prefix in a hub; after each commit the
-// committer hands each matching watcher its events without blocking. Each
-// watcher has a goroutine and a bounded pending buffer
-// (Options.WatchBuffer); a watcher whose buffer would overflow is removed
+// committer hands each matching watcher its events without blocking:
+// straight into the watch channel (16 slots) while the watcher's goroutine
+// is idle, else into a bounded pending buffer (Options.WatchBuffer) that
+// the goroutine drains in order; a watcher whose buffer would overflow is removed
 // and, after its pending events, receives a final Event with
 // store.ErrWatcherTooSlow. Writers and other watchers never wait for a
 // watcher. A watch starting in the past replays history in short read

@@ -16,8 +16,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// FileMode is the permission of a newly created file. Zero means 0600.
 	FileMode os.FileMode
-	// WatchBuffer is how many undelivered events a live watcher may hold
-	// before it is ended with store.ErrWatcherTooSlow. Zero means 1024.
+	// WatchBuffer is how many undelivered events a live watcher may hold,
+	// beyond the 16 its channel holds, before it is ended with
+	// store.ErrWatcherTooSlow. Zero means 1024.
 	WatchBuffer int
 	// ProgressInterval is the least time between two wake-ups of a live
 	// watcher for store.EventProgress alone (progress that rides along with
