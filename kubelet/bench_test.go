@@ -60,6 +60,9 @@ func BenchmarkPodStartup(b *testing.B) {
 				name := fmt.Sprintf("bench-%d-%d", iter, i)
 				w := waiter(name)
 				start := time.Now()
+				if testing.Verbose() {
+					fmt.Println("TIMING create", name, start.Format("15:04:05.000"))
+				}
 				if _, err := pods(n.tc.admin, "default").Create(ctx, simplePod(name, "bench-node")); err != nil {
 					b.Error(err)
 					return
@@ -67,6 +70,9 @@ func BenchmarkPodStartup(b *testing.B) {
 				select {
 				case t := <-w:
 					lat[i] = t.Sub(start)
+					if testing.Verbose() {
+						fmt.Println("TIMING running", name, t.Format("15:04:05.000"))
+					}
 				case <-time.After(60 * time.Second):
 					b.Errorf("pod %s not Running in 60s", name)
 				}

@@ -163,21 +163,23 @@ func (k *Kubelet) MarkSynced() {
 	}
 }
 
-// OnAdd hands the Kubelet a pod bound to its node.
-func (k *Kubelet) OnAdd(pod *core.Pod, _ bool) { k.updatePod(pod, false) }
+// OnAdd hands the Kubelet a pod bound to its node. Only pods of the
+// initial list can have runtime objects from an earlier kubelet; a pod
+// added later is new, so its first sync skips adoption.
+func (k *Kubelet) OnAdd(pod *core.Pod, isInitialList bool) { k.updatePod(pod, false, isInitialList) }
 
 // OnUpdate hands the Kubelet a changed pod.
-func (k *Kubelet) OnUpdate(_, pod *core.Pod) { k.updatePod(pod, false) }
+func (k *Kubelet) OnUpdate(_, pod *core.Pod) { k.updatePod(pod, false, true) }
 
 // OnDelete tells the Kubelet a pod is gone from the API server.
 func (k *Kubelet) OnDelete(obj any) {
 	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok && pod != nil {
-		k.updatePod(pod, true)
+		k.updatePod(pod, true, true)
 	}
 }
 
 // updatePod routes a pod to its worker, starting one if needed.
-func (k *Kubelet) updatePod(pod *core.Pod, removed bool) {
+func (k *Kubelet) updatePod(pod *core.Pod, removed, mayExist bool) {
 	if pod.Spec.NodeName != k.cfg.NodeName {
 		return
 	}
@@ -189,6 +191,7 @@ func (k *Kubelet) updatePod(pod *core.Pod, removed bool) {
 			return
 		}
 		w = newPodWorker(k, pod)
+		w.state.adopted = !mayExist
 		k.workers[pod.UID] = w
 		if k.running {
 			k.startWorker(w)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
@@ -34,7 +35,8 @@ type statusEntry struct {
 	ns, name string
 	uid      meta.UID
 	status   core.PodStatus
-	written  *core.PodStatus // last status the server accepted
+	sent     *core.PodStatus // last status the server accepted, as sent
+	written  *core.PodStatus // last status the server accepted, as stored
 	rv       string          // the pod's resourceVersion as last known
 }
 
@@ -60,7 +62,7 @@ func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
 	}
 	st = keepPhase(e.written.Phase, st)
 	e.status = st
-	if e.written != nil && statusEqual(*e.written, st) {
+	if e.sent != nil && statusEqual(*e.sent, st) || e.sent == nil && statusEqual(*e.written, st) {
 		return
 	}
 	m.dirty[pod.UID] = true
@@ -100,7 +102,12 @@ func (m *statusManager) forget(uid meta.UID) {
 	m.mu.Unlock()
 }
 
-// run writes dirty statuses until ctx ends.
+// statusWriters bounds the status writes in flight, so one slow write does
+// not hold up the others.
+const statusWriters = 8
+
+// run writes dirty statuses until ctx ends; the writes of one batch run in
+// parallel (at most statusWriters), each pod's at most once per batch.
 func (m *statusManager) run(ctx context.Context) {
 	for {
 		select {
@@ -114,14 +121,24 @@ func (m *statusManager) run(ctx context.Context) {
 			uids = append(uids, uid)
 		}
 		m.mu.Unlock()
-		failed := false
+		var failed atomic.Bool
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, statusWriters)
 		for _, uid := range uids {
-			if err := m.flush(ctx, uid); err != nil && ctx.Err() == nil {
-				m.log.Info("write pod status", "uid", uid, "err", err)
-				failed = !apierrors.IsNotFound(err)
-			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				if err := m.flush(ctx, uid); err != nil && ctx.Err() == nil {
+					m.log.Info("write pod status", "uid", uid, "err", err)
+					if !apierrors.IsNotFound(err) {
+						failed.Store(true)
+					}
+				}
+			}()
 		}
-		if failed {
+		wg.Wait()
+		if failed.Load() {
 			t := time.NewTimer(500 * time.Millisecond)
 			select {
 			case <-ctx.Done():
@@ -181,6 +198,8 @@ func (m *statusManager) flush(ctx context.Context, uid meta.UID) error {
 	m.writes++
 	if e2 := m.entries[uid]; e2 != nil {
 		e2.written, e2.rv = &written.Status, written.ResourceVersion
+		sent := st
+		e2.sent = &sent
 	}
 	return nil
 }
