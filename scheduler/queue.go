@@ -423,17 +423,26 @@ type podHeap struct {
 	less  func(a, b *QueuedPod) bool
 }
 
-func (h *podHeap) Len() int           { return len(h.items) }
+// Len, Less, Swap, Push and Pop implement heap.Interface.
+func (h *podHeap) Len() int { return len(h.items) }
+
+// Less implements heap.Interface.
 func (h *podHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+
+// Swap implements heap.Interface.
 func (h *podHeap) Swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
 	h.items[i].index, h.items[j].index = i, j
 }
+
+// Push implements heap.Interface.
 func (h *podHeap) Push(x any) {
 	qp := x.(*QueuedPod)
 	qp.index = len(h.items)
 	h.items = append(h.items, qp)
 }
+
+// Pop implements heap.Interface.
 func (h *podHeap) Pop() any {
 	n := len(h.items) - 1
 	qp := h.items[n]

@@ -26,6 +26,7 @@ type podRequests struct {
 	req, nonZero framework.Resource
 }
 
+// Clone implements framework.StateData; the value is immutable.
 func (p *podRequests) Clone() framework.StateData { return p }
 
 // Name implements framework.Plugin.

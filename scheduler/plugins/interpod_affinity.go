@@ -44,6 +44,7 @@ type affinityState struct {
 	anti         DomainCounts // pods matching the pod's required anti-affinity terms
 }
 
+// Clone implements framework.StateData; the value is immutable.
 func (s *affinityState) Clone() framework.StateData { return s }
 
 // PreFilter counts, over the snapshot, the domains that the pod's
@@ -176,6 +177,7 @@ func hasKeys(node *core.Node, terms []framework.AffinityTerm) bool {
 // affinityScores maps domains to the summed preferred weights.
 type affinityScores map[Domain]int64
 
+// Clone implements framework.StateData; the value is immutable.
 func (s affinityScores) Clone() framework.StateData { return s }
 
 // PreScore sums, per domain, the weights of the pod's preferred terms

@@ -56,6 +56,7 @@ const portsKey framework.StateKey = "PreFilter" + NameNodePorts
 
 type podPorts []framework.HostPort
 
+// Clone implements framework.StateData; the value is immutable.
 func (p podPorts) Clone() framework.StateData { return p }
 
 // Name implements framework.Plugin.

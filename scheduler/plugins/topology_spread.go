@@ -46,6 +46,7 @@ type SpreadCounts struct {
 	SelfMatch []int64
 }
 
+// Clone implements framework.StateData; the value is immutable.
 func (s *SpreadCounts) Clone() framework.StateData { return s }
 
 const (
