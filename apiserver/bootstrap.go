@@ -3,10 +3,12 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/apiserver/authz"
 )
 
@@ -25,7 +27,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	}
 	p := authz.BootstrapPolicy()
 	for _, r := range p.ClusterRoles {
-		if err := s.createIfMissing(ctx, rbacGVR("clusterroles"), r); err != nil {
+		if err := s.reconcileClusterRole(ctx, r); err != nil {
 			return err
 		}
 	}
@@ -45,6 +47,34 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// autoUpdate is the annotation that, set to "false", keeps Bootstrap from
+// updating a bootstrap role an operator changed (as Kubernetes).
+const autoUpdate = "rbac.authorization.kubernetes.io/autoupdate"
+
+// reconcileClusterRole creates a bootstrap ClusterRole, or brings the
+// rules of an existing one up to date (a newer orkit may grant more), as
+// kube-apiserver reconciles its bootstrap roles at start.
+func (s *Server) reconcileClusterRole(ctx context.Context, want *rbac.ClusterRole) error {
+	gvr := rbacGVR("clusterroles")
+	res, ok := s.lookup(gvr)
+	if !ok {
+		return fmt.Errorf("bootstrap: %v is not registered", gvr)
+	}
+	_, err := res.storage.GuaranteedUpdate(ctx, "", want.Name, true, func(cur meta.Object) (meta.Object, error) {
+		have := cur.(*rbac.ClusterRole)
+		if have.Annotations[autoUpdate] == "false" || (reflect.DeepEqual(have.Rules, want.Rules) && reflect.DeepEqual(have.AggregationRule, want.AggregationRule)) {
+			return nil, NoChange()
+		}
+		next := meta.DeepCopy(have)
+		next.Rules, next.AggregationRule = want.Rules, want.AggregationRule
+		return next, nil
+	})
+	if apierrors.IsNotFound(err) {
+		return s.createIfMissing(ctx, gvr, want)
+	}
+	return err
 }
 
 // CreateIfMissing stores obj as a new object of gvr with defaults and

@@ -359,3 +359,22 @@ func TestWatchFromStorageListRevision(t *testing.T) {
 	name, _ := objName(t, ev.Object)
 	assert.Equal(t, "later", name)
 }
+
+// TestBootstrapReconcilesRoles: a bootstrap ClusterRole whose rules are out
+// of date is updated at start, unless its autoupdate annotation is false.
+func TestBootstrapReconcilesRoles(t *testing.T) {
+	ts := newTestServer(t, nil)
+	path := "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:kube-scheduler"
+	code, body := ts.do(t, "PATCH", path, "application/merge-patch+json", []byte(`{"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	require.NoError(t, ts.srv.Bootstrap(context.Background()))
+	_, body = ts.do(t, "GET", path, "", nil)
+	assert.Contains(t, string(body), "bindings", "rules restored")
+
+	code, body = ts.do(t, "PATCH", path, "application/merge-patch+json",
+		[]byte(`{"metadata":{"annotations":{"rbac.authorization.kubernetes.io/autoupdate":"false"}},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	require.NoError(t, ts.srv.Bootstrap(context.Background()))
+	_, body = ts.do(t, "GET", path, "", nil)
+	assert.NotContains(t, string(body), "bindings", "an operator's role is left alone")
+}

@@ -68,6 +68,8 @@ func schedulerRules() []rbac.PolicyRule {
 		verbs(readVerbs...).groups("").resources("replicationcontrollers", "services"),
 		verbs(readVerbs...).groups("apps").resources("replicasets", "statefulsets"),
 		verbs(readVerbs...).groups("policy").resources("poddisruptionbudgets"),
+		// orkit's scheduler resolves pods' priorityClassName itself.
+		verbs(readVerbs...).groups("scheduling.k8s.io").resources("priorityclasses"),
 		verbs(readVerbs...).groups("").resources("persistentvolumeclaims", "persistentvolumes", "namespaces"),
 		verbs("create").groups("authentication.k8s.io").resources("tokenreviews"),
 		verbs("create").groups("authorization.k8s.io").resources("subjectaccessreviews"),

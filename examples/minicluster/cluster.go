@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/containerdproc"
+	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/scheduler"
+)
+
+// options are the minicluster's settings (the command-line flags).
+type options struct {
+	DataDir  string
+	Listen   string
+	Nodes    int // real nodes
+	SimNodes int // simulated nodes, sim-node-<i>
+	Logger   *slog.Logger
+	// Out receives the progress lines; nil means os.Stdout.
+	Out io.Writer
+}
+
+// cluster is a running minicluster: the control plane, the scheduler,
+// the controllers and the nodes, each a component with its own identity,
+// started in dependency order and stopped in reverse.
+type cluster struct {
+	opts  options
+	cp    *controlplane.ControlPlane
+	admin *client.Client
+	start time.Time
+
+	ctx    context.Context // ends when Close is called
+	cancel context.CancelFunc
+
+	mu    sync.Mutex
+	stops []func() // run in reverse on Close, after the goroutines ended
+	wg    sync.WaitGroup
+	nodes []*realNode
+
+	containerd *containerdproc.Daemon
+	logsWired  bool
+}
+
+// step prints one progress line with the time since start.
+func (c *cluster) step(format string, args ...any) {
+	fmt.Fprintf(c.opts.Out, "[%6.2fs] %s\n", time.Since(c.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// onStop registers f to run when the cluster stops (last registered, first run).
+func (c *cluster) onStop(f func()) {
+	c.mu.Lock()
+	c.stops = append(c.stops, f)
+	c.mu.Unlock()
+}
+
+// goRun runs f in a goroutine owned by the cluster.
+func (c *cluster) goRun(name string, f func() error) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := f(); err != nil && !errors.Is(err, context.Canceled) {
+			c.opts.Logger.Error("component stopped", "component", name, "err", err)
+		}
+	}()
+}
+
+// startCluster brings the cluster up. Everything stops when ctx ends and
+// Close is called; on error what was started is stopped before returning.
+func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) {
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	c := &cluster{opts: opts, start: time.Now()}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	ctx = c.ctx
+	defer func() {
+		if retErr != nil {
+			c.Close()
+		}
+	}()
+	if opts.Nodes > 0 {
+		if err := checkNodePrerequisites(); err != nil {
+			return nil, err
+		}
+	}
+	c.step("starting the store and the API server (data in %s)", opts.DataDir)
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	c.cp = cp
+	c.step("API server ready at %s", cp.URL)
+	if c.admin, err = c.clientFor("admin", "system:masters"); err != nil {
+		return nil, err
+	}
+	if err := c.startScheduler(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.startControllers(ctx); err != nil {
+		return nil, err
+	}
+	for i := 1; i <= opts.Nodes; i++ {
+		if err := c.startRealNode(ctx, i); err != nil {
+			return nil, err
+		}
+	}
+	if opts.SimNodes > 0 {
+		if err := c.startSimNodes(ctx, opts.SimNodes); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// clientFor writes a kubeconfig for user in groups under the data
+// directory and returns a client using it.
+func (c *cluster) clientFor(user string, groups ...string) (*client.Client, error) {
+	path := filepath.Join(c.opts.DataDir, "kubeconfigs", sanitize(user)+".kubeconfig")
+	if err := c.cp.WriteKubeconfig(path, user, groups...); err != nil {
+		return nil, err
+	}
+	cfg, err := client.ConfigFromKubeconfig(path, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	return client.New(cfg)
+}
+
+func sanitize(s string) string {
+	out := []byte(s)
+	for i, b := range out {
+		if b == ':' || b == '/' {
+			out[i] = '-'
+		}
+	}
+	return string(out)
+}
+
+// startScheduler runs the scheduler as system:kube-scheduler.
+func (c *cluster) startScheduler(ctx context.Context) error {
+	cl, err := c.clientFor("system:kube-scheduler")
+	if err != nil {
+		return err
+	}
+	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, Logger: c.opts.Logger})
+	if err != nil {
+		return err
+	}
+	c.goRun("scheduler", func() error { return s.Run(ctx) })
+	c.step("scheduler started (user system:kube-scheduler)")
+	return nil
+}
+
+// Close stops every component: it ends their context, waits for their
+// goroutines, then runs the cleanups in reverse order of registration.
+func (c *cluster) Close() {
+	c.cancel()
+	c.wg.Wait()
+	c.mu.Lock()
+	stops := c.stops
+	c.stops = nil
+	c.mu.Unlock()
+	for i := len(stops) - 1; i >= 0; i-- {
+		stops[i]()
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/cni"
+	"github.com/orkit/orkit/cri"
+	ctrd "github.com/orkit/orkit/cri/containerd"
+	"github.com/orkit/orkit/internal/containerdproc"
+	"github.com/orkit/orkit/internal/imagebuild"
+	"github.com/orkit/orkit/kubelet"
+)
+
+// cniPluginDir is where Debian's containernetworking-plugins installs.
+const cniPluginDir = "/usr/lib/cni"
+
+// checkNodePrerequisites says exactly what a real node is missing.
+func checkNodePrerequisites() error {
+	var missing []string
+	if os.Geteuid() != 0 {
+		missing = append(missing, "root (real nodes create network namespaces, cgroups and mounts: run as root, or use --nodes 0 --sim-nodes N)")
+	}
+	if err := containerdproc.CheckPrerequisites(); err != nil {
+		missing = append(missing, err.Error())
+	}
+	for _, p := range []string{"bridge", "host-local", "loopback", "portmap"} {
+		if _, err := os.Stat(filepath.Join(cniPluginDir, p)); err != nil {
+			missing = append(missing, fmt.Sprintf("CNI plugin %s in %s (Debian package containernetworking-plugins)", p, cniPluginDir))
+		}
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		missing = append(missing, "the go command (the bundled images are built from Go programs in the repository)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	msg := "a real node needs:"
+	for _, m := range missing {
+		msg += "\n  - " + m
+	}
+	return errors.New(msg + "\nbash scripts/setup.sh installs the packages (as root)")
+}
+
+// realNode is one node running real containers: a kubelet on the shared
+// private containerd and its own CNI bridge.
+type realNode struct {
+	name    string
+	runtime *ctrd.Runtime
+	network *cni.LibCNI
+	bridge  string
+}
+
+// ensureContainerd starts the private containerd (once) and imports the
+// bundled images built from the repository's Go programs.
+func (c *cluster) ensureContainerd(ctx context.Context) (*containerdproc.Daemon, error) {
+	if c.containerd != nil {
+		return c.containerd, nil
+	}
+	dir := filepath.Join(c.opts.DataDir, "containerd")
+	d, err := containerdproc.Start(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("start containerd: %w", err)
+	}
+	c.containerd = d
+	c.onStop(func() {
+		d.Stop(10 * time.Second)
+		c.step("containerd stopped")
+	})
+	c.step("private containerd started (pid %d, socket %s)", d.PID(), d.Address())
+	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
+	}
+	c.onStop(func() { _ = guard.Remove() })
+	return d, nil
+}
+
+// importImages builds the bundled images (cached) and imports them.
+func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
+	root, err := imagebuild.FindModuleRoot(".")
+	if err != nil {
+		return fmt.Errorf("the bundled images are built from the repository: run the minicluster from it (%w)", err)
+	}
+	b, err := imagebuild.New(root, filepath.Join(c.opts.DataDir, "images"))
+	if err != nil {
+		return err
+	}
+	results, err := b.BuildAll(ctx, imagebuild.Bundled())
+	if err != nil {
+		return fmt.Errorf("build bundled images: %w", err)
+	}
+	for _, r := range results {
+		f, err := os.Open(r.Path)
+		if err != nil {
+			return err
+		}
+		_, err = rt.ImportImage(ctx, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("import %s: %w", r.Ref, err)
+		}
+	}
+	c.step("bundled images imported: %s, %s", imagebuild.PauseSpec().Ref, imagebuild.HelloSpec().Ref)
+	return nil
+}
+
+// startRealNode starts node-<i>: runtime, network, kubelet.
+func (c *cluster) startRealNode(ctx context.Context, i int) error {
+	name := fmt.Sprintf("node-%d", i)
+	d, err := c.ensureContainerd(ctx)
+	if err != nil {
+		return err
+	}
+	stateDir := filepath.Join(c.opts.DataDir, "nodes", name)
+	rt, err := ctrd.New(ctx, d.Address(), ctrd.WithNamespace("orkit-"+name), ctrd.WithStateDir(filepath.Join(stateDir, "runtime")),
+		ctrd.WithLogger(c.opts.Logger))
+	if err != nil {
+		return fmt.Errorf("%s: runtime: %w", name, err)
+	}
+	if err := c.importImages(ctx, rt); err != nil {
+		rt.Close()
+		return err
+	}
+	subnet := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(i), 0}), 24)
+	n := &realNode{name: name, runtime: rt, bridge: fmt.Sprintf("orkit%d", i)}
+	n.network, err = cni.New(cni.Config{StateDir: filepath.Join(stateDir, "cni"), PodCIDRs: []netip.Prefix{subnet},
+		BridgeName: n.bridge, NetworkName: "orkit-" + name, PluginDirs: []string{cniPluginDir}, Logger: c.opts.Logger})
+	if err != nil {
+		rt.Close()
+		return fmt.Errorf("%s: network: %w", name, err)
+	}
+	c.onStop(func() { c.stopRealNode(n) })
+	if err := c.startKubelet(ctx, n, stateDir, subnet); err != nil {
+		return err
+	}
+	c.nodes = append(c.nodes, n)
+	c.step("%s started: kubelet as system:node:%s, containerd namespace orkit-%s, pod CIDR %s on bridge %s", name, name, name, subnet, n.bridge)
+	return nil
+}
+
+func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string, subnet netip.Prefix) error {
+	cl, err := c.clientFor("system:node:"+n.name, "system:nodes")
+	if err != nil {
+		return err
+	}
+	serving, err := c.cp.CA.IssueServing("system:node:"+n.name, []string{"localhost", n.name}, []net.IP{net.ParseIP("127.0.0.1")})
+	if err != nil {
+		return err
+	}
+	cert, err := tls.X509KeyPair(serving.CertPEM, serving.KeyPEM)
+	if err != nil {
+		return err
+	}
+	k, err := kubelet.New(kubelet.Config{
+		NodeName: n.name, Client: cl, Runtime: n.runtime, Network: n.network,
+		RootDir: filepath.Join(stateDir, "kubelet"), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(),
+		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
+		Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
+	})
+	if err != nil {
+		return err
+	}
+	c.goRun("kubelet "+n.name, func() error { return k.Run(ctx) })
+	if err := c.enablePodLogs(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// enablePodLogs lets the API server reach the kubelets for pods/log, as
+// kube-apiserver-kubelet-client.
+func (c *cluster) enablePodLogs() error {
+	if c.logsWired {
+		return nil
+	}
+	kp, err := c.cp.CA.IssueClient(kubelet.APIServerClientCN)
+	if err != nil {
+		return err
+	}
+	cert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
+	if err != nil {
+		return err
+	}
+	c.cp.Server.SetPodLogs(kubelet.LogsFunc(kubelet.LogsClientConfig{ClientCert: cert, RootCAs: c.cp.CA.Pool(),
+		Nodes: client.For[core.Node](c.admin, "")}))
+	c.logsWired = true
+	return nil
+}
+
+// stopRealNode stops every pod sandbox of the node (containers, network
+// namespaces, IPs), then removes the bridge. The pods stay in the API
+// server: started again, the minicluster runs them anew.
+func (c *cluster) stopRealNode(n *realNode) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sbs, err := n.runtime.ListPodSandbox(ctx, cri.PodSandboxFilter{})
+	if err == nil {
+		for _, sb := range sbs {
+			_ = n.network.TearDown(ctx, cni.PodNetwork{SandboxID: sb.ID, Name: sb.Metadata.Name, Namespace: sb.Metadata.Namespace, UID: sb.Metadata.UID})
+			_ = n.runtime.StopPodSandbox(ctx, sb.ID)
+			_ = n.runtime.RemovePodSandbox(ctx, sb.ID)
+		}
+	}
+	n.runtime.Close()
+	if err := exec.Command("ip", "link", "del", n.bridge).Run(); err == nil {
+		c.step("%s stopped: %d pod sandboxes removed, bridge %s deleted", n.name, len(sbs), n.bridge)
+	} else {
+		c.step("%s stopped: %d pod sandboxes removed", n.name, len(sbs))
+	}
+}
