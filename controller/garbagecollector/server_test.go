@@ -38,8 +38,8 @@ func widgetType() scheme.Type {
 	return scheme.Type{
 		Kind:     meta.GroupVersionKind{Group: widgetGVR.Group, Version: widgetGVR.Version, Kind: "Widget"},
 		Resource: widgetGVR.Resource, Namespaced: true,
-		New:      func() meta.Object { return &Widget{} },
-		NewList:  func() meta.ListObject { return &meta.List[Widget]{} },
+		New:     func() meta.Object { return &Widget{} },
+		NewList: func() meta.ListObject { return &meta.List[Widget]{} },
 	}
 }
 

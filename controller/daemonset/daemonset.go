@@ -1,0 +1,264 @@
+package daemonset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"slices"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// Options configure the DaemonSet controller; the zero value is usable.
+type Options struct {
+	// Workers is how many DaemonSets are reconciled at once; default 1.
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller is the DaemonSet controller: a *controller.Controller (Run
+// it, or add it to its Manager) whose reconciler keeps one pod of each
+// DaemonSet on every eligible node. It reads the manager's shared
+// informers of DaemonSets, Pods, Nodes and ControllerRevisions and writes
+// through the manager's client. Safe for concurrent use.
+type Controller struct {
+	*controller.Controller
+	client    *client.Client
+	sets      informer.Lister[*apps.DaemonSet]
+	pods      informer.Lister[*core.Pod]
+	nodes     informer.Lister[*core.Node]
+	revisions informer.Lister[*apps.ControllerRevision]
+	exp       *controller.Expectations
+	log       *slog.Logger
+}
+
+var _ controller.Reconciler = (*Controller)(nil)
+
+// New returns the controller over m's informers and client; add it to m
+// (m.Add) or Run it while m runs. It fails when an informer cannot be
+// made.
+func New(m *controller.Manager, opts Options) (*Controller, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	dsInf, err := controller.InformerFor[apps.DaemonSet](m, "")
+	if err != nil {
+		return nil, err
+	}
+	podInf, err := controller.InformerFor[core.Pod](m, "")
+	if err != nil {
+		return nil, err
+	}
+	nodeInf, err := controller.InformerFor[core.Node](m, "")
+	if err != nil {
+		return nil, err
+	}
+	revInf, err := controller.InformerFor[apps.ControllerRevision](m, "")
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
+		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), log: opts.Logger.With("controller", "daemonset")}
+	ctrl, err := controller.New("daemonset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "DaemonSet"}
+	controller.WatchObjects(ctrl, dsInf)
+	controller.WatchOwned(ctrl, podInf, owner)
+	podInf.AddEventHandler(c.expectationHandler(controller.EnqueueOwner[*core.Pod](owner)))
+	controller.WatchOwned(ctrl, revInf, owner)
+	controller.Watch(ctrl, nodeInf, func(*core.Node) []controller.Request { return c.allSets() })
+	c.Controller = ctrl
+	return c, nil
+}
+
+// expectationHandler lowers the owner's expectations as the cache
+// shows what was asked for: a pod added, a pod marked for deletion or
+// gone.
+func (c *Controller) expectationHandler(owner controller.Mapper[*core.Pod]) informer.Handler[*core.Pod] {
+	return informer.HandlerFuncs[*core.Pod]{
+		AddFunc: func(p *core.Pod, _ bool) {
+			for _, r := range owner(p) {
+				c.exp.CreationObserved(r)
+			}
+		},
+		UpdateFunc: func(old, p *core.Pod) {
+			if old.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
+				for _, r := range owner(p) {
+					c.exp.DeletionObserved(r)
+				}
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if p, ok := informer.ObjectOf[*core.Pod](obj); ok && p.DeletionTimestamp == nil {
+				for _, r := range owner(p) {
+					c.exp.DeletionObserved(r)
+				}
+			}
+		},
+	}
+}
+
+func (c *Controller) allSets() []controller.Request {
+	sets := c.sets.List(nil)
+	out := make([]controller.Request, len(sets))
+	for i, ds := range sets {
+		out[i] = controller.Request{Namespace: ds.Namespace, Name: ds.Name}
+	}
+	return out
+}
+
+// Reconcile makes the pods of the DaemonSet named by req match its
+// nodes and template, then writes its status.
+func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	ds, err := c.sets.Get(req.Namespace, req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		c.exp.Forget(req)
+		return controller.Result{}, nil
+	}
+	if err != nil || ds.DeletionTimestamp != nil {
+		return controller.Result{}, err
+	}
+	sel, err := labels.SelectorFromLabelSelector(ds.Spec.Selector)
+	if err != nil || sel.Empty() || !sel.Matches(labels.Set(ds.Spec.Template.Labels)) {
+		return controller.Result{}, controller.TerminalError(fmt.Errorf("%w: %s/%s: %v", ErrInvalidSelector, ds.Namespace, ds.Name, err))
+	}
+	hash, err := c.syncRevision(ctx, ds)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	byNode := c.podsByNode(ds, sel)
+	if c.exp.Satisfied(req) {
+		if err := c.manage(ctx, req, ds, byNode, hash); err != nil {
+			return controller.Result{}, err
+		}
+		byNode = c.podsByNode(ds, sel)
+	}
+	return controller.Result{}, c.writeStatus(ctx, ds, byNode, hash)
+}
+
+// podsByNode groups the DaemonSet's pods by the node they are for.
+func (c *Controller) podsByNode(ds *apps.DaemonSet, sel labels.Selector) map[string][]*core.Pod {
+	out := map[string][]*core.Pod{}
+	for _, p := range c.pods.Namespace(ds.Namespace).List(sel) {
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		if ref == nil || ref.UID != ds.UID {
+			continue
+		}
+		n := TargetNode(p)
+		out[n] = append(out[n], p)
+	}
+	return out
+}
+
+// manage decides which pods to create and delete, then does it.
+func (c *Controller) manage(ctx context.Context, req controller.Request, ds *apps.DaemonSet, byNode map[string][]*core.Pod, hash string) error {
+	var create []string
+	var del []*core.Pod
+	nodes := map[string]bool{}
+	var eligible []string
+	for _, node := range c.nodes.List(nil) {
+		nodes[node.Name] = true
+		pods := live(byNode[node.Name])
+		should := ShouldRun(ds, node)
+		if should {
+			eligible = append(eligible, node.Name)
+		}
+		switch {
+		case should && len(pods) == 0:
+			create = append(create, node.Name)
+		case should:
+			for _, p := range pods {
+				if core.IsPodTerminal(p) {
+					del = append(del, p) // a failed daemon is replaced on the next pass
+				}
+			}
+			slices.SortFunc(pods, func(a, b *core.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+			if len(pods) > 1 {
+				del = append(del, pods[1:]...)
+			}
+		default:
+			del = append(del, pods...)
+		}
+	}
+	for node, pods := range byNode {
+		if !nodes[node] {
+			del = append(del, live(pods)...) // the node is gone
+		}
+	}
+	if len(create) == 0 && len(del) == 0 && ds.Spec.UpdateStrategy.Type != apps.OnDeleteDaemonSetStrategyType {
+		del = rollingUpdate(ds, byNode, eligible, hash)
+	}
+	return c.apply(ctx, req, ds, create, del, hash)
+}
+
+// live drops pods that are already being deleted.
+func live(pods []*core.Pod) []*core.Pod {
+	out := make([]*core.Pod, 0, len(pods))
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// apply creates a pod for every node in create and deletes del, with
+// expectations raised first so the next pass waits for the cache.
+func (c *Controller) apply(ctx context.Context, req controller.Request, ds *apps.DaemonSet, create []string, del []*core.Pod, hash string) error {
+	c.exp.ExpectCreations(req, len(create))
+	c.exp.ExpectDeletions(req, len(del))
+	res := client.For[core.Pod](c.client, ds.Namespace)
+	var errs []error
+	for _, node := range create {
+		if _, err := res.Create(ctx, newPod(ds, node, hash)); err != nil {
+			c.exp.CreationObserved(req)
+			errs = append(errs, fmt.Errorf("create pod of %s/%s for node %s: %w", ds.Namespace, ds.Name, node, err))
+			continue
+		}
+		c.log.Info("created daemon pod", "daemonset", req.String(), "node", node)
+	}
+	for _, p := range del {
+		uid := p.UID
+		err := res.Delete(ctx, p.Name, &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}})
+		if err != nil {
+			c.exp.DeletionObserved(req)
+			if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err))
+			}
+			continue
+		}
+		c.log.Info("deleted daemon pod", "daemonset", req.String(), "pod", p.Name, "node", TargetNode(p))
+	}
+	return errors.Join(errs...)
+}
+
+// templateHash names the revision of a DaemonSet's template.
+func templateHash(t *core.PodTemplateSpec, collisionCount int32) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b, _ := json.Marshal(t)
+	h := fnv.New32a()
+	h.Write(b)
+	if collisionCount != 0 {
+		fmt.Fprintf(h, "/%d", collisionCount)
+	}
+	v := h.Sum32()
+	out := make([]byte, 0, 8)
+	for v > 0 || len(out) == 0 {
+		out = append(out, alphabet[v%uint32(len(alphabet))])
+		v /= uint32(len(alphabet))
+	}
+	return string(out)
+}

@@ -1,0 +1,11 @@
+package daemonset
+
+import "errors"
+
+// Sentinel errors of the package.
+var (
+	// ErrInvalidSelector: a DaemonSet's selector cannot be parsed or does
+	// not match its own pod template; the set is not reconciled until it
+	// changes.
+	ErrInvalidSelector = errors.New("daemonset: invalid selector")
+)

@@ -1,0 +1,159 @@
+package daemonset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+// maxUnavailable returns the rolling update's budget of nodes without an
+// available pod, out of desired nodes (default 1; at least 1).
+func maxUnavailable(ds *apps.DaemonSet, desired int) int {
+	v := meta.FromInt(1)
+	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
+		v = *ru.MaxUnavailable
+	}
+	n, err := v.ScaledValue(desired, true)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// rollingUpdate picks old-template pods to delete: every one that is not
+// available anyway, then available ones while the eligible nodes without
+// an available pod stay within maxUnavailable. It is a pure function.
+func rollingUpdate(ds *apps.DaemonSet, byNode map[string][]*core.Pod, eligible []string, hash string) []*core.Pod {
+	now := time.Now()
+	unavailable := 0
+	var oldAvailable, oldUnavailable []*core.Pod
+	for _, node := range eligible {
+		pods := live(byNode[node])
+		if len(pods) == 0 {
+			unavailable++ // its old pod is still terminating, or its new one not yet seen
+			continue
+		}
+		p := pods[0]
+		ok := isAvailable(p, ds.Spec.MinReadySeconds, now)
+		if !ok {
+			unavailable++
+		}
+		if p.Labels[apps.DefaultDaemonSetUniqueLabelKey] == hash {
+			continue
+		}
+		if ok {
+			oldAvailable = append(oldAvailable, p)
+		} else {
+			oldUnavailable = append(oldUnavailable, p)
+		}
+	}
+	del := oldUnavailable
+	budget := maxUnavailable(ds, len(eligible)) - unavailable
+	for i := 0; i < budget && i < len(oldAvailable); i++ {
+		del = append(del, oldAvailable[i])
+	}
+	return del
+}
+
+// isAvailable reports whether p has been Running and Ready for
+// minReadySeconds.
+func isAvailable(p *core.Pod, minReadySeconds int32, now time.Time) bool {
+	if p.Status.Phase != core.PodRunning || !core.IsPodReady(p) {
+		return false
+	}
+	if minReadySeconds == 0 {
+		return true
+	}
+	_, cond := core.GetPodCondition(&p.Status, core.PodReady)
+	return cond != nil && now.Sub(cond.LastTransitionTime.Time) >= time.Duration(minReadySeconds)*time.Second
+}
+
+// writeStatus counts the DaemonSet's nodes and pods and writes the status
+// when it changed.
+func (c *Controller) writeStatus(ctx context.Context, ds *apps.DaemonSet, byNode map[string][]*core.Pod, hash string) error {
+	st := apps.DaemonSetStatus{ObservedGeneration: ds.Generation, CollisionCount: ds.Status.CollisionCount, Conditions: ds.Status.Conditions}
+	now := time.Now()
+	for _, node := range c.nodes.List(nil) {
+		pods := live(byNode[node.Name])
+		should := ShouldRun(ds, node)
+		switch {
+		case should:
+			st.DesiredNumberScheduled++
+			if len(pods) == 0 {
+				continue
+			}
+			st.CurrentNumberScheduled++
+			p := pods[0]
+			if p.Status.Phase == core.PodRunning && core.IsPodReady(p) {
+				st.NumberReady++
+			}
+			if isAvailable(p, ds.Spec.MinReadySeconds, now) {
+				st.NumberAvailable++
+			}
+			if p.Labels[apps.DefaultDaemonSetUniqueLabelKey] == hash {
+				st.UpdatedNumberScheduled++
+			}
+		case len(pods) > 0:
+			st.NumberMisscheduled++
+		}
+	}
+	st.NumberUnavailable = st.DesiredNumberScheduled - st.NumberAvailable
+	if reflect.DeepEqual(st, ds.Status) {
+		return nil
+	}
+	next := meta.DeepCopy(ds)
+	next.Status = st
+	_, err := client.For[apps.DaemonSet](c.client, ds.Namespace).UpdateStatus(ctx, next)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("update status of %s/%s: %w", ds.Namespace, ds.Name, err)
+	}
+	return nil
+}
+
+// syncRevision makes sure the ControllerRevision of ds's current template
+// exists and returns the template's hash (the pods' label value).
+func (c *Controller) syncRevision(ctx context.Context, ds *apps.DaemonSet) (string, error) {
+	var collisions int32
+	if ds.Status.CollisionCount != nil {
+		collisions = *ds.Status.CollisionCount
+	}
+	hash := templateHash(&ds.Spec.Template, collisions)
+	name := ds.Name + "-" + hash
+	if _, err := c.revisions.Get(ds.Namespace, name); err == nil {
+		return hash, nil
+	}
+	var maxRev int64
+	for _, r := range c.revisions.Namespace(ds.Namespace).List(nil) {
+		if ref := meta.ControllerOf(&r.ObjectMeta); ref != nil && ref.UID == ds.UID {
+			maxRev = max(maxRev, r.Revision)
+		}
+	}
+	data, err := json.Marshal(map[string]any{"spec": map[string]any{"template": ds.Spec.Template}})
+	if err != nil {
+		return "", err
+	}
+	yes := true
+	labels := map[string]string{apps.DefaultDaemonSetUniqueLabelKey: hash}
+	for k, v := range ds.Spec.Template.Labels {
+		labels[k] = v
+	}
+	rev := &apps.ControllerRevision{
+		ObjectMeta: meta.ObjectMeta{Name: name, Namespace: ds.Namespace, Labels: labels,
+			OwnerReferences: []meta.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
+				Controller: &yes, BlockOwnerDeletion: &yes}}},
+		Data: data, Revision: maxRev + 1,
+	}
+	_, err = client.For[apps.ControllerRevision](c.client, ds.Namespace).Create(ctx, rev)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("create revision %s/%s: %w", ds.Namespace, name, err)
+	}
+	return hash, nil
+}
