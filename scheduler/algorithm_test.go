@@ -52,7 +52,7 @@ func TestFitErrorSummary(t *testing.T) {
 
 	_, err = sim.ScheduleOne(context.Background(), framework.NewEmptySnapshot(), simcluster.Pod("p", "", ""))
 	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, "0/0 nodes are available:", fe.Error())
+	assert.Equal(t, "no nodes available to schedule pods", fe.Error())
 
 	other := simcluster.Pod("o", "", "")
 	other.Spec.SchedulerName = "nobody"

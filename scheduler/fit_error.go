@@ -11,7 +11,8 @@ import (
 // FitError says why no node fits a pod: how many nodes there were and
 // each rejecting node's status. Error words it as kube-scheduler does:
 // "0/5 nodes are available: 2 node(s) had untolerated taint {a: b}, 3
-// Insufficient cpu." (reasons counted over nodes, sorted as strings).
+// Insufficient cpu." (reasons counted over nodes, sorted as strings), or
+// "no nodes available to schedule pods" when there are none.
 type FitError struct {
 	Pod      string
 	NumNodes int
@@ -25,6 +26,9 @@ type FitError struct {
 
 // Error implements error.
 func (e *FitError) Error() string {
+	if e.NumNodes == 0 && e.PreFilter == nil {
+		return ErrNoNodes.Error()
+	}
 	msg := fmt.Sprintf("0/%d nodes are available:", e.NumNodes)
 	if e.PreFilter != nil {
 		msg += " " + e.PreFilter.Message() + "."

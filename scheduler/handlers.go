@@ -123,6 +123,15 @@ func (s *Scheduler) addBound(p *core.Pod) {
 }
 
 func (s *Scheduler) onPodUpdate(o, n *core.Pod) {
+	if n.Spec.NodeName != "" && o.Spec.NodeName == n.Spec.NodeName && !core.IsPodTerminal(n) {
+		// A bound pod changed (status, mostly): recount it; only a label
+		// change can matter to parked pods (affinity, spread).
+		s.cache.UpdatePod(s.withPriority(n))
+		if !maps.Equal(o.Labels, n.Labels) {
+			s.queue.MoveOnEvent(EventAssignedPodAdd)
+		}
+		return
+	}
 	if n.Spec.NodeName != "" {
 		s.addBound(n)
 		return
