@@ -39,10 +39,10 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 		if st != nil && st.State == cri.ContainerExited && st.ExitCode == 0 {
 			continue // done
 		}
-		if st != nil && (st.State == cri.ContainerRunning || st.State == cri.ContainerCreated && cs.killReason == "") {
+		if st != nil && st.State == cri.ContainerRunning {
 			return next // wait for it
 		}
-		if st != nil && st.State == cri.ContainerExited {
+		if st != nil { // exited, or created but never started
 			k.recordExit(cs, st)
 			if pod.Spec.RestartPolicy == core.RestartPolicyNever {
 				return next // the pod fails (computeStatus)
@@ -172,6 +172,13 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	id, err := k.cfg.Runtime.CreateContainer(ctx, ps.sandboxID, cfg, ps.sandboxCfg)
 	if err != nil {
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
+		return retryAfterError, false
+	}
+	// The network was attached while the container was created; it must
+	// be ready before the container starts.
+	if err := ps.awaitNetwork(); err != nil {
+		_ = k.cfg.Runtime.RemoveContainer(ctx, id)
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating, Message: err.Error()}
 		return retryAfterError, false
 	}
 	cs.id, cs.attempt, cs.created, cs.killReason = id, cfg.Metadata.Attempt, true, ""

@@ -252,3 +252,47 @@ func TestFakeRestartAdoptsAndCleansOrphans(t *testing.T) {
 	assert.Equal(t, before.Status.PodIP, after.Status.PodIP)
 	assert.Equal(t, created, rt.Calls("CreateContainer"), "no container was created again")
 }
+
+func TestFakeHooksAndExecProbes(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-hooks", nil)
+	ctx := context.Background()
+	exec := func(cmd ...string) core.ProbeHandler { return core.ProbeHandler{Exec: &core.ExecAction{Command: cmd}} }
+	cases := []struct {
+		name  string
+		setup func(c *core.Container)
+		check func(p *core.Pod) bool
+	}{
+		{"failing postStart kills and restarts", func(c *core.Container) {
+			c.Lifecycle = &core.Lifecycle{PostStart: &core.LifecycleHandler{Exec: &core.ExecAction{Command: []string{"/hello", "exit", "1"}}}}
+		}, func(p *core.Pod) bool {
+			return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].RestartCount >= 1
+		}},
+		{"failing exec liveness restarts", func(c *core.Container) {
+			c.LivenessProbe = &core.Probe{ProbeHandler: exec("/hello", "exit", "1"), PeriodSeconds: 1, FailureThreshold: 1}
+		}, func(p *core.Pod) bool {
+			return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].RestartCount >= 1
+		}},
+		{"failing exec readiness keeps the pod unready", func(c *core.Container) {
+			c.ReadinessProbe = &core.Probe{ProbeHandler: exec("/hello", "exit", "1"), PeriodSeconds: 1, FailureThreshold: 1}
+		}, func(p *core.Pod) bool {
+			_, cond := core.GetPodCondition(&p.Status, core.PodReady)
+			return running(p) && cond != nil && cond.Status == meta.ConditionFalse && cond.Reason == "ContainersNotReady"
+		}},
+		{"startup probe gates readiness", func(c *core.Container) {
+			c.StartupProbe = &core.Probe{ProbeHandler: exec("/hello", "exit", "0"), PeriodSeconds: 1, SuccessThreshold: 1}
+		}, func(p *core.Pod) bool {
+			return isReady(p) && p.Status.ContainerStatuses[0].Started != nil && *p.Status.ContainerStatuses[0].Started
+		}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			name := "hooks-" + string(rune('a'+i))
+			p := simplePod(name, "node-hooks")
+			c.setup(&p.Spec.Containers[0])
+			_, err := pods(tc.admin, "default").Create(ctx, p)
+			require.NoError(t, err)
+			waitPod(t, tc.admin, "default", name, 15*time.Second, c.name, c.check)
+		})
+	}
+}

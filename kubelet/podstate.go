@@ -41,6 +41,7 @@ type podState struct {
 	netnsPath      string
 	podIPs         []string
 	networkReady   bool
+	netWait        func() error // set while the network is being attached
 
 	startTime  *meta.Time
 	containers map[string]*ctrState // by container name (init and app)

@@ -245,40 +245,73 @@ func (k *Kubelet) ensureSandbox(ctx context.Context, pod *core.Pod, ps *podState
 	return nil
 }
 
-// ensureNetwork attaches the sandbox to the pod network (CNI SetUp with
-// its netns) and records the pod IPs; without a Network, IPs come from the
-// fake allocator.
+// ensureNetwork starts attaching the sandbox to the pod network (CNI SetUp
+// with its netns) and recording the pod IPs; without a Network, IPs come
+// from the fake allocator. The attachment runs while the containers are
+// created; ps.awaitNetwork waits for it (before any container starts).
 func (k *Kubelet) ensureNetwork(ctx context.Context, pod *core.Pod, ps *podState) error {
-	if ps.networkReady {
+	if ps.networkReady || ps.netWait != nil {
 		return nil
 	}
+	sandboxID, pn := ps.sandboxID, k.podNetwork(pod, ps)
+	done := make(chan struct{})
 	var ips []string
-	switch {
-	case pod.Spec.HostNetwork:
-		ips = []string{k.cfg.NodeIP.String()}
-	case k.cfg.Network == nil:
-		a, err := k.ips.allocate(pod.UID)
+	var err error
+	go func() { // joined by awaitNetwork in the same sync
+		defer close(done)
+		ips, err = k.setUpNetwork(ctx, pod, sandboxID, pn)
+	}()
+	ps.netWait = func() error {
+		<-done
+		ps.netWait = nil
 		if err != nil {
 			return err
 		}
+		ps.podIPs, ps.networkReady = ips, true
+		return nil
+	}
+	return nil
+}
+
+// awaitNetwork waits for a network attachment started by ensureNetwork.
+func (ps *podState) awaitNetwork() error {
+	if ps.netWait == nil {
+		if !ps.networkReady && ps.sandboxID != "" {
+			return fmt.Errorf("pod network is not set up")
+		}
+		return nil
+	}
+	return ps.netWait()
+}
+
+// setUpNetwork attaches the sandbox and records its IPs in the runtime.
+func (k *Kubelet) setUpNetwork(ctx context.Context, pod *core.Pod, sandboxID string, pn cni.PodNetwork) ([]string, error) {
+	var ips []string
+	switch {
+	case pod.Spec.HostNetwork:
+		return []string{k.cfg.NodeIP.String()}, nil
+	case k.cfg.Network == nil:
+		a, err := k.ips.allocate(pod.UID)
+		if err != nil {
+			return nil, err
+		}
 		ips = []string{a.String()}
 	default:
-		res, err := k.cfg.Network.SetUp(ctx, k.podNetwork(pod, ps))
+		res, err := k.cfg.Network.SetUp(ctx, pn)
 		if err != nil {
-			return fmt.Errorf("set up network of pod %s: %w", podKey(pod), err)
+			return nil, fmt.Errorf("set up network of pod %s: %w", podKey(pod), err)
 		}
 		for _, a := range res.PodIPs() {
 			ips = append(ips, a.String())
 		}
 	}
-	if len(ips) > 0 && !pod.Spec.HostNetwork {
+	if len(ips) > 0 {
 		n := cri.PodSandboxNetworkStatus{IP: ips[0], AdditionalIPs: ips[1:]}
-		if err := k.cfg.Runtime.UpdatePodSandboxNetwork(ctx, ps.sandboxID, n); err != nil {
-			return fmt.Errorf("record pod IP: %w", err)
+		if err := k.cfg.Runtime.UpdatePodSandboxNetwork(ctx, sandboxID, n); err != nil {
+			return nil, fmt.Errorf("record pod IP: %w", err)
 		}
 	}
-	ps.podIPs, ps.networkReady = ips, true
-	return nil
+	return ips, nil
 }
 
 func (k *Kubelet) podNetwork(pod *core.Pod, ps *podState) cni.PodNetwork {

@@ -69,6 +69,11 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 		ps.lastErr = ""
 		next = min(next, k.syncContainers(ctx, pod, ps))
 	}
+	if err := ps.awaitNetwork(); err != nil {
+		ps.lastErr = err.Error()
+		k.cfg.Logger.Info("sync pod", "pod", podKey(pod), "err", err)
+		next = retryAfterError
+	}
 	next = min(next, k.runProbes(ctx, pod, ps))
 	status := k.reportStatus(ctx, pod, ps)
 	if status.Phase == core.PodSucceeded || status.Phase == core.PodFailed {
