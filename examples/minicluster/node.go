@@ -22,6 +22,9 @@ import (
 	"github.com/orkit/orkit/kubelet"
 )
 
+// helloV2 is a second tag of the hello image, for the demo's rollout.
+const helloV2 = "orkit.local/hello:v2"
+
 // cniPluginDir is where Debian's containernetworking-plugins installs.
 const cniPluginDir = "/usr/lib/cni"
 
@@ -96,7 +99,11 @@ func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
 	if err != nil {
 		return err
 	}
-	results, err := b.BuildAll(ctx, imagebuild.Bundled())
+	// hello:v2 is the same program under a second tag, so the demo has an
+	// image to roll out to (kubectl set image) and back from.
+	v2 := imagebuild.HelloSpec()
+	v2.Ref = helloV2
+	results, err := b.BuildAll(ctx, append(imagebuild.Bundled(), v2))
 	if err != nil {
 		return fmt.Errorf("build bundled images: %w", err)
 	}
@@ -111,7 +118,7 @@ func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
 			return fmt.Errorf("import %s: %w", r.Ref, err)
 		}
 	}
-	c.step("bundled images imported: %s, %s", imagebuild.PauseSpec().Ref, imagebuild.HelloSpec().Ref)
+	c.step("bundled images imported: %s, %s, %s", imagebuild.PauseSpec().Ref, imagebuild.HelloSpec().Ref, helloV2)
 	return nil
 }
 
