@@ -31,6 +31,7 @@ type CycleState struct {
 	skipScore map[string]bool
 	snapshot  *Snapshot
 	podInfo   *PodInfo
+	filters   []Predicate // the cycle's predicates, minus those skipped
 }
 
 // SetPodInfo records the PodInfo of the pod being scheduled, so plugins
@@ -130,7 +131,7 @@ func (c *CycleState) Clone() *CycleState {
 	for i, e := range src {
 		m[i] = stateEntry{e.key, e.val.Clone()}
 	}
-	n := &CycleState{snapshot: c.snapshot, podInfo: c.podInfo}
+	n := &CycleState{snapshot: c.snapshot, podInfo: c.podInfo, filters: c.filters}
 	n.data.Store(&m)
 	if c.skipScore != nil {
 		n.skipScore = make(map[string]bool, len(c.skipScore))

@@ -142,20 +142,44 @@ func (f *Framework) HasScores() bool { return len(f.scores) > 0 }
 func (f *Framework) HasPostFilters() bool { return len(f.postFilters) > 0 }
 
 // RunPreFilter runs every PreFilter in order and returns the first
-// failure, naming its plugin.
+// failure, naming its plugin. A PreFilter returning Skip has nothing to
+// check for this pod: its Filter is not called during the cycle.
 func (f *Framework) RunPreFilter(ctx context.Context, state *CycleState, pod *core.Pod) *Status {
+	var skip map[string]bool
 	for _, pl := range f.preFilters {
-		if s := pl.PreFilter(ctx, state, pod); !s.IsSuccess() {
+		s := pl.PreFilter(ctx, state, pod)
+		if s.IsSkip() {
+			if skip == nil {
+				skip = map[string]bool{}
+			}
+			skip[pl.Name()] = true
+			continue
+		}
+		if !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
+		}
+	}
+	state.filters = f.filters
+	if skip != nil {
+		state.filters = make([]Predicate, 0, len(f.filters))
+		for _, pl := range f.filters {
+			if !skip[pl.Name()] {
+				state.filters = append(state.filters, pl)
+			}
 		}
 	}
 	return nil
 }
 
-// RunFilter runs the predicates on one node and returns the first
+// RunFilter runs the predicates on one node (those not skipped by their
+// PreFilter when RunPreFilter ran on state) and returns the first
 // rejection, naming its plugin; nil when the pod fits.
 func (f *Framework) RunFilter(ctx context.Context, state *CycleState, pod *core.Pod, node *NodeInfo) *Status {
-	for _, pl := range f.filters {
+	filters := f.filters
+	if state != nil && state.filters != nil {
+		filters = state.filters
+	}
+	for _, pl := range filters {
 		if s := pl.Filter(ctx, state, pod, node); !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
 		}

@@ -54,7 +54,8 @@ type ScoreNormalizer interface {
 // PreFilter is an optional ability of any plugin: called once per cycle
 // before filtering, it computes what Filter then reads from state (the
 // pod's requests, spread counts). A rejection fails the pod on every node
-// without calling filters.
+// without calling filters; Skip says the plugin's Filter has nothing to
+// check for this pod and is not called in this cycle.
 type PreFilter interface {
 	Plugin
 	PreFilter(ctx context.Context, state *CycleState, pod *core.Pod) *Status

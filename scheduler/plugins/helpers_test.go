@@ -61,7 +61,11 @@ func runFilter(pl framework.Predicate, p *core.Pod, ni *framework.NodeInfo, snap
 	state := framework.NewCycleState()
 	state.SetSnapshot(snap)
 	if pf, ok := pl.(framework.PreFilter); ok {
-		if s := pf.PreFilter(ctx, state, p); !s.IsSuccess() {
+		s := pf.PreFilter(ctx, state, p)
+		if s.IsSkip() {
+			return nil
+		}
+		if !s.IsSuccess() {
 			return s
 		}
 	}

@@ -48,7 +48,8 @@ type affinityState struct {
 func (s *affinityState) Clone() framework.StateData { return s }
 
 // PreFilter counts, over the snapshot, the domains that the pod's
-// required terms and the existing pods' anti-affinity terms touch.
+// required terms and the existing pods' anti-affinity terms touch; Skip
+// when there is nothing to check.
 func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
 	pi := state.PodInfoFor(pod)
 	if pi.ParseErr != nil {
@@ -63,6 +64,9 @@ func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState
 		}
 	}
 	state.Write(affinityKey, s)
+	if len(s.existingAnti) == 0 && len(pi.RequiredAffinity)+len(pi.RequiredAntiAffinity) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
 	return nil
 }
 

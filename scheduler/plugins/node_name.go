@@ -62,9 +62,13 @@ func (p podPorts) Clone() framework.StateData { return p }
 // Name implements framework.Plugin.
 func (NodePorts) Name() string { return NameNodePorts }
 
-// PreFilter collects the pod's host ports.
+// PreFilter collects the pod's host ports; Skip when it has none.
 func (NodePorts) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
-	state.Write(portsKey, podPorts(framework.PodHostPorts(pod)))
+	ports := framework.PodHostPorts(pod)
+	if len(ports) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	state.Write(portsKey, podPorts(ports))
 	return nil
 }
 

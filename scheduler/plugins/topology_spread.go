@@ -116,7 +116,7 @@ func hasAllKeys(n *core.Node, cs []Constraint) bool {
 	return true
 }
 
-// PreFilter counts the DoNotSchedule constraints.
+// PreFilter counts the DoNotSchedule constraints; Skip when there are none.
 func (PodTopologySpread) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
 	cs, err := ParseConstraints(pod, core.DoNotSchedule)
 	if err != nil {
@@ -124,7 +124,7 @@ func (PodTopologySpread) PreFilter(_ context.Context, state *framework.CycleStat
 	}
 	if len(cs) == 0 {
 		state.Write(spreadKey, (*SpreadCounts)(nil))
-		return nil
+		return framework.NewStatus(framework.Skip)
 	}
 	var nodes []*framework.NodeInfo
 	if snap := state.Snapshot(); snap != nil {
