@@ -1,0 +1,304 @@
+package nodelifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/orkit/orkit/api/coordination"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// Defaults of Options.
+const (
+	DefaultGracePeriod       = 40 * time.Second
+	DefaultTolerationSeconds = 300 * time.Second
+	DefaultMonitorPeriod     = 5 * time.Second
+)
+
+// Options configure the node lifecycle controller; the zero value means
+// Kubernetes' defaults.
+type Options struct {
+	// GracePeriod is how old a node's last heartbeat (Lease renewal or
+	// Ready condition) may get before the node counts as unreachable;
+	// default 40 s.
+	GracePeriod time.Duration
+	// DefaultTolerationSeconds is how long a pod with no toleration for
+	// the not-ready or unreachable taint stays on such a node; default
+	// 300 s.
+	DefaultTolerationSeconds time.Duration
+	// MonitorPeriod is the longest a node goes unchecked; default 5 s.
+	MonitorPeriod time.Duration
+	// Workers is how many nodes are handled at once; default 2.
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Controller is the node lifecycle controller with its taint manager: a
+// *controller.Controller (Run it, or add it to its Manager) reconciling
+// nodes. It reads the manager's informers of Nodes, node Leases and Pods
+// and writes node status, node taints and pod deletions through the
+// manager's client. Safe for concurrent use.
+type Controller struct {
+	*controller.Controller
+	opts   Options
+	client *client.Client
+	nodes  informer.Lister[*core.Node]
+	leases informer.Lister[*coordination.Lease]
+	pods   *informer.Indexer[*core.Pod]
+	log    *slog.Logger
+}
+
+var _ controller.Reconciler = (*Controller)(nil)
+
+// podsByNode indexes pods by spec.nodeName.
+const podsByNode = "nodelifecycle-spec.nodeName"
+
+// New returns the controller over m's informers and client; add it to m
+// (m.Add) or Run it while m runs.
+func New(m *controller.Manager, opts Options) (*Controller, error) {
+	if opts.GracePeriod <= 0 {
+		opts.GracePeriod = DefaultGracePeriod
+	}
+	if opts.DefaultTolerationSeconds < 0 {
+		return nil, fmt.Errorf("%w: negative DefaultTolerationSeconds", ErrInvalidOptions)
+	}
+	if opts.DefaultTolerationSeconds == 0 {
+		opts.DefaultTolerationSeconds = DefaultTolerationSeconds
+	}
+	if opts.MonitorPeriod <= 0 {
+		opts.MonitorPeriod = DefaultMonitorPeriod
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	nodeInf, err := controller.InformerFor[core.Node](m, "")
+	if err != nil {
+		return nil, err
+	}
+	leaseInf, err := controller.InformerFor[coordination.Lease](m, core.NamespaceNodeLease)
+	if err != nil {
+		return nil, err
+	}
+	podInf, err := controller.InformerFor[core.Pod](m, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := podInf.Indexer().AddIndexers(informer.Indexers[*core.Pod]{podsByNode: informer.IndexPodsByNodeName}); err != nil {
+		return nil, err
+	}
+	c := &Controller{opts: opts, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
+		pods: podInf.Indexer(), log: opts.Logger.With("controller", "nodelifecycle")}
+	ctrl, err := controller.New("nodelifecycle", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	controller.WatchObjects(ctrl, nodeInf)
+	controller.Watch(ctrl, leaseInf, func(l *coordination.Lease) []controller.Request { return []controller.Request{{Name: l.Name}} })
+	controller.Watch(ctrl, podInf, func(p *core.Pod) []controller.Request {
+		if p.Spec.NodeName == "" {
+			return nil
+		}
+		return []controller.Request{{Name: p.Spec.NodeName}}
+	})
+	c.Controller = ctrl
+	return c, nil
+}
+
+// Reconcile checks the heartbeat of the node named by req, sets its
+// Ready condition and taints, evicts pods whose toleration ran out, and
+// asks to be called again when the next of these is due.
+func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	node, err := c.nodes.Get("", req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	now := c.opts.Now()
+	last := c.lastHeartbeat(node)
+	expires := last.Add(c.opts.GracePeriod)
+	next := c.opts.MonitorPeriod
+	if now.After(expires) {
+		if err := c.markUnreachable(ctx, node, now); err != nil {
+			return controller.Result{}, err
+		}
+	} else {
+		next = min(next, expires.Sub(now)+10*time.Millisecond)
+		if err := c.syncReadyTaints(ctx, node, now); err != nil {
+			return controller.Result{}, err
+		}
+	}
+	if d, err := c.evict(ctx, node, now); err != nil {
+		return controller.Result{}, err
+	} else if d > 0 {
+		next = min(next, d)
+	}
+	return controller.Result{RequeueAfter: next}, nil
+}
+
+// lastHeartbeat is the newest sign of life of node: its Lease's renewal,
+// its Ready condition's heartbeat, or else its creation.
+func (c *Controller) lastHeartbeat(node *core.Node) time.Time {
+	last := node.CreationTimestamp.Time
+	if _, cond := core.GetNodeCondition(&node.Status, core.NodeReady); cond != nil && cond.LastHeartbeatTime.After(last) {
+		last = cond.LastHeartbeatTime.Time
+	}
+	if l, err := c.leases.Get(core.NamespaceNodeLease, node.Name); err == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(last) {
+		last = l.Spec.RenewTime.Time
+	}
+	return last
+}
+
+// markUnreachable sets the node's Ready (and pressure) conditions to
+// Unknown and taints it unreachable:NoExecute, replacing not-ready.
+func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now time.Time) error {
+	if !isUnknown(node) {
+		next := meta.DeepCopy(node)
+		setUnknown(&next.Status, now)
+		if _, err := client.For[core.Node](c.client, "").UpdateStatus(ctx, next); err != nil {
+			return ignoreNotFound(fmt.Errorf("mark node %s Ready=Unknown: %w", node.Name, err))
+		}
+		c.log.Warn("node stopped posting status; Ready=Unknown", "node", node.Name, "gracePeriod", c.opts.GracePeriod)
+	}
+	return c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady)
+}
+
+// syncReadyTaints keeps the NoExecute taint that matches a node with a
+// fresh heartbeat: not-ready when Ready is False, none when it is True.
+func (c *Controller) syncReadyTaints(ctx context.Context, node *core.Node, now time.Time) error {
+	_, cond := core.GetNodeCondition(&node.Status, core.NodeReady)
+	switch {
+	case cond == nil || cond.Status == meta.ConditionUnknown:
+		return nil // fresh heartbeat, no verdict yet: leave the taints as they are
+	case cond.Status == meta.ConditionFalse:
+		return c.setTaints(ctx, node.Name, now, core.TaintNodeNotReady, core.TaintNodeUnreachable)
+	default:
+		return c.setTaints(ctx, node.Name, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
+	}
+}
+
+// setTaints makes the node carry the NoExecute taint add (none when
+// empty) and none of remove, retrying on conflicts.
+func (c *Controller) setTaints(ctx context.Context, name string, now time.Time, add string, remove ...string) error {
+	res := client.For[core.Node](c.client, "")
+	for attempt := 0; ; attempt++ {
+		node, err := res.Get(ctx, name)
+		if err != nil {
+			return ignoreNotFound(fmt.Errorf("get node %s: %w", name, err))
+		}
+		taints, changed := withTaints(node.Spec.Taints, now, add, remove)
+		if !changed {
+			return nil
+		}
+		node.Spec.Taints = taints
+		_, err = res.Update(ctx, node)
+		if err == nil {
+			c.log.Info("node taints changed", "node", name, "added", add, "removed", remove)
+			return nil
+		}
+		if !apierrors.IsConflict(err) || attempt == 4 {
+			return ignoreNotFound(fmt.Errorf("taint node %s: %w", name, err))
+		}
+	}
+}
+
+// withTaints returns taints with the NoExecute taint key add (when not
+// empty and missing) and without the NoExecute taints keyed in remove.
+func withTaints(taints []core.Taint, now time.Time, add string, remove []string) ([]core.Taint, bool) {
+	out := slices.DeleteFunc(slices.Clone(taints), func(t core.Taint) bool {
+		return t.Effect == core.TaintEffectNoExecute && slices.Contains(remove, t.Key) && t.Key != add
+	})
+	changed := len(out) != len(taints)
+	if add != "" && !slices.ContainsFunc(out, func(t core.Taint) bool { return t.Key == add && t.Effect == core.TaintEffectNoExecute }) {
+		ts := meta.NewTime(now)
+		out = append(out, core.Taint{Key: add, Effect: core.TaintEffectNoExecute, TimeAdded: &ts})
+		changed = true
+	}
+	return out, changed
+}
+
+// evict deletes the node's pods whose toleration of its NoExecute taints
+// has run out, and returns how long until the next one does (0: none).
+func (c *Controller) evict(ctx context.Context, node *core.Node, now time.Time) (time.Duration, error) {
+	pods, err := c.pods.ByIndex(podsByNode, node.Name)
+	if err != nil {
+		return 0, err
+	}
+	var next time.Duration
+	var errs []error
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		at, ok := EvictionTime(p, node.Spec.Taints, c.opts.DefaultTolerationSeconds, now)
+		if !ok {
+			continue
+		}
+		if wait := at.Sub(now); wait > 0 {
+			if next == 0 || wait < next {
+				next = wait
+			}
+			continue
+		}
+		uid := p.UID
+		err := client.For[core.Pod](c.client, p.Namespace).Delete(ctx, p.Name, &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("evict pod %s/%s: %w", p.Namespace, p.Name, err))
+			continue
+		}
+		c.log.Info("evicted pod from tainted node", "pod", p.Namespace+"/"+p.Name, "node", node.Name)
+	}
+	return next, errors.Join(errs...)
+}
+
+var unknownConditions = []core.NodeConditionType{core.NodeReady, core.NodeMemoryPressure, core.NodeDiskPressure, core.NodePIDPressure}
+
+func isUnknown(node *core.Node) bool {
+	_, cond := core.GetNodeCondition(&node.Status, core.NodeReady)
+	return cond != nil && cond.Status == meta.ConditionUnknown && cond.Reason == "NodeStatusUnknown"
+}
+
+// setUnknown marks Ready and the pressure conditions Unknown, adding
+// Ready when the node never reported it.
+func setUnknown(st *core.NodeStatus, now time.Time) {
+	t := meta.NewTime(now)
+	if _, cond := core.GetNodeCondition(st, core.NodeReady); cond == nil {
+		st.Conditions = append(st.Conditions, core.NodeCondition{Type: core.NodeReady})
+	}
+	for i := range st.Conditions {
+		cond := &st.Conditions[i]
+		if !slices.Contains(unknownConditions, cond.Type) {
+			continue
+		}
+		if cond.Status != meta.ConditionUnknown {
+			cond.LastTransitionTime = t
+		}
+		cond.Status, cond.Reason, cond.Message = meta.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+	}
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

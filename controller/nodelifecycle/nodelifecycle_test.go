@@ -1,0 +1,224 @@
+package nodelifecycle
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/internal/testnode"
+)
+
+func i64(v int64) *int64 { return &v }
+
+func TestEvictionTime(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	added := meta.NewTime(now.Add(-10 * time.Second))
+	unreachable := core.Taint{Key: core.TaintNodeUnreachable, Effect: core.TaintEffectNoExecute, TimeAdded: &added}
+	custom := core.Taint{Key: "maintenance", Effect: core.TaintEffectNoExecute, TimeAdded: &added}
+	noSchedule := core.Taint{Key: "dedicated", Effect: core.TaintEffectNoSchedule}
+	pod := func(tol ...core.Toleration) *core.Pod { return &core.Pod{Spec: core.PodSpec{Tolerations: tol}} }
+	tests := []struct {
+		name   string
+		pod    *core.Pod
+		taints []core.Taint
+		want   time.Duration // after the taint was added
+		evict  bool
+	}{
+		{"no taints", pod(), nil, 0, false},
+		{"NoSchedule only", pod(), []core.Taint{noSchedule}, 0, false},
+		{"unreachable, no toleration: default", pod(), []core.Taint{unreachable}, 300 * time.Second, true},
+		{"custom taint, no toleration: at once", pod(), []core.Taint{custom}, 0, true},
+		{"toleration with seconds", pod(core.Toleration{Key: core.TaintNodeUnreachable, Operator: core.TolerationOpExists,
+			Effect: core.TaintEffectNoExecute, TolerationSeconds: i64(30)}), []core.Taint{unreachable}, 30 * time.Second, true},
+		{"smallest of two tolerations", pod(
+			core.Toleration{Operator: core.TolerationOpExists, TolerationSeconds: i64(60)},
+			core.Toleration{Key: core.TaintNodeUnreachable, Operator: core.TolerationOpExists, TolerationSeconds: i64(5)}),
+			[]core.Taint{unreachable}, 5 * time.Second, true},
+		{"toleration forever", pod(core.Toleration{Key: core.TaintNodeUnreachable, Operator: core.TolerationOpExists}),
+			[]core.Taint{unreachable}, 0, false},
+		{"negative seconds count as zero", pod(core.Toleration{Operator: core.TolerationOpExists, TolerationSeconds: i64(-5)}),
+			[]core.Taint{unreachable}, 0, true},
+		{"earliest of two taints", pod(), []core.Taint{unreachable, custom}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at, ok := EvictionTime(tt.pod, tt.taints, DefaultTolerationSeconds, now)
+			require.Equal(t, tt.evict, ok)
+			if ok {
+				assert.Equal(t, added.Add(tt.want), at)
+			}
+		})
+	}
+}
+
+func TestWithTaints(t *testing.T) {
+	now := time.Now()
+	nr := core.Taint{Key: core.TaintNodeNotReady, Effect: core.TaintEffectNoExecute}
+	other := core.Taint{Key: "x", Effect: core.TaintEffectNoSchedule}
+	out, changed := withTaints([]core.Taint{nr, other}, now, core.TaintNodeUnreachable, []string{core.TaintNodeNotReady})
+	require.True(t, changed)
+	require.Len(t, out, 2)
+	assert.Equal(t, other, out[0])
+	assert.Equal(t, core.TaintNodeUnreachable, out[1].Key)
+	_, changed = withTaints(out, now, core.TaintNodeUnreachable, []string{core.TaintNodeNotReady})
+	assert.False(t, changed, "idempotent")
+	out, changed = withTaints(out, now, "", []string{core.TaintNodeUnreachable})
+	assert.True(t, changed)
+	assert.Equal(t, []core.Taint{other}, out)
+}
+
+// agent runs a testnode agent that the test can stop (its node then
+// stops heartbeating).
+func agent(t *testing.T, c *client.Client, prefix string) (stop func()) {
+	t.Helper()
+	a, err := testnode.New(c, testnode.Options{Nodes: 1, NamePrefix: prefix, Bind: true,
+		HeartbeatInterval: 200 * time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Run(ctx) }()
+	<-a.Ready()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return stop
+}
+
+// TestEvictionAndReplacement stops the heartbeats of the node holding
+// most of a ReplicaSet's pods and checks that the node turns Unknown and
+// tainted, that its pods are evicted after the toleration and replaced
+// on the other node, and that a pod tolerating the taint stays.
+func TestEvictionAndReplacement(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	admin := cl.Client(t, cl.AdminKubeconfig)
+	ctx := context.Background()
+	stops := map[string]func(){"a-0": agent(t, admin, "a-"), "b-0": agent(t, admin, "b-")}
+
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	nl, err := New(m, Options{GracePeriod: 2 * time.Second, DefaultTolerationSeconds: time.Second,
+		MonitorPeriod: 500 * time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(nl))
+	rs, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(rs))
+	testnode.RunManager(t, m)
+
+	labels := map[string]string{"app": "web"}
+	replicas := int32(4)
+	_, err = client.For[apps.ReplicaSet](admin, "default").Create(ctx, &apps.ReplicaSet{
+		ObjectMeta: meta.ObjectMeta{Name: "web"},
+		Spec: apps.ReplicaSetSpec{Replicas: &replicas, Selector: &meta.LabelSelector{MatchLabels: labels},
+			Template: core.PodTemplateSpec{ObjectMeta: meta.ObjectMeta{Labels: labels},
+				Spec: core.PodSpec{Containers: []core.Container{{Name: "web", Image: "orkit.local/hello:v1"}}}}},
+	})
+	require.NoError(t, err)
+	running := func() map[string]int {
+		l, err := client.For[core.Pod](admin, "default").List(ctx, client.ListOptions{LabelSelector: "app=web"})
+		require.NoError(t, err)
+		out := map[string]int{}
+		for _, p := range l.Items {
+			if p.DeletionTimestamp == nil && p.Status.Phase == core.PodRunning && core.IsPodReady(&p) {
+				out[p.Spec.NodeName]++
+			}
+		}
+		return out
+	}
+	testnode.Eventually(t, 30*time.Second, func() bool { r := running(); return r["a-0"]+r["b-0"] == 4 }, "four running pods")
+	doomed, survivor := "a-0", "b-0"
+	if r := running(); r["b-0"] > r["a-0"] {
+		doomed, survivor = survivor, doomed
+	}
+	tolerant, err := client.For[core.Pod](admin, "default").Create(ctx, &core.Pod{
+		ObjectMeta: meta.ObjectMeta{Name: "tolerant"},
+		Spec: core.PodSpec{NodeName: doomed, Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}},
+			Tolerations: []core.Toleration{{Key: core.TaintNodeUnreachable, Operator: core.TolerationOpExists, Effect: core.TaintEffectNoExecute}}},
+	})
+	require.NoError(t, err)
+
+	stops[doomed]()
+	testnode.Eventually(t, 20*time.Second, func() bool {
+		n, err := client.For[core.Node](admin, "").Get(ctx, doomed)
+		require.NoError(t, err)
+		_, ready := core.GetNodeCondition(&n.Status, core.NodeReady)
+		tainted := false
+		for _, tt := range n.Spec.Taints {
+			tainted = tainted || (tt.Key == core.TaintNodeUnreachable && tt.Effect == core.TaintEffectNoExecute)
+		}
+		return ready != nil && ready.Status == meta.ConditionUnknown && tainted
+	}, "node %s Ready=Unknown and tainted unreachable", doomed)
+	testnode.Eventually(t, 20*time.Second, func() bool { r := running(); return r[survivor] == 4 && r[doomed] == 0 },
+		"pods evicted from %s and replaced on %s", doomed, survivor)
+
+	p, err := client.For[core.Pod](admin, "default").Get(ctx, tolerant.Name)
+	require.NoError(t, err)
+	assert.Nil(t, p.DeletionTimestamp, "a pod tolerating the taint forever stays")
+	n, err := client.For[core.Node](admin, "").Get(ctx, survivor)
+	require.NoError(t, err)
+	assert.Empty(t, n.Spec.Taints, "the healthy node is not tainted")
+}
+
+func TestPodGC(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	admin := cl.Client(t, cl.AdminKubeconfig)
+	ctx := context.Background()
+	testnode.RunAgent(t, admin, testnode.Options{Nodes: 1, Logger: testnode.QuietLogger()})
+	pods := client.For[core.Pod](admin, "default")
+	mk := func(name, node string, phase core.PodPhase) {
+		p, err := pods.Create(ctx, &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name},
+			Spec: core.PodSpec{NodeName: node, RestartPolicy: core.RestartPolicyNever,
+				Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}})
+		require.NoError(t, err)
+		if phase != "" {
+			p.Status.Phase = phase
+			_, err = pods.UpdateStatus(ctx, p)
+			require.NoError(t, err)
+		}
+	}
+	// Creation timestamps have one-second resolution: the oldest two are
+	// made a second before the rest.
+	mk("old-1", "test-node-0", core.PodSucceeded)
+	mk("old-2", "test-node-0", core.PodFailed)
+	time.Sleep(1100 * time.Millisecond) // timestamps a second apart; this orders creations, it synchronizes nothing
+	mk("new-1", "test-node-0", core.PodSucceeded)
+	mk("new-2", "test-node-0", core.PodFailed)
+	mk("orphan", "ghost", "")
+
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	gc, err := NewPodGC(m, PodGCOptions{TerminatedPodThreshold: 2, Period: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(gc))
+	testnode.RunManager(t, m)
+
+	names := func() []string {
+		l, err := pods.List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		var out []string
+		for _, p := range l.Items {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	testnode.Eventually(t, 20*time.Second, func() bool { return len(names()) == 2 }, "pods collected")
+	assert.ElementsMatch(t, []string{"new-1", "new-2"}, names(), "the oldest terminated pods and the orphan go")
+}
+
+func TestOptions(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.AdminKubeconfig)})
+	require.NoError(t, err)
+	_, err = New(m, Options{DefaultTolerationSeconds: -1})
+	require.ErrorIs(t, err, ErrInvalidOptions)
+	_, err = NewPodGC(m, PodGCOptions{TerminatedPodThreshold: -1})
+	require.ErrorIs(t, err, ErrInvalidOptions)
+}
