@@ -115,12 +115,18 @@ func (k *Kubelet) ensureCgroup(pod *core.Pod, ps *podState) error {
 	return nil
 }
 
+// removeCgroup removes the pod's cgroup under every QoS parent (an
+// orphan's spec, and so its class, is unknown).
 func (k *Kubelet) removeCgroup(pod *core.Pod, ps *podState) error {
 	if k.cgroups == nil {
 		return nil
 	}
-	if err := k.cgroups.remove(PodCgroupName(pod)); err != nil {
-		return fmt.Errorf("%w: pod %s: %w", ErrCgroup, podKey(pod), err)
+	uid := "pod" + string(pod.UID)
+	for _, name := range []string{filepath.Join("kubepods", uid), filepath.Join("kubepods", "burstable", uid),
+		filepath.Join("kubepods", "besteffort", uid)} {
+		if err := k.cgroups.remove(name); err != nil {
+			return fmt.Errorf("%w: pod %s: %w", ErrCgroup, podKey(pod), err)
+		}
 	}
 	ps.cgroupParent = ""
 	return nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -319,6 +320,39 @@ func TestRealKubelet(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(string(b), "\n"), "%q", b)
 		_, err = time.Parse(time.RFC3339Nano, strings.Fields(string(b))[0])
 		assert.NoError(t, err)
+
+		// kubectl logs goes the same way.
+		if path, err := exec.LookPath("kubectl"); err == nil {
+			out, err := exec.Command(path, "--kubeconfig", n.tc.cp.AdminKubeconfig, "logs", "web", "--tail=5").CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), "GET / HTTP/1.1")
+		}
+
+		// The restarted liveness pod has a previous instance.
+		rc, err = n.tc.admin.GetLogs(ctx, "default", "liveness", client.LogOptions{Previous: true})
+		require.NoError(t, err)
+		b, _ = io.ReadAll(rc)
+		rc.Close()
+		assert.Contains(t, string(b), "hello: listening on")
+		assert.Contains(t, string(b), "GET /healthz", "the failing probes reached the previous instance")
+
+		// follow streams lines as they come: a GET to the pod shows up.
+		fctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		rc, err = n.tc.admin.GetLogs(fctx, "default", "web", client.LogOptions{Follow: true, TailLines: 0})
+		require.NoError(t, err)
+		defer rc.Close()
+		web, err := podsAPI.Get(ctx, "web")
+		require.NoError(t, err)
+		_, err = httpGet("http://" + web.Status.PodIP + ":8080/followed")
+		require.NoError(t, err)
+		buf := make([]byte, 4096)
+		var got strings.Builder
+		for !strings.Contains(got.String(), "/followed") {
+			n, err := rc.Read(buf)
+			got.Write(buf[:n])
+			require.NoError(t, err, "stream ended before the line: %q", got.String())
+		}
 	})
 
 	t.Run("kubelet restart leaves containers untouched", func(t *testing.T) {

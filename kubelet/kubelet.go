@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
@@ -88,7 +89,7 @@ func (k *Kubelet) NodeName() string { return k.cfg.NodeName }
 // ctx ends. Containers keep running after Run returns. Run returns ctx's
 // error, or an error if the node cannot be registered.
 func (k *Kubelet) Run(ctx context.Context) error {
-	if err := k.registerNode(ctx); err != nil {
+	if err := k.registerWithRetry(ctx); err != nil {
 		return err
 	}
 	k.mu.Lock()
@@ -126,6 +127,32 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	k.running = false
 	k.mu.Unlock()
 	return ctx.Err()
+}
+
+// registerWithRetry registers the node, retrying with back-off (1 s
+// doubling to 30 s) while the API server cannot be reached; it gives up
+// only when ctx ends, or at once on an error no retry can fix (forbidden,
+// invalid).
+func (k *Kubelet) registerWithRetry(ctx context.Context) error {
+	delay := time.Second
+	for {
+		err := k.registerNode(ctx)
+		if err == nil {
+			return nil
+		}
+		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsUnauthorized(err) {
+			return err
+		}
+		k.cfg.Logger.Warn("register node, retrying", "err", err, "in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("register node %q: %w (last error: %w)", k.cfg.NodeName, ctx.Err(), err)
+		case <-t.C:
+		}
+		delay = min(delay*2, 30*time.Second)
+	}
 }
 
 func (k *Kubelet) goRun(f func()) {
