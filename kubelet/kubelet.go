@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
