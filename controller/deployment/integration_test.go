@@ -85,6 +85,7 @@ type podWatch struct {
 	violations []string
 	maxSeen    int
 	minReady   int
+	onEvent    func(map[string]*core.Pod) // under mu
 }
 
 func watchPods(t *testing.T, c *client.Client, app string, maxPods, minReady int) (*podWatch, func()) {
@@ -121,6 +122,9 @@ func watchPods(t *testing.T, c *client.Client, app string, maxPods, minReady int
 				}
 			}
 			w.maxSeen, w.minReady = max(w.maxSeen, live), min(w.minReady, ready)
+			if w.onEvent != nil {
+				w.onEvent(w.pods)
+			}
 			if live > maxPods || ready < minReady {
 				w.violations = append(w.violations, fmt.Sprintf("%s %s: %d pods, %d ready", ev.Type, ev.Object.Name, live, ready))
 			}

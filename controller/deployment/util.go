@@ -85,7 +85,9 @@ func podCount(rs *apps.ReplicaSet) int32 { return max(rsReplicas(rs), rs.Status.
 // availableCount is a lower bound on rs's available pods: its status,
 // but never more than its spec (a scale-down the status does not show
 // yet is counted as done).
-func availableCount(rs *apps.ReplicaSet) int32 { return min(rs.Status.AvailableReplicas, rsReplicas(rs)) }
+func availableCount(rs *apps.ReplicaSet) int32 {
+	return min(rs.Status.AvailableReplicas, rsReplicas(rs))
+}
 
 func sum(rss []*apps.ReplicaSet, f func(*apps.ReplicaSet) int32) int32 {
 	var n int32

@@ -3,12 +3,12 @@ package testnode
 import (
 	"context"
 	"fmt"
-	"time"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
