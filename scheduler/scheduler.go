@@ -38,7 +38,7 @@ type Config struct {
 	// AssumeTTL is how long an assumed pod whose binding was sent may go
 	// unconfirmed by the informer before it is dropped; default 30 s.
 	AssumeTTL time.Duration
-	// BindWorkers is the number of bindings in flight at once; default 16.
+	// BindWorkers is the number of bindings in flight at once; default 64.
 	BindWorkers int
 	// DisablePreemption turns the preemption PostFilter off. Otherwise a
 	// profile without a PostFilter gets the built-in Preemption.
@@ -143,7 +143,7 @@ func (cfg *Config) fill() {
 		cfg.AssumeTTL = 30 * time.Second
 	}
 	if cfg.BindWorkers <= 0 {
-		cfg.BindWorkers = 16
+		cfg.BindWorkers = 64
 	}
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = 4096
