@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/orkit/orkit/api/core"
-	"github.com/orkit/orkit/cri"
 )
 
 // cpuManager is the static CPU manager policy: containers of Guaranteed
@@ -155,5 +154,3 @@ func parseCPUList(s string) []int {
 	}
 	return out
 }
-
-var _ = cri.LinuxContainerResources{}

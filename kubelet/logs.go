@@ -97,6 +97,7 @@ type flushWriter struct {
 	f http.Flusher
 }
 
+// Write writes p and flushes it to the client at once (for follow).
 func (f flushWriter) Write(p []byte) (int, error) {
 	n, err := f.w.Write(p)
 	if f.f != nil {

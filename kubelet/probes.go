@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"time"
 
@@ -29,8 +28,12 @@ type Prober interface {
 // netProber is the real Prober.
 type netProber struct{}
 
-var _ Prober = netProber{}
+var (
+	_ Prober = netProber{}
+	_ Prober = alwaysProber{}
+)
 
+// HTTPGet implements Prober over net/http, without verifying certificates.
 func (netProber) HTTPGet(ctx context.Context, url string, headers http.Header, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -61,6 +64,7 @@ func (netProber) HTTPGet(ctx context.Context, url string, headers http.Header, t
 	return nil
 }
 
+// TCP implements Prober with a plain dial.
 func (netProber) TCP(ctx context.Context, addr string, timeout time.Duration) error {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -73,8 +77,11 @@ func (netProber) TCP(ctx context.Context, addr string, timeout time.Duration) er
 // alwaysProber succeeds at once: simulated nodes have no pod network.
 type alwaysProber struct{}
 
+// HTTPGet implements Prober: always healthy.
 func (alwaysProber) HTTPGet(context.Context, string, http.Header, time.Duration) error { return nil }
-func (alwaysProber) TCP(context.Context, string, time.Duration) error                  { return nil }
+
+// TCP implements Prober: always healthy.
+func (alwaysProber) TCP(context.Context, string, time.Duration) error { return nil }
 
 // probeKind names a container probe.
 type probeKind int
@@ -85,6 +92,7 @@ const (
 	probeReadiness
 )
 
+// String names the probe as Kubernetes' events do.
 func (p probeKind) String() string {
 	return [...]string{"Startup", "Liveness", "Readiness"}[p]
 }
@@ -313,5 +321,3 @@ func resolvePort(p meta.IntOrString, c *core.Container) (int, error) {
 	}
 	return 0, fmt.Errorf("%w: port %q not found in container %s", ErrProbe, p.StrVal, c.Name)
 }
-
-var _ = netip.Addr{}

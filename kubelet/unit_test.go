@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -460,5 +459,3 @@ func TestLogEndpointOnlyForAPIServer(t *testing.T) {
 	k.serveHTTP(w, r)
 	assert.Equal(t, http.StatusBadRequest, w.Code)
 }
-
-var _ = context.Background
