@@ -26,7 +26,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		c := simcluster.Start(b)
 		ctx := context.Background()
 		require.NoError(b, simcluster.CreateNodes(ctx, c.Admin, benchNodes(numNodes), 32))
-		s, err := scheduler.New(scheduler.Config{Client: c.Scheduler, Logger: quiet(), })
+		s, err := scheduler.New(scheduler.Config{Client: c.Scheduler, Logger: quiet()})
 		require.NoError(b, err)
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)

@@ -98,7 +98,7 @@ func TestIntegrationUnschedulable(t *testing.T) {
 	tainted.Spec.Taints = []core.Taint{{Key: "k", Value: "v", Effect: core.TaintEffectNoSchedule}}
 	nodes := []*core.Node{simcluster.Node("small-1", "z", "1", "1Gi"), simcluster.Node("small-2", "z", "1", "1Gi"), tainted}
 	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, nodes, 2))
-	startScheduler(t, c, scheduler.Config{DisablePreemption: true})
+	s := startScheduler(t, c, scheduler.Config{DisablePreemption: true})
 	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{simcluster.Pod("big", "2", "")}, 1))
 	var p *core.Pod
 	waitFor(t, 20*time.Second, "PodScheduled=False", func() bool {
@@ -110,6 +110,12 @@ func TestIntegrationUnschedulable(t *testing.T) {
 	})
 	_, cond := core.GetPodCondition(&p.Status, core.PodScheduled)
 	assert.Equal(t, core.PodReasonUnschedulable, cond.Reason)
+	// Parked, not retried in a loop: nothing in the active or backoff queue.
+	waitFor(t, 10*time.Second, "pod parked", func() bool {
+		a, b, u := s.Queue().Len()
+		return a == 0 && b == 0 && u == 1
+	})
+	attempts := s.Stats().Attempts
 	assert.Equal(t, "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu.", cond.Message)
 
 	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("big-node", "z", "4", "4Gi")}, 1))
@@ -117,6 +123,7 @@ func TestIntegrationUnschedulable(t *testing.T) {
 		p, err := getPod(t, c.Admin, "big")
 		return err == nil && p.Spec.NodeName == "big-node"
 	})
+	assert.LessOrEqual(t, s.Stats().Attempts, attempts+2, "the node event woke it, not a loop")
 }
 
 // TestIntegrationPriorityClass resolves priorityClassName through the
