@@ -213,18 +213,27 @@ func (s *Scheduler) Stats() Stats {
 // when ctx ended, or the error that stopped it.
 func (s *Scheduler) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	goRun := func(f func()) {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
-	defer wg.Wait()
 	regs := s.addHandlers()
-	goRun(func() { _ = s.pods.Run(ctx) })
-	goRun(func() { _ = s.nodes.Run(ctx) })
+	runInformer := func(name string, run func(context.Context) error) {
+		goRun(func() {
+			if err := run(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("scheduler: informer stopped", "resource", name, "err", err)
+			}
+		})
+	}
+	runInformer("pods", s.pods.Run)
+	runInformer("nodes", s.nodes.Run)
 	if s.classes != nil {
-		goRun(func() { _ = s.classes.Run(ctx) })
+		runInformer("priorityclasses", s.classes.Run)
 	}
 	if !informer.WaitForCacheSync(ctx, regs...) {
 		return nil

@@ -52,7 +52,10 @@ func (c *CycleState) PodInfoFor(pod *core.Pod) *PodInfo {
 func (c *CycleState) SetSnapshot(s *Snapshot) { c.snapshot = s }
 
 // Snapshot returns the snapshot of the cycle (nil if none was set).
-// Plugins read it in PreFilter and PreScore to count pods cluster-wide.
+// Plugins read it in PreFilter, Filter, PreScore, Score, PostFilter and
+// Reserve to count pods cluster-wide. It is valid only until the cycle
+// ends: Permit's wait and Bind run beside the next cycle, which updates
+// the snapshot, so plugins must not read it there.
 func (c *CycleState) Snapshot() *Snapshot { return c.snapshot }
 
 // NewCycleState returns an empty state.
