@@ -1,0 +1,161 @@
+package volumebinding
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+// syncClaim binds an unbound claim, or finishes a binding half done.
+func (c *Controller) syncClaim(ctx context.Context, pvc *core.PersistentVolumeClaim) error {
+	if pvc.Spec.VolumeName != "" {
+		return c.syncBoundClaim(ctx, pvc)
+	}
+	pv := FindVolume(c.volumes.List(nil), pvc)
+	if pv == nil {
+		if c.opts.LocalStorageClass != "" && classOf(pvc) == c.opts.LocalStorageClass {
+			return c.provision(ctx, pvc)
+		}
+		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil)
+	}
+	return c.bind(ctx, pv, pvc)
+}
+
+// syncBoundClaim handles a claim that names its volume: it completes the
+// volume's side when the volume is free or pre-bound to it, marks the
+// claim Bound, or Lost when the volume is gone or taken.
+func (c *Controller) syncBoundClaim(ctx context.Context, pvc *core.PersistentVolumeClaim) error {
+	pv, err := client.For[core.PersistentVolume](c.client, "").Get(ctx, pvc.Spec.VolumeName)
+	switch {
+	case apierrors.IsNotFound(err):
+		return c.setClaimPhase(ctx, pvc, core.ClaimLost, nil)
+	case err != nil:
+		return fmt.Errorf("get volume %s: %w", pvc.Spec.VolumeName, err)
+	case pv.Spec.ClaimRef == nil || (claimedBy(pv, pvc) && pv.Spec.ClaimRef.UID == ""):
+		return c.bind(ctx, pv, pvc)
+	case claimedBy(pv, pvc):
+		return c.setClaimPhase(ctx, pvc, core.ClaimBound, pv)
+	}
+	return c.setClaimPhase(ctx, pvc, core.ClaimLost, nil)
+}
+
+// bind writes the binding in Kubernetes' order: the volume's claimRef and
+// phase first (its resourceVersion makes a second binder fail), then the
+// claim's volumeName and phase.
+func (c *Controller) bind(ctx context.Context, pv *core.PersistentVolume, pvc *core.PersistentVolumeClaim) error {
+	pvs := client.For[core.PersistentVolume](c.client, "")
+	if !claimedBy(pv, pvc) || pv.Spec.ClaimRef.UID == "" {
+		next := meta.DeepCopy(pv)
+		next.Spec.ClaimRef = &core.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+			Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion}
+		if next.Annotations == nil {
+			next.Annotations = map[string]string{}
+		}
+		next.Annotations[AnnBoundByController] = "yes"
+		updated, err := pvs.Update(ctx, next)
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return fmt.Errorf("bind volume %s to %s/%s: %w (retrying with fresh state)", pv.Name, pvc.Namespace, pvc.Name, err)
+		}
+		if err != nil {
+			return fmt.Errorf("bind volume %s to %s/%s: %w", pv.Name, pvc.Namespace, pvc.Name, err)
+		}
+		pv = updated
+	}
+	pv, err := c.setVolumePhase(ctx, pv, core.VolumeBound, "")
+	if err != nil {
+		return err
+	}
+	if pvc.Spec.VolumeName != pv.Name || pvc.Annotations[AnnBindCompleted] != "yes" {
+		next := meta.DeepCopy(pvc)
+		next.Spec.VolumeName = pv.Name
+		if next.Annotations == nil {
+			next.Annotations = map[string]string{}
+		}
+		next.Annotations[AnnBindCompleted] = "yes"
+		next.Annotations[AnnBoundByController] = "yes"
+		updated, err := client.For[core.PersistentVolumeClaim](c.client, pvc.Namespace).Update(ctx, next)
+		if err != nil {
+			return fmt.Errorf("bind claim %s/%s to %s: %w", pvc.Namespace, pvc.Name, pv.Name, err)
+		}
+		pvc = updated
+	}
+	c.log.Info("bound claim", "claim", pvc.Namespace+"/"+pvc.Name, "volume", pv.Name)
+	return c.setClaimPhase(ctx, pvc, core.ClaimBound, pv)
+}
+
+// setClaimPhase writes the claim's phase (and, when Bound, the volume's
+// capacity and access modes) when they changed.
+func (c *Controller) setClaimPhase(ctx context.Context, pvc *core.PersistentVolumeClaim, phase core.PersistentVolumeClaimPhase, pv *core.PersistentVolume) error {
+	st := core.PersistentVolumeClaimStatus{Phase: phase, Conditions: pvc.Status.Conditions, AllocatedResources: pvc.Status.AllocatedResources}
+	if pv != nil {
+		st.Capacity, st.AccessModes = pv.Spec.Capacity, pv.Spec.AccessModes
+	}
+	if sameClaimStatus(&pvc.Status, &st) {
+		return nil
+	}
+	next := meta.DeepCopy(pvc)
+	next.Status = st
+	_, err := client.For[core.PersistentVolumeClaim](c.client, pvc.Namespace).UpdateStatus(ctx, next)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set claim %s/%s %s: %w", pvc.Namespace, pvc.Name, phase, err)
+	}
+	return nil
+}
+
+func sameClaimStatus(a, b *core.PersistentVolumeClaimStatus) bool {
+	if a.Phase != b.Phase || len(a.AccessModes) != len(b.AccessModes) || len(a.Capacity) != len(b.Capacity) {
+		return false
+	}
+	for i := range a.AccessModes {
+		if a.AccessModes[i] != b.AccessModes[i] {
+			return false
+		}
+	}
+	for k, v := range a.Capacity {
+		if w, ok := b.Capacity[k]; !ok || v.Cmp(w) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// provision makes a directory for the claim under LocalDir and a hostPath
+// volume of the claim's size and access modes, pre-bound to the claim
+// and reclaimed with Delete. The volume's event brings the claim back to
+// be bound.
+func (c *Controller) provision(ctx context.Context, pvc *core.PersistentVolumeClaim) error {
+	name := "pvc-" + string(pvc.UID)
+	dir := filepath.Join(c.opts.LocalDir, name)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil { // any container user may write, as local-path does
+		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	dirOrCreate := core.HostPathType("DirectoryOrCreate")
+	size := pvc.Spec.Resources.Requests[core.ResourceStorage]
+	pv := &core.PersistentVolume{
+		ObjectMeta: meta.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: ProvisionerName}},
+		Spec: core.PersistentVolumeSpec{
+			Capacity:                      core.ResourceList{core.ResourceStorage: size},
+			PersistentVolumeSource:        core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: dir, Type: &dirOrCreate}},
+			AccessModes:                   pvc.Spec.AccessModes,
+			ClaimRef:                      &core.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
+			PersistentVolumeReclaimPolicy: core.PersistentVolumeReclaimDelete,
+			StorageClassName:              c.opts.LocalStorageClass,
+			VolumeMode:                    pvc.Spec.VolumeMode,
+		},
+	}
+	_, err := client.For[core.PersistentVolume](c.client, "").Create(ctx, pv)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("provision %s/%s: create volume: %w", pvc.Namespace, pvc.Name, err)
+	}
+	c.log.Info("provisioned volume", "claim", pvc.Namespace+"/"+pvc.Name, "volume", name, "path", dir)
+	return nil
+}

@@ -1,0 +1,143 @@
+package volumebinding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// Annotations the controller writes.
+const (
+	// AnnBindCompleted marks a claim whose binding the controller finished.
+	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
+	// AnnBoundByController marks a binding the controller chose.
+	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
+	// AnnProvisionedBy names the provisioner that created a volume.
+	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
+	// ProvisionerName is the value of AnnProvisionedBy on the volumes the
+	// local provisioner creates.
+	ProvisionerName = "orkit.dev/local-path"
+)
+
+// Options configure the controller. The zero value binds claims to
+// existing volumes and provisions nothing.
+type Options struct {
+	// LocalStorageClass is the storage class the local provisioner serves:
+	// a claim of this class that no volume fits gets a new hostPath volume.
+	// Empty disables provisioning.
+	LocalStorageClass string
+	// LocalDir is the absolute directory under which provisioned volumes'
+	// directories are made (one per claim, pvc-<uid>). Required with
+	// LocalStorageClass. It must be a path every node sees the same (a
+	// single-node cluster, a shared mount), as for any hostPath volume.
+	LocalDir string
+	// Workers is how many claims and volumes are handled at once; default 1
+	// (binding decisions are then never made concurrently).
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller binds claims to volumes, provisions local volumes and
+// reclaims released ones: a *controller.Controller (Run it, or add it to
+// its Manager) over the manager's informers of PersistentVolumeClaims
+// and PersistentVolumes, writing through the manager's client. Safe for
+// concurrent use.
+type Controller struct {
+	*controller.Controller
+	opts    Options
+	client  *client.Client
+	claims  informer.Lister[*core.PersistentVolumeClaim]
+	volumes informer.Lister[*core.PersistentVolume]
+	log     *slog.Logger
+}
+
+var _ controller.Reconciler = (*Controller)(nil)
+
+// New returns the controller over m's informers and client; add it to m
+// (m.Add) or Run it while m runs. It fails with ErrInvalidOptions when
+// LocalStorageClass is set without an absolute LocalDir.
+func New(m *controller.Manager, opts Options) (*Controller, error) {
+	if opts.LocalStorageClass != "" && (opts.LocalDir == "" || !filepath.IsAbs(opts.LocalDir)) {
+		return nil, fmt.Errorf("%w: local storage class %q needs an absolute LocalDir, got %q", ErrInvalidOptions, opts.LocalStorageClass, opts.LocalDir)
+	}
+	if opts.LocalDir != "" {
+		opts.LocalDir = filepath.Clean(opts.LocalDir)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	pvcInf, err := controller.InformerFor[core.PersistentVolumeClaim](m, "")
+	if err != nil {
+		return nil, err
+	}
+	pvInf, err := controller.InformerFor[core.PersistentVolume](m, "")
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{opts: opts, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
+		log: opts.Logger.With("controller", "volumebinding")}
+	ctrl, err := controller.New("volumebinding", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	controller.Watch(ctrl, pvcInf, claimRequests)
+	controller.Watch(ctrl, pvInf, c.volumeRequests)
+	c.Controller = ctrl
+	return c, nil
+}
+
+// claimRequests maps a claim to itself and to its volume (which a
+// deleted claim releases).
+func claimRequests(pvc *core.PersistentVolumeClaim) []controller.Request {
+	reqs := []controller.Request{{Namespace: pvc.Namespace, Name: pvc.Name}}
+	if pvc.Spec.VolumeName != "" {
+		reqs = append(reqs, controller.Request{Name: pvc.Spec.VolumeName})
+	}
+	return reqs
+}
+
+// volumeRequests maps a volume to itself and to what it may concern: the
+// claim it names, or, when it is free, every claim still waiting.
+func (c *Controller) volumeRequests(pv *core.PersistentVolume) []controller.Request {
+	reqs := []controller.Request{{Name: pv.Name}}
+	if r := pv.Spec.ClaimRef; r != nil {
+		return append(reqs, controller.Request{Namespace: r.Namespace, Name: r.Name})
+	}
+	for _, pvc := range c.claims.List(nil) {
+		if pvc.Spec.VolumeName == "" && pvc.DeletionTimestamp == nil {
+			reqs = append(reqs, controller.Request{Namespace: pvc.Namespace, Name: pvc.Name})
+		}
+	}
+	return reqs
+}
+
+// Reconcile handles a claim (a request with a namespace) or a volume
+// (without).
+func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	if req.Namespace == "" {
+		pv, err := c.volumes.Get("", req.Name)
+		if errors.Is(err, informer.ErrNotFound) {
+			return controller.Result{}, nil
+		}
+		if err != nil {
+			return controller.Result{}, err
+		}
+		return controller.Result{}, c.syncVolume(ctx, pv)
+	}
+	pvc, err := c.claims.Get(req.Namespace, req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		return controller.Result{}, nil
+	}
+	if err != nil || pvc.DeletionTimestamp != nil {
+		return controller.Result{}, err
+	}
+	return controller.Result{}, c.syncClaim(ctx, pvc)
+}

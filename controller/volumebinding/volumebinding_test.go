@@ -1,0 +1,255 @@
+package volumebinding
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/resource"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/internal/testnode"
+)
+
+func volume(name, class, size string, policy core.PersistentVolumeReclaimPolicy, modes ...core.PersistentVolumeAccessMode) *core.PersistentVolume {
+	if len(modes) == 0 {
+		modes = []core.PersistentVolumeAccessMode{core.ReadWriteOnce}
+	}
+	return &core.PersistentVolume{
+		ObjectMeta: meta.ObjectMeta{Name: name},
+		Spec: core.PersistentVolumeSpec{
+			Capacity:                      core.ResourceList{core.ResourceStorage: resource.MustParse(size)},
+			PersistentVolumeSource:        core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: "/tmp/" + name}},
+			AccessModes:                   modes,
+			PersistentVolumeReclaimPolicy: policy,
+			StorageClassName:              class,
+		},
+	}
+}
+
+func claim(name, class, size string, modes ...core.PersistentVolumeAccessMode) *core.PersistentVolumeClaim {
+	if len(modes) == 0 {
+		modes = []core.PersistentVolumeAccessMode{core.ReadWriteOnce}
+	}
+	pvc := &core.PersistentVolumeClaim{
+		ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default", UID: meta.UID("uid-" + name)},
+		Spec: core.PersistentVolumeClaimSpec{AccessModes: modes,
+			Resources: core.VolumeResourceRequirements{Requests: core.ResourceList{core.ResourceStorage: resource.MustParse(size)}}},
+	}
+	if class != "" {
+		pvc.Spec.StorageClassName = &class
+	}
+	return pvc
+}
+
+func TestFindVolume(t *testing.T) {
+	block := core.PersistentVolumeBlock
+	small := volume("small", "", "1Gi", core.PersistentVolumeReclaimRetain)
+	big := volume("big", "", "10Gi", core.PersistentVolumeReclaimRetain)
+	medium := volume("medium", "", "2Gi", core.PersistentVolumeReclaimRetain, core.ReadWriteOnce, core.ReadWriteMany)
+	fast := volume("fast", "fast", "5Gi", core.PersistentVolumeReclaimRetain)
+	raw := volume("raw", "", "5Gi", core.PersistentVolumeReclaimRetain)
+	raw.Spec.VolumeMode = &block
+	released := volume("released", "", "1Gi", core.PersistentVolumeReclaimRetain)
+	released.Status.Phase = core.VolumeReleased
+	taken := volume("taken", "", "1Gi", core.PersistentVolumeReclaimRetain)
+	taken.Spec.ClaimRef = &core.ObjectReference{Namespace: "default", Name: "other", UID: "x"}
+	prebound := volume("prebound", "", "10Gi", core.PersistentVolumeReclaimRetain)
+	prebound.Spec.ClaimRef = &core.ObjectReference{Namespace: "default", Name: "mine"}
+	labelled := volume("labelled", "", "3Gi", core.PersistentVolumeReclaimRetain)
+	labelled.Labels = map[string]string{"tier": "gold"}
+	all := []*core.PersistentVolume{big, small, medium, fast, raw, released, taken, labelled}
+
+	rwx := claim("c", "", "1Gi", core.ReadWriteMany)
+	rawClaim := claim("c", "", "1Gi")
+	rawClaim.Spec.VolumeMode = &block
+	gold := claim("c", "", "1Gi")
+	gold.Spec.Selector = &meta.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}
+	tests := []struct {
+		name string
+		pvs  []*core.PersistentVolume
+		pvc  *core.PersistentVolumeClaim
+		want string
+	}{
+		{"smallest fit", all, claim("c", "", "500Mi"), "small"},
+		{"capacity", all, claim("c", "", "1500Mi"), "medium"},
+		{"access modes", all, rwx, "medium"},
+		{"storage class", all, claim("c", "fast", "1Gi"), "fast"},
+		{"volume mode", all, rawClaim, "raw"},
+		{"selector", all, gold, "labelled"},
+		{"pre-bound wins over smaller", append([]*core.PersistentVolume{prebound}, all...), claim("mine", "", "1Gi"), "prebound"},
+		{"too big for all", all, claim("c", "", "100Gi"), ""},
+		{"class nobody has", all, claim("c", "slow", "1Gi"), ""},
+		{"released and taken are skipped", []*core.PersistentVolume{released, taken}, claim("c", "", "1Gi"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FindVolume(tt.pvs, tt.pvc)
+			if tt.want == "" {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			assert.Equal(t, tt.want, got.Name)
+		})
+	}
+}
+
+type env struct {
+	c   *client.Client
+	dir string
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	cl := testnode.StartCluster(t)
+	admin := cl.Client(t, cl.AdminKubeconfig)
+	dir := t.TempDir()
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	vb, err := New(m, Options{LocalStorageClass: "local", LocalDir: dir, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(vb))
+	testnode.RunManager(t, m)
+	return &env{c: admin, dir: dir}
+}
+
+func (e *env) createPV(t *testing.T, pv *core.PersistentVolume) {
+	t.Helper()
+	_, err := client.For[core.PersistentVolume](e.c, "").Create(context.Background(), pv)
+	require.NoError(t, err)
+}
+
+func (e *env) createPVC(t *testing.T, pvc *core.PersistentVolumeClaim) {
+	t.Helper()
+	pvc = meta.DeepCopy(pvc)
+	pvc.UID = ""
+	_, err := client.For[core.PersistentVolumeClaim](e.c, "default").Create(context.Background(), pvc)
+	require.NoError(t, err)
+}
+
+func (e *env) pvc(t *testing.T, name string) *core.PersistentVolumeClaim {
+	t.Helper()
+	pvc, err := client.For[core.PersistentVolumeClaim](e.c, "default").Get(context.Background(), name)
+	require.NoError(t, err)
+	return pvc
+}
+
+func (e *env) pv(name string) (*core.PersistentVolume, error) {
+	return client.For[core.PersistentVolume](e.c, "").Get(context.Background(), name)
+}
+
+func (e *env) boundTo(t *testing.T, claimName string) string {
+	t.Helper()
+	var vol string
+	testnode.Eventually(t, 20*time.Second, func() bool {
+		pvc := e.pvc(t, claimName)
+		if pvc.Status.Phase != core.ClaimBound || pvc.Spec.VolumeName == "" {
+			return false
+		}
+		pv, err := e.pv(pvc.Spec.VolumeName)
+		vol = pvc.Spec.VolumeName
+		return err == nil && pv.Status.Phase == core.VolumeBound && pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.UID == pvc.UID
+	}, "claim %s bound", claimName)
+	return vol
+}
+
+func (e *env) deletePVC(t *testing.T, name string) {
+	t.Helper()
+	require.NoError(t, client.For[core.PersistentVolumeClaim](e.c, "default").Delete(context.Background(), name, nil))
+}
+
+func TestBindingAndReclaim(t *testing.T) {
+	e := setup(t)
+	e.createPV(t, volume("big", "", "10Gi", core.PersistentVolumeReclaimRetain))
+	e.createPV(t, volume("small", "", "1Gi", core.PersistentVolumeReclaimRetain))
+	e.createPV(t, volume("disposable", "", "20Gi", core.PersistentVolumeReclaimDelete))
+
+	e.createPVC(t, claim("data", "", "1Gi"))
+	assert.Equal(t, "small", e.boundTo(t, "data"), "the smallest volume that fits")
+	pvc := e.pvc(t, "data")
+	assert.Equal(t, "1Gi", pvc.Status.Capacity.Name(core.ResourceStorage, "").String())
+
+	e.createPVC(t, claim("later", "fast", "1Gi"))
+	testnode.Eventually(t, 10*time.Second, func() bool { return e.pvc(t, "later").Status.Phase == core.ClaimPending }, "claim pending")
+	e.createPV(t, volume("fast-1", "fast", "2Gi", core.PersistentVolumeReclaimRetain))
+	assert.Equal(t, "fast-1", e.boundTo(t, "later"), "a volume that appears later is bound")
+
+	// Retain: the released volume stays, Released, and is not bound again.
+	e.deletePVC(t, "data")
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		pv, err := e.pv("small")
+		return err == nil && pv.Status.Phase == core.VolumeReleased
+	}, "small released")
+	e.createPVC(t, claim("again", "", "1Gi"))
+	assert.Equal(t, "big", e.boundTo(t, "again"), "a released volume is not reused")
+
+	// Delete: the volume goes with its claim.
+	e.createPVC(t, claim("huge", "", "15Gi"))
+	assert.Equal(t, "disposable", e.boundTo(t, "huge"))
+	e.deletePVC(t, "huge")
+	testnode.Eventually(t, 10*time.Second, func() bool { _, err := e.pv("disposable"); return apierrors.IsNotFound(err) }, "volume deleted")
+}
+
+func TestLocalProvisioner(t *testing.T) {
+	e := setup(t)
+	e.createPVC(t, claim("scratch", "local", "2Gi"))
+	vol := e.boundTo(t, "scratch")
+	pv, err := e.pv(vol)
+	require.NoError(t, err)
+	pvc := e.pvc(t, "scratch")
+	assert.Equal(t, "pvc-"+string(pvc.UID), vol)
+	assert.Equal(t, ProvisionerName, pv.Annotations[AnnProvisionedBy])
+	assert.Equal(t, core.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy)
+	require.NotNil(t, pv.Spec.HostPath)
+	assert.Equal(t, filepath.Join(e.dir, vol), pv.Spec.HostPath.Path)
+	st, err := os.Stat(pv.Spec.HostPath.Path)
+	require.NoError(t, err)
+	assert.True(t, st.IsDir())
+	require.NoError(t, os.WriteFile(filepath.Join(pv.Spec.HostPath.Path, "file"), []byte("x"), 0o600))
+
+	e.deletePVC(t, "scratch")
+	testnode.Eventually(t, 10*time.Second, func() bool { _, err := e.pv(vol); return apierrors.IsNotFound(err) }, "provisioned volume deleted")
+	_, err = os.Stat(pv.Spec.HostPath.Path)
+	assert.True(t, os.IsNotExist(err), "its directory removed")
+}
+
+// TestProvisionedPathOutsideDir: a volume that claims to be provisioned
+// but points outside the directory is never removed from disk.
+func TestProvisionedPathOutsideDir(t *testing.T) {
+	e := setup(t)
+	outside := t.TempDir()
+	keep := filepath.Join(outside, "pvc-keep")
+	require.NoError(t, os.Mkdir(keep, 0o700))
+	pv := volume("forged", "", "1Gi", core.PersistentVolumeReclaimDelete)
+	pv.Annotations = map[string]string{AnnProvisionedBy: ProvisionerName}
+	pv.Spec.HostPath.Path = keep
+	e.createPV(t, pv)
+	e.createPVC(t, claim("victim", "", "1Gi"))
+	assert.Equal(t, "forged", e.boundTo(t, "victim"))
+	e.deletePVC(t, "victim")
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		got, err := e.pv("forged")
+		return err == nil && got.Status.Phase == core.VolumeFailed
+	}, "volume Failed")
+	_, err := os.Stat(keep)
+	assert.NoError(t, err, "the directory outside LocalDir is kept")
+}
+
+func TestOptionsValidation(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.AdminKubeconfig)})
+	require.NoError(t, err)
+	for _, o := range []Options{{LocalStorageClass: "local"}, {LocalStorageClass: "local", LocalDir: "relative/dir"}} {
+		_, err := New(m, o)
+		assert.ErrorIs(t, err, ErrInvalidOptions)
+	}
+}
