@@ -216,3 +216,30 @@ func TestIntegrationCustomPlugins(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, p.Spec.NodeName, "pods of another scheduler are left alone")
 }
+
+// TestIntegrationBoundPodsCount: pods bound without the scheduler count
+// against their node; when one finishes (phase Succeeded) its room is
+// free again and the parked pod is placed.
+func TestIntegrationBoundPodsCount(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("n", "z", "1", "1Gi")}, 1))
+	s := startScheduler(t, c, scheduler.Config{})
+	direct := simcluster.Pod("direct", "1", "")
+	direct.Spec.NodeName = "n"
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{direct}, 1))
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{simcluster.Pod("waiting", "500m", "")}, 1))
+	waitFor(t, 10*time.Second, "waiting parked", func() bool {
+		_, _, u := s.Queue().Len()
+		return u == 1
+	})
+	p, err := getPod(t, c.Admin, "direct")
+	require.NoError(t, err)
+	p.Status.Phase = core.PodSucceeded
+	_, err = client.For[core.Pod](c.Admin, "default").UpdateStatus(ctx, p)
+	require.NoError(t, err)
+	waitFor(t, 10*time.Second, "waiting bound once direct finished", func() bool {
+		w, err := getPod(t, c.Admin, "waiting")
+		return err == nil && w.Spec.NodeName == "n"
+	})
+}
