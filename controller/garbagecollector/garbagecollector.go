@@ -20,7 +20,8 @@ import (
 // Defaults of Options.
 const (
 	DefaultWorkers         = 4
-	DefaultDiscoveryPeriod = 30 * time.Second
+	DefaultDiscoveryPeriod  = 30 * time.Second
+	DefaultCacheSyncTimeout = time.Minute
 )
 
 // Options configure a GarbageCollector. Client is required; the other
@@ -36,6 +37,12 @@ type Options struct {
 	// dependent whose owner could not be resolved waits before it is
 	// checked again. Default 30 s.
 	DiscoveryPeriod time.Duration
+	// CacheSyncTimeout bounds the wait for the informers' first lists
+	// before the workers start; a resource that cannot be listed by then
+	// (forbidden to the collector, say) is logged and followed as it
+	// comes. Deletions stay safe without it: an owner's absence is always
+	// confirmed by a live GET. Default 1 minute.
+	CacheSyncTimeout time.Duration
 	// Ignored resources are not followed; default events (core and
 	// events.k8s.io), which have no owners worth collecting.
 	Ignored []meta.GroupResource
@@ -69,6 +76,9 @@ func New(opts Options) (*GarbageCollector, error) {
 	if opts.DiscoveryPeriod <= 0 {
 		opts.DiscoveryPeriod = DefaultDiscoveryPeriod
 	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = DefaultCacheSyncTimeout
+	}
 	if opts.Ignored == nil {
 		opts.Ignored = []meta.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}}
 	}
@@ -89,22 +99,21 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 	if !gc.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
+	// On the way out: the queue shuts down, ctx is cancelled (informers
+	// and workers stop), then every goroutine is waited for.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	defer gc.queue.ShutDown()
 	if err := gc.sync(ctx, &wg); err != nil {
 		return fmt.Errorf("garbagecollector: discovery: %w", err)
 	}
-	gc.mu.Lock()
-	synced := slices.Clone(gc.synced)
-	gc.mu.Unlock()
-	if !informer.WaitForCacheSync(ctx, synced...) {
+	if !gc.waitForCaches(ctx) {
 		return nil
 	}
-	gc.opts.Logger.Info("garbage collector started", "resources", len(synced), "objects", gc.graph.len())
+	gc.opts.Logger.Info("garbage collector started", "resources", len(gc.Resources()), "objects", gc.graph.len())
 	for range gc.opts.Workers {
 		wg.Add(1)
 		go func() {
@@ -124,6 +133,23 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// waitForCaches waits for the informers' first lists, at most
+// CacheSyncTimeout; it returns false when ctx ended.
+func (gc *GarbageCollector) waitForCaches(ctx context.Context) bool {
+	gc.mu.Lock()
+	synced := slices.Clone(gc.synced)
+	gc.mu.Unlock()
+	sctx, cancel := context.WithTimeout(ctx, gc.opts.CacheSyncTimeout)
+	defer cancel()
+	if !informer.WaitForCacheSync(sctx, synced...) {
+		if ctx.Err() != nil {
+			return false
+		}
+		gc.opts.Logger.Warn("starting before every resource was listed", "timeout", gc.opts.CacheSyncTimeout)
+	}
+	return true
 }
 
 // Resources returns the resources the collector follows, sorted.
