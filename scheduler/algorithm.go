@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 
 	"github.com/orkit/orkit/api/core"
@@ -61,6 +60,7 @@ type algorithm struct {
 	nominator   Nominator
 	nextStart   int
 	rng         *rand.Rand
+	statusBuf   []*framework.Status // reused by findNodesThatFit
 }
 
 func newAlgorithm(parallelism int, ext []*Extender, nom Nominator) *algorithm {
@@ -109,8 +109,6 @@ func allRejected(snap *framework.Snapshot, s *framework.Status) framework.NodeTo
 	return out
 }
 
-var statusBufs = sync.Pool{New: func() any { return new([]*framework.Status) }}
-
 // findNodesThatFit filters nodes in parallel from the round-robin start
 // until enough feasible nodes are found; it returns them and the
 // statuses of the nodes that rejected the pod.
@@ -119,12 +117,10 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	n := len(nodes)
 	want := NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), n)
 	feasible := make([]*framework.NodeInfo, want)
-	bp := statusBufs.Get().(*[]*framework.Status)
-	defer statusBufs.Put(bp)
-	if cap(*bp) < n {
-		*bp = make([]*framework.Status, n)
+	if cap(a.statusBuf) < n {
+		a.statusBuf = make([]*framework.Status, n)
 	}
-	statuses := (*bp)[:n]
+	statuses := a.statusBuf[:n]
 	clear(statuses)
 	var found, processed atomic.Int64
 	var firstErr atomic.Pointer[framework.Status]

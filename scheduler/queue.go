@@ -48,18 +48,22 @@ const (
 	EventNodeUpdate      Event = "NodeUpdate"
 	EventPodDelete       Event = "PodDelete"
 	EventAssignedPodAdd  Event = "AssignedPodAdd"
-	EventAssignedPodDone Event = "AssignedPodUpdate"
+	EventAssignedPodDone Event = "AssignedPodDone"
 	EventBindingFailed   Event = "BindingFailed"
-	EventUnschedulableTO Event = "UnschedulableTimeout"
 )
 
-// eventPlugins says which plugins' rejections an event can undo; an event
-// not listed, or a pod rejected by no known plugin, always moves.
-var eventPlugins = map[Event][]string{
-	EventAssignedPodAdd: {"InterPodAffinity", "PodTopologySpread"},
-	EventPodDelete: {"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread",
-		"DefaultPreemption"},
-	EventAssignedPodDone: {"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread"},
+// eventPlugins says which plugins' rejections an event can undo; nil
+// (an event not listed) means any.
+func eventPlugins(ev Event) []string {
+	switch ev {
+	case EventAssignedPodAdd:
+		return []string{"InterPodAffinity", "PodTopologySpread"}
+	case EventPodDelete:
+		return []string{"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", PreemptionName}
+	case EventAssignedPodDone:
+		return []string{"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread"}
+	}
+	return nil
 }
 
 // QueueConfig tunes a Queue; zero values mean the defaults.
@@ -317,7 +321,7 @@ func (q *Queue) MoveOnEvent(ev Event) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.moveCycle = q.cycle
-	interested := eventPlugins[ev]
+	interested := eventPlugins(ev)
 	for key, qp := range q.unschedulable {
 		if !helps(qp, interested) {
 			continue

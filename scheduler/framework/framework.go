@@ -54,8 +54,9 @@ type Framework struct {
 	permits     []Permit
 	binders     []Binder
 
-	mu      sync.Mutex
-	waiting map[meta.UID]chan *Status
+	mu        sync.Mutex
+	waiting   map[meta.UID]chan *Status
+	scoreBufs sync.Pool // *scoreBuf scratch of RunScore
 }
 
 // New checks p and classifies its plugins. Errors wrap ErrInvalidProfile.

@@ -105,16 +105,17 @@ type scoreBuf struct {
 	scores [][]NodeScore
 }
 
-var scoreBufs = sync.Pool{New: func() any { return &scoreBuf{} }}
-
 // RunScore scores nodes with every priority not skipped by PreScore,
 // normalizes, weights and sums: totals[i] is the weighted sum for
 // nodes[i]. Scoring runs in one pass over the nodes on up to workers
 // goroutines, each node scored by every priority. The first plugin
 // failure is returned (naming the plugin) with nil totals.
 func (f *Framework) RunScore(ctx context.Context, state *CycleState, pod *core.Pod, nodes []*NodeInfo, workers int) ([]int64, *Status) {
-	buf := scoreBufs.Get().(*scoreBuf)
-	defer scoreBufs.Put(buf)
+	buf, _ := f.scoreBufs.Get().(*scoreBuf)
+	if buf == nil {
+		buf = &scoreBuf{}
+	}
+	defer f.scoreBufs.Put(buf)
 	buf.active = buf.active[:0]
 	for _, w := range f.scores {
 		if !state.skipScore[w.Name()] {

@@ -33,12 +33,14 @@ var _ framework.Predicate = NodeUnschedulable{}
 // Name implements framework.Plugin.
 func (NodeUnschedulable) Name() string { return NameNodeUnschedulable }
 
-var unschedulableTaint = core.Taint{Key: core.TaintNodeUnschedulable, Effect: core.TaintEffectNoSchedule}
-
 // Filter implements framework.Predicate.
 func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) *framework.Status {
 	n := ni.Node()
-	if n == nil || !n.Spec.Unschedulable || core.TolerationsTolerateTaint(pod.Spec.Tolerations, &unschedulableTaint) {
+	if n == nil || !n.Spec.Unschedulable {
+		return nil
+	}
+	unschedulableTaint := core.Taint{Key: core.TaintNodeUnschedulable, Effect: core.TaintEffectNoSchedule}
+	if core.TolerationsTolerateTaint(pod.Spec.Tolerations, &unschedulableTaint) {
 		return nil
 	}
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonUnschedulable)
