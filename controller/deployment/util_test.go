@@ -20,7 +20,7 @@ func dep(replicas int32, surge, unavailable string) *apps.Deployment {
 		return &v
 	}
 	return &apps.Deployment{Spec: apps.DeploymentSpec{Replicas: &replicas, Strategy: apps.DeploymentStrategy{
-		Type: apps.RollingUpdateDeploymentStrategyType,
+		Type:          apps.RollingUpdateDeploymentStrategyType,
 		RollingUpdate: &apps.RollingUpdateDeployment{MaxSurge: parse(surge), MaxUnavailable: parse(unavailable)}}}}
 }
 

@@ -93,6 +93,10 @@ func TestReplicaSetLifecycle(t *testing.T) {
 		p, err := pods.Get(ctx, "orphan")
 		return err == nil && meta.ControllerOf(&p.ObjectMeta) == nil && len(ownedPods(t, c, rs)) == 3
 	}, "orphan released and replaced")
+	testnode.Eventually(t, wait, func() bool {
+		got, err := rsc.Get(ctx, "web")
+		return err == nil && got.Status.ReadyReplicas == 3
+	}, "the replacement is ready")
 
 	// Scale down deletes the not-ready pod first.
 	owned = ownedPods(t, c, rs)
