@@ -294,3 +294,20 @@ func (c *Cache) UpdateSnapshot(snap *framework.Snapshot) {
 	}
 	snap.Apply(c.generation, upserts, deletes)
 }
+
+// Snapshot returns a new snapshot of every known node, independent of
+// the cache and of the scheduler's own snapshot: hand it to a Simulator
+// to ask what would fit in the cluster as it is now.
+func (c *Cache) Snapshot() *framework.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	infos := make([]*framework.NodeInfo, 0, len(c.nodes))
+	for it := c.head; it != nil; it = it.next {
+		if it.info.Node() != nil {
+			infos = append(infos, it.info)
+		}
+	}
+	s := framework.NewEmptySnapshot()
+	s.Apply(c.generation, infos, nil)
+	return s
+}

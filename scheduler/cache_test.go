@@ -111,3 +111,19 @@ func TestCacheSnapshotCopiesOnlyChanges(t *testing.T) {
 	nodes, pods := c.Counts()
 	assert.Equal(t, [2]int{2, 1}, [2]int{nodes, pods})
 }
+
+func TestCacheSnapshotForSimulation(t *testing.T) {
+	c := NewCache(0)
+	c.AddNode(cnode("n1"))
+	c.AddNode(cnode("n2"))
+	c.AddPod(cpod("a", "n1", "3"))
+	mine := framework.NewEmptySnapshot()
+	c.RemoveNode("n2")
+	sim := c.Snapshot()
+	assert.Equal(t, 1, sim.NumNodes())
+	require.NoError(t, sim.AssumePod(framework.NewPodInfo(cpod("b", "n1", "1")), "n1"))
+	assert.Equal(t, int64(4000), requested(t, sim, "n1"))
+	c.UpdateSnapshot(mine)
+	assert.Equal(t, 1, mine.NumNodes(), "the scheduler's snapshot still sees the removal")
+	assert.Equal(t, int64(3000), requested(t, mine, "n1"), "the simulation did not touch the cache")
+}

@@ -20,7 +20,8 @@ type Placement struct {
 
 // Simulator runs the scheduling algorithm against an in-memory Snapshot
 // without binding anything: "would these 200 pods fit, and where?", for
-// autoscalers and capacity planning. It uses the same frameworks and
+// autoscalers and capacity planning (start from Cache.Snapshot for the
+// live cluster, or framework.NewSnapshot). It uses the same frameworks and
 // plugins as the scheduler; preemption is not simulated. A Simulator is
 // not safe for concurrent use (it keeps the round-robin start index).
 type Simulator struct {
