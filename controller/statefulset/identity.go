@@ -27,6 +27,11 @@ func ParseOrdinal(set *apps.StatefulSet, podName string) (int, bool) {
 	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
 		return 0, false
 	}
+	for _, r := range rest {
+		if r < '0' || r > '9' { // Atoi would take "+1"
+			return 0, false
+		}
+	}
 	n, err := strconv.Atoi(rest)
 	if err != nil || n < 0 {
 		return 0, false
