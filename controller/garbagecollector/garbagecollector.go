@@ -19,7 +19,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers         = 4
+	DefaultWorkers          = 4
 	DefaultDiscoveryPeriod  = 30 * time.Second
 	DefaultCacheSyncTimeout = time.Minute
 )
