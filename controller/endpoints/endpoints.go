@@ -1,0 +1,136 @@
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"reflect"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// Options configure the controller. The zero value is usable.
+type Options struct {
+	// Workers reconcile different Services at once; default 5.
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Reconciler keeps Endpoints in step with Services and pods. Make one
+// with New; safe for concurrent use by the controller's workers.
+type Reconciler struct {
+	client    *client.Client
+	services  informer.Lister[*core.Service]
+	pods      informer.Lister[*core.Pod]
+	endpoints informer.Lister[*core.Endpoints]
+}
+
+var _ controller.Reconciler = (*Reconciler)(nil)
+
+// New makes the Endpoints controller over the manager's shared informers
+// of Services, Pods and Endpoints. Add it to the manager to run it.
+func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+	if m == nil {
+		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 5
+	}
+	svcInf, err := controller.InformerFor[core.Service](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	podInf, err := controller.InformerFor[core.Pod](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	epInf, err := controller.InformerFor[core.Endpoints](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Reconciler{client: m.Client(), services: svcInf.Lister(), pods: podInf.Lister(), endpoints: epInf.Lister()}
+	c, err := controller.New("endpoints", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	controller.WatchObjects(c, svcInf)
+	controller.WatchObjects(c, epInf) // repair edits of managed Endpoints
+	controller.Watch(c, podInf, r.podServices)
+	return c, r, nil
+}
+
+// podServices maps a pod to the Services of its namespace selecting it.
+func (r *Reconciler) podServices(pod *core.Pod) []controller.Request {
+	var out []controller.Request
+	for _, svc := range r.services.Namespace(pod.Namespace).List(nil) {
+		if len(svc.Spec.Selector) > 0 && labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
+			out = append(out, controller.Request{Namespace: svc.Namespace, Name: svc.Name})
+		}
+	}
+	return out
+}
+
+// Reconcile writes the Endpoints of one Service.
+func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	eps := client.For[core.Endpoints](r.client, req.Namespace)
+	svc, err := r.services.Namespace(req.Namespace).Get(req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		if _, err := r.endpoints.Namespace(req.Namespace).Get(req.Name); err == nil {
+			if err := eps.Delete(ctx, req.Name, nil); err != nil && !apierrors.IsNotFound(err) {
+				return controller.Result{}, fmt.Errorf("delete endpoints %s: %w", req, err)
+			}
+		}
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
+		return controller.Result{}, nil
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	want := Subsets(svc, r.pods.Namespace(svc.Namespace).List(sel))
+	lbls := maps.Clone(svc.Labels)
+	if svc.Spec.ClusterIP == "None" {
+		if lbls == nil {
+			lbls = map[string]string{}
+		}
+		lbls["service.kubernetes.io/headless"] = ""
+	}
+	cur, err := r.endpoints.Namespace(svc.Namespace).Get(svc.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		ep := &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: svc.Name, Namespace: svc.Namespace, Labels: lbls}, Subsets: want}
+		if _, err := eps.Create(ctx, ep); err != nil && !apierrors.IsAlreadyExists(err) {
+			return controller.Result{}, fmt.Errorf("create endpoints %s: %w", req, err)
+		}
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if subsetsEqual(cur.Subsets, want) && maps.Equal(cur.Labels, lbls) {
+		return controller.Result{}, nil
+	}
+	upd := meta.DeepCopy(cur)
+	upd.Subsets, upd.Labels = want, lbls
+	if _, err := eps.Update(ctx, upd); err != nil {
+		return controller.Result{}, fmt.Errorf("update endpoints %s: %w", req, err)
+	}
+	return controller.Result{}, nil
+}
+
+func subsetsEqual(a, b []core.EndpointSubset) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
