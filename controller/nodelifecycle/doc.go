@@ -6,7 +6,8 @@
 //	  last heartbeat = newest of the kube-node-lease Lease's renewTime and
 //	                   the Ready condition's lastHeartbeatTime
 //	  older than GracePeriod ─▶ Ready (and pressure conditions) = Unknown,
-//	                             taint node.kubernetes.io/unreachable:NoExecute
+//	                             taint node.kubernetes.io/unreachable:NoExecute,
+//	                             its pods Ready=False
 //	  fresh and Ready=False  ─▶ taint node.kubernetes.io/not-ready:NoExecute
 //	  fresh and Ready=True   ─▶ remove both taints
 //	  NoExecute taints       ─▶ evict (delete) the node's pods that do not tolerate

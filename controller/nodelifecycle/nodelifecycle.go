@@ -179,7 +179,34 @@ func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now t
 		}
 		c.log.Warn("node stopped posting status; Ready=Unknown", "node", node.Name, "gracePeriod", c.opts.GracePeriod)
 	}
-	return c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady)
+	if err := c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
+		return err
+	}
+	return c.markPodsNotReady(ctx, node.Name, now)
+}
+
+// markPodsNotReady sets Ready=False on the pods of an unreachable node
+// (nobody else will: its kubelet is silent), so that Services stop
+// sending them traffic before they are evicted.
+func (c *Controller) markPodsNotReady(ctx context.Context, nodeName string, now time.Time) error {
+	pods, err := c.pods.ByIndex(podsByNode, nodeName)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || core.IsPodTerminal(p) || !core.IsPodReady(p) {
+			continue
+		}
+		next := meta.DeepCopy(p)
+		core.UpdatePodCondition(&next.Status, core.PodCondition{Type: core.PodReady, Status: meta.ConditionFalse,
+			Reason: "NodeNotReady", LastTransitionTime: meta.NewTime(now)})
+		_, err := client.For[core.Pod](c.client, p.Namespace).UpdateStatus(ctx, next)
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("mark pod %s/%s not ready: %w", p.Namespace, p.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // syncReadyTaints keeps the NoExecute taint that matches a node with a

@@ -162,6 +162,7 @@ func TestEvictionAndReplacement(t *testing.T) {
 	p, err := client.For[core.Pod](admin, "default").Get(ctx, tolerant.Name)
 	require.NoError(t, err)
 	assert.Nil(t, p.DeletionTimestamp, "a pod tolerating the taint forever stays")
+	assert.False(t, core.IsPodReady(p), "but it is no longer Ready")
 	n, err := client.For[core.Node](admin, "").Get(ctx, survivor)
 	require.NoError(t, err)
 	assert.Empty(t, n.Spec.Taints, "the healthy node is not tainted")
