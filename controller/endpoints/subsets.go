@@ -46,7 +46,7 @@ func ResolvePort(pod *core.Pod, sp *core.ServicePort) (int32, bool) {
 // others, everything sorted so that equal input gives equal output.
 func Subsets(svc *core.Service, pods []*core.Pod) []core.EndpointSubset {
 	type group struct {
-		ports            []core.EndpointPort
+		ports           []core.EndpointPort
 		ready, notReady []core.EndpointAddress
 	}
 	groups := map[string]*group{}

@@ -44,15 +44,16 @@ func (a *Agent) registerNode(ctx context.Context, i int, name string) error {
 	n := &core.Node{ObjectMeta: meta.ObjectMeta{Name: name, Labels: map[string]string{
 		"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 		"orkit.io/testnode": "true"}}}
-	created, err := nodes.Create(ctx, n)
-	if apierrors.IsAlreadyExists(err) {
-		created, err = nodes.Get(ctx, name)
-	}
-	if err != nil {
+	if _, err := nodes.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("testnode: register node %s: %w", name, err)
 	}
-	created.Status = a.nodeStatus(i, created.Status)
-	if _, err := nodes.UpdateStatus(ctx, created); err != nil {
+	var err error
+	for range 10 { // controllers (IPAM) may write the node meanwhile
+		if err = a.heartbeat(ctx, i, name, false); !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("testnode: report node %s ready: %w", name, err)
 	}
 	return nil
@@ -96,16 +97,18 @@ func (a *Agent) heartbeats(ctx context.Context) {
 		case <-t.C:
 		}
 		for i, name := range a.nodes {
-			if err := a.heartbeat(ctx, i, name); err != nil && ctx.Err() == nil {
+			if err := a.heartbeat(ctx, i, name, true); err != nil && ctx.Err() == nil {
 				a.opts.Logger.Debug("testnode: heartbeat", "node", name, "err", err)
 			}
 		}
 	}
 }
 
-func (a *Agent) heartbeat(ctx context.Context, i int, name string) error {
-	if err := a.renewLease(ctx, name); err != nil {
-		return err
+func (a *Agent) heartbeat(ctx context.Context, i int, name string, lease bool) error {
+	if lease {
+		if err := a.renewLease(ctx, name); err != nil {
+			return err
+		}
 	}
 	nodes := client.For[core.Node](a.c, "")
 	n, err := nodes.Get(ctx, name)
