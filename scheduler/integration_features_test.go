@@ -243,3 +243,45 @@ func TestIntegrationBoundPodsCount(t *testing.T) {
 		return err == nil && w.Spec.NodeName == "n"
 	})
 }
+
+// TestIntegrationPreemptionWaitsForVictims: victims with a grace period
+// stay terminating (no kubelet here); a retry of the preemptor must not
+// evict more pods meanwhile, and once the victim is gone it is bound.
+func TestIntegrationPreemptionWaitsForVictims(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("only", "z", "1", "2Gi")}, 1))
+	startScheduler(t, c, scheduler.Config{})
+	grace := int64(30)
+	lowA, lowB := withPriority(simcluster.Pod("low-a", "500m", ""), 0), withPriority(simcluster.Pod("low-b", "500m", ""), 1)
+	lowA.Spec.TerminationGracePeriodSeconds, lowB.Spec.TerminationGracePeriodSeconds = &grace, &grace
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{lowA, lowB}, 2))
+	waitBound(t, c.Admin, 2, 20*time.Second)
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{withPriority(simcluster.Pod("high", "500m", ""), 100)}, 1))
+	waitFor(t, 20*time.Second, "low-a terminating", func() bool {
+		p, err := getPod(t, c.Admin, "low-a")
+		return err == nil && p.DeletionTimestamp != nil
+	})
+	// Wake the preemptor with an unrelated node; it retries and must wait.
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("tiny", "z", "100m", "1Gi")}, 1))
+	waitFor(t, 20*time.Second, "high retried", func() bool {
+		evs, err := client.For[core.Event](c.Admin, "default").List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		n := 0
+		for _, e := range evs.Items {
+			if e.InvolvedObject.Name == "high" && e.Reason == "FailedScheduling" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	b, err := getPod(t, c.Admin, "low-b")
+	require.NoError(t, err)
+	assert.Nil(t, b.DeletionTimestamp, "no second victim while the first is terminating")
+	zero := int64(0)
+	require.NoError(t, client.For[core.Pod](c.Admin, "default").Delete(ctx, "low-a", &meta.DeleteOptions{GracePeriodSeconds: &zero}))
+	waitFor(t, 20*time.Second, "high bound", func() bool {
+		p, err := getPod(t, c.Admin, "high")
+		return err == nil && p.Spec.NodeName == "only"
+	})
+}

@@ -227,6 +227,12 @@ func (n *nominator) add(pi *framework.PodInfo, node string) {
 	n.byNode[node] = append(n.byNode[node], pi)
 }
 
+func (n *nominator) nodeOf(pod *core.Pod) string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return n.byPod[podKey(pod)]
+}
+
 func (n *nominator) remove(pod *core.Pod) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

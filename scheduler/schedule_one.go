@@ -84,7 +84,7 @@ func (s *Scheduler) handleScheduleError(ctx context.Context, fwk *framework.Fram
 	s.unschedulable.Add(1)
 	nominated := ""
 	if fwk.HasPostFilters() && len(fe.Statuses) > 0 {
-		node, st := fwk.RunPostFilter(ctx, state, qp.Pod, fe.Statuses)
+		node, st := fwk.RunPostFilter(ctx, state, s.withNomination(qp.Pod), fe.Statuses)
 		switch {
 		case node != "":
 			nominated = node
@@ -104,6 +104,19 @@ func (s *Scheduler) handleScheduleError(ctx context.Context, fwk *framework.Fram
 	s.queue.AddUnschedulable(qp, cycle)
 	s.writer.event(qp.Pod, "Warning", "FailedScheduling", msg)
 	s.writer.setUnschedulable(qp.Pod, msg, nominated)
+}
+
+// withNomination returns pod with status.nominatedNodeName set from the
+// nominator (the queued object may predate our own status write), so
+// preemption sees a pod whose victims are still terminating.
+func (s *Scheduler) withNomination(pod *core.Pod) *core.Pod {
+	node := s.nominator.nodeOf(pod)
+	if node == "" || node == pod.Status.NominatedNodeName {
+		return pod
+	}
+	cp := *pod
+	cp.Status.NominatedNodeName = node
+	return &cp
 }
 
 // failStatus re-queues a pod a Reserve or Permit plugin turned down.
