@@ -23,7 +23,8 @@ import (
 // setup starts a control plane, two test nodes (the agent does not bind:
 // the real scheduler places the daemon pods), the scheduler and the
 // controller.
-func setup(t *testing.T) *client.Client {
+// It returns an admin client and the admin kubeconfig (for kubectl).
+func setup(t *testing.T) (*client.Client, string) {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
@@ -40,7 +41,7 @@ func setup(t *testing.T) *client.Client {
 	require.NoError(t, err)
 	require.NoError(t, m.Add(c))
 	testnode.RunManager(t, m)
-	return admin
+	return admin, cl.AdminKubeconfig
 }
 
 func daemonSet(ns string) *apps.DaemonSet {
@@ -109,7 +110,7 @@ func onNodes(t *testing.T, c *client.Client, ns string, want ...string) func() b
 }
 
 func TestDaemonSetFollowsNodes(t *testing.T) {
-	c := setup(t)
+	c, _ := setup(t)
 	ctx := context.Background()
 	ns := "default"
 	nodes := client.For[core.Node](c, "")
@@ -157,7 +158,7 @@ func TestDaemonSetFollowsNodes(t *testing.T) {
 // over a watch of the whole rollout, that at most maxUnavailable (1) of
 // the three nodes is ever without an available pod.
 func TestRollingUpdateKeepsMaxUnavailable(t *testing.T) {
-	c := setup(t)
+	c, _ := setup(t)
 	ctx := context.Background()
 	ns := "default"
 	createNode(t, c, readyNode("extra", nil))
