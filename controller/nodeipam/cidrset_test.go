@@ -58,7 +58,7 @@ func TestCIDRSetAllocateOccupyRelease(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCIDRsExhausted)
 	assert.Equal(t, 4, s.Used())
 	s.Release(netip.MustParsePrefix("10.244.2.0/24"))
-	s.Release(netip.MustParsePrefix("10.244.2.0/24")) // twice: no-op
+	s.Release(netip.MustParsePrefix("10.244.2.0/24"))  // twice: no-op
 	s.Release(netip.MustParsePrefix("192.168.0.0/24")) // foreign: no-op
 	assert.Equal(t, 3, s.Used())
 	p, err := s.Allocate()
