@@ -97,7 +97,7 @@ type Queue struct {
 	backoff       podHeap
 	unschedulable map[string]*QueuedPod
 	all           map[string]*QueuedPod // every pod in any part, by key
-	inFlight      map[string]bool       // popped, cycle not finished
+	inFlight      map[string]bool       // popped, cycle not finished; false once deleted meanwhile
 
 	cycle     int64 // scheduling cycles started (Pop count)
 	moveCycle int64 // cycle of the last move request
@@ -167,7 +167,7 @@ func (q *Queue) Update(pod *core.Pod) {
 		q.updateLocked(old, pod)
 		return
 	}
-	if q.inFlight[podKey(pod)] {
+	if _, ok := q.inFlight[podKey(pod)]; ok {
 		return // the cycle in flight re-queues it
 	}
 	qp := &QueuedPod{PodInfo: framework.NewPodInfo(pod), Timestamp: q.cfg.Now()}
@@ -193,6 +193,9 @@ func (q *Queue) Delete(pod *core.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	key := podKey(pod)
+	if _, ok := q.inFlight[key]; ok {
+		q.inFlight[key] = false // the cycle must not re-queue it
+	}
 	qp, ok := q.all[key]
 	if !ok {
 		return
@@ -265,11 +268,10 @@ func (q *Queue) Done(pod *core.Pod) {
 func (q *Queue) AddUnschedulable(qp *QueuedPod, cycle int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	key := podKey(qp.Pod)
-	delete(q.inFlight, key)
-	if _, ok := q.all[key]; ok {
-		return // re-added by an update meanwhile
+	if !q.endCycleLocked(qp) {
+		return
 	}
+	key := podKey(qp.Pod)
 	qp.Timestamp = q.cfg.Now()
 	q.all[key] = qp
 	if q.moveCycle >= cycle {
@@ -285,14 +287,25 @@ func (q *Queue) AddUnschedulable(qp *QueuedPod, cycle int64) {
 func (q *Queue) AddBackoff(qp *QueuedPod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	key := podKey(qp.Pod)
-	delete(q.inFlight, key)
-	if _, ok := q.all[key]; ok {
+	if !q.endCycleLocked(qp) {
 		return
 	}
 	qp.Timestamp = q.cfg.Now()
-	q.all[key] = qp
+	q.all[podKey(qp.Pod)] = qp
 	q.pushBackoffLocked(qp)
+}
+
+// endCycleLocked ends qp's cycle and reports whether it may be re-queued:
+// not when it was deleted during the cycle, nor when an update re-added it.
+func (q *Queue) endCycleLocked(qp *QueuedPod) bool {
+	key := podKey(qp.Pod)
+	alive, inFlight := q.inFlight[key]
+	delete(q.inFlight, key)
+	if inFlight && !alive {
+		return false
+	}
+	_, queued := q.all[key]
+	return !queued
 }
 
 // Backoff returns how long a pod waits after attempts failed attempts.

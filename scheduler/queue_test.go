@@ -151,3 +151,21 @@ func TestQueueRunFlushesBackoff(t *testing.T) {
 	q.AddBackoff(qp)
 	assert.Equal(t, "p", popName(t, q), "Run moves it back once its backoff ends")
 }
+
+func TestQueueDeletedDuringCycleIsNotRequeued(t *testing.T) {
+	q := NewQueue(QueueConfig{})
+	q.Add(qpod("p", 0))
+	qp, err := q.Pop(context.Background())
+	require.NoError(t, err)
+	q.Delete(qp.Pod)
+	q.AddUnschedulable(qp, q.Cycle())
+	a, b, u := q.Len()
+	assert.Equal(t, [3]int{0, 0, 0}, [3]int{a, b, u})
+	q.Add(qpod("r", 0))
+	qp, err = q.Pop(context.Background())
+	require.NoError(t, err)
+	q.Delete(qp.Pod)
+	q.AddBackoff(qp)
+	a, b, u = q.Len()
+	assert.Equal(t, [3]int{0, 0, 0}, [3]int{a, b, u})
+}
