@@ -48,7 +48,11 @@ type ScheduleResult struct {
 // (preemptors waiting for their victims to go), so lower-priority pods
 // do not take the room they freed.
 type Nominator interface {
+	// NominatedPods returns the pods nominated to node.
 	NominatedPods(node string) []*framework.PodInfo
+	// Count returns how many pods are nominated anywhere; the algorithm
+	// skips the per-node look-ups when it is 0.
+	Count() int
 }
 
 // algorithm is one cycle's decision: filter then score. It keeps the
@@ -128,13 +132,18 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	defer cancel()
 	start := a.nextStart
 	chunk := max(8, want/(a.parallelism*4))
+	nominated := a.nominator != nil && a.nominator.Count() > 0
 	framework.ParallelizeChunks(fctx, a.parallelism, n, chunk, func(lo, hi int) {
 		var local [64]*framework.NodeInfo
 		fits := local[:0]
 		for i := lo; i < hi; i++ {
 			idx := (start + i) % n
 			ni := nodes[idx]
-			s := fwk.RunFilter(fctx, state, pod, a.withNominated(ni, pod))
+			target := ni
+			if nominated {
+				target = a.withNominated(ni, pod)
+			}
+			s := fwk.RunFilter(fctx, state, pod, target)
 			if s.IsSuccess() {
 				fits = append(fits, ni)
 				continue

@@ -227,6 +227,13 @@ func (n *nominator) add(pi *framework.PodInfo, node string) {
 	n.byNode[node] = append(n.byNode[node], pi)
 }
 
+// Count implements Nominator.
+func (n *nominator) Count() int {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return len(n.byPod)
+}
+
 func (n *nominator) nodeOf(pod *core.Pod) string {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
