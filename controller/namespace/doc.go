@@ -1,0 +1,16 @@
+// Package namespace is the namespace controller: a deleted (Terminating)
+// namespace has everything in it deleted, then its "kubernetes"
+// finalizer cleared, after which the API server removes it, as
+// Kubernetes' namespace controller does.
+//
+//	Namespace event ──▶ queue ──▶ Reconcile(name)
+//	    not terminating, or no "kubernetes" finalizer ─▶ nothing
+//	    discovery: every namespaced resource that can be listed and deleted
+//	    delete them (deletecollection, else one by one)
+//	    anything left (graceful pod deletion) ─▶ NamespaceContentRemaining,
+//	                                             look again shortly
+//	    nothing left ─▶ PUT namespaces/<name>/finalize without "kubernetes"
+//
+// The finalize subresource is written by a Finalizer; HTTPFinalizer does
+// it over HTTP with the client's credentials.
+package namespace

@@ -1,0 +1,87 @@
+package namespace_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/namespace"
+	"github.com/orkit/orkit/internal/testnode"
+)
+
+func TestNamespaceDeletion(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	testnode.RunAgent(t, c, testnode.Options{Nodes: 1, Bind: true})
+	cfg, err := client.ConfigFromKubeconfig(cl.ControllerKubeconfig, "")
+	require.NoError(t, err)
+	fin, err := namespace.NewHTTPFinalizer(cfg)
+	require.NoError(t, err)
+	t.Cleanup(fin.CloseIdleConnections)
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(nc))
+	testnode.RunManager(t, m)
+	ctx := context.Background()
+
+	_, err = client.For[core.Namespace](c, "").Create(ctx, &core.Namespace{ObjectMeta: meta.ObjectMeta{Name: "team"}})
+	require.NoError(t, err)
+	om := func(n string) meta.ObjectMeta { return meta.ObjectMeta{Name: n, Namespace: "team"} }
+	_, err = client.For[core.ConfigMap](c, "team").Create(ctx, &core.ConfigMap{ObjectMeta: om("cfg")})
+	require.NoError(t, err)
+	_, err = client.For[core.Secret](c, "team").Create(ctx, &core.Secret{ObjectMeta: om("sec")})
+	require.NoError(t, err)
+	two := int32(2)
+	l := map[string]string{"app": "x"}
+	_, err = client.For[apps.Deployment](c, "team").Create(ctx, &apps.Deployment{ObjectMeta: om("dep"), Spec: apps.DeploymentSpec{
+		Replicas: &two, Selector: &meta.LabelSelector{MatchLabels: l}, Template: core.PodTemplateSpec{ObjectMeta: meta.ObjectMeta{Labels: l},
+			Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}}})
+	require.NoError(t, err)
+	// A running pod whose deletion the node agent confirms only later.
+	pods := client.For[core.Pod](c, "team")
+	_, err = pods.Create(ctx, &core.Pod{ObjectMeta: om("pod"), Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}})
+	require.NoError(t, err)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p, err := pods.Get(ctx, "pod")
+		return err == nil && p.Status.Phase == core.PodRunning
+	}, "pod running")
+
+	require.NoError(t, client.For[core.Namespace](c, "").Delete(ctx, "team", nil))
+	testnode.Eventually(t, 60*time.Second, func() bool {
+		_, err := client.For[core.Namespace](c, "").Get(ctx, "team")
+		return apierrors.IsNotFound(err)
+	}, "namespace gone")
+	for _, check := range []error{
+		getErr(client.For[core.ConfigMap](c, "team").Get(ctx, "cfg")),
+		getErr(client.For[core.Secret](c, "team").Get(ctx, "sec")),
+		getErr(client.For[apps.Deployment](c, "team").Get(ctx, "dep")),
+		getErr(pods.Get(ctx, "pod")),
+	} {
+		assert.True(t, apierrors.IsNotFound(check), "content deleted: %v", check)
+	}
+	// The default namespace is untouched.
+	_, err = client.For[core.Namespace](c, "").Get(ctx, "default")
+	assert.NoError(t, err)
+}
+
+func getErr[T any](_ T, err error) error { return err }
+
+func TestNewRequiresFinalizer(t *testing.T) {
+	_, _, err := namespace.New(nil, namespace.Options{})
+	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
+	_, err = namespace.NewHTTPFinalizer(&client.Config{})
+	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
+	_, err = namespace.NewHTTPFinalizer(&client.Config{Host: "https://127.0.0.1:1", CAData: []byte("not pem")})
+	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
+}

@@ -1,0 +1,200 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// DefaultRecheck is how soon a namespace whose content is still going
+// away is looked at again.
+const DefaultRecheck = time.Second
+
+// Options configure the controller. Finalizer is required.
+type Options struct {
+	// Finalizer writes the finalize subresource (NewHTTPFinalizer with the
+	// manager client's config).
+	Finalizer Finalizer
+	// Recheck is how soon a namespace with content left is looked at
+	// again; default DefaultRecheck.
+	Recheck time.Duration
+	// Workers; default 2.
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Reconciler empties and finalizes terminating namespaces. Make one with
+// New; safe for concurrent use.
+type Reconciler struct {
+	client     *client.Client
+	namespaces informer.Lister[*core.Namespace]
+	finalizer  Finalizer
+	recheck    time.Duration
+	log        *slog.Logger
+}
+
+var _ controller.Reconciler = (*Reconciler)(nil)
+
+// New makes the namespace controller over the manager's Namespace
+// informer.
+func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+	if m == nil || opts.Finalizer == nil {
+		return nil, nil, fmt.Errorf("%w: a manager and a finalizer are required", ErrInvalidOptions)
+	}
+	if opts.Recheck <= 0 {
+		opts.Recheck = DefaultRecheck
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	inf, err := controller.InformerFor[core.Namespace](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Reconciler{client: m.Client(), namespaces: inf.Lister(), finalizer: opts.Finalizer, recheck: opts.Recheck, log: opts.Logger}
+	c, err := controller.New("namespace", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	controller.WatchObjects(c, inf)
+	return c, r, nil
+}
+
+// Reconcile deletes the content of a terminating namespace, then
+// finalizes it.
+func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	ns, err := r.namespaces.Get("", req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, core.FinalizerKubernetes) {
+		return controller.Result{}, nil
+	}
+	resources, err := r.namespacedResources(ctx)
+	if err != nil {
+		r.setCondition(ctx, ns, core.NamespaceDeletionDiscoveryFailure, "DiscoveryFailed", err.Error())
+		return controller.Result{}, err
+	}
+	left, err := r.deleteContent(ctx, ns.Name, resources)
+	if err != nil {
+		r.setCondition(ctx, ns, core.NamespaceDeletionContentFailure, "ContentDeletionFailed", err.Error())
+		return controller.Result{}, err
+	}
+	if len(left) > 0 {
+		r.setCondition(ctx, ns, core.NamespaceContentRemaining, "SomeResourcesRemain",
+			"Some resources are remaining: "+strings.Join(left, ", "))
+		return controller.Result{RequeueAfter: r.recheck}, nil
+	}
+	fin := meta.DeepCopy(ns)
+	fin.Spec.Finalizers = slices.DeleteFunc(fin.Spec.Finalizers, func(f core.FinalizerName) bool { return f == core.FinalizerKubernetes })
+	if fin.Spec.Finalizers == nil {
+		fin.Spec.Finalizers = []core.FinalizerName{}
+	}
+	return controller.Result{}, r.finalizer.Finalize(ctx, fin)
+}
+
+// namespacedResources returns, through discovery, every namespaced
+// resource of each group's preferred version that can be listed and
+// deleted.
+func (r *Reconciler) namespacedResources(ctx context.Context) ([]client.Mapping, error) {
+	d := r.client.Discovery()
+	groups, err := d.ServerGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discover groups: %w", err)
+	}
+	var out []client.Mapping
+	for _, g := range groups {
+		gv := meta.ParseGroupVersion(g.PreferredVersion.GroupVersion)
+		list, err := d.ServerResources(ctx, gv)
+		if err != nil {
+			return nil, fmt.Errorf("discover %s: %w", gv, err)
+		}
+		for _, res := range list.Resources {
+			if !res.Namespaced || strings.Contains(res.Name, "/") || !slices.Contains(res.Verbs, "list") ||
+				!slices.Contains(res.Verbs, "delete") {
+				continue
+			}
+			out = append(out, client.Mapping{Resource: gv.WithResource(res.Name), Kind: gv.WithKind(res.Kind),
+				Namespaced: true, Verbs: res.Verbs})
+		}
+	}
+	return out, nil
+}
+
+// deleteContent deletes every object of resources in ns and returns
+// "<count> <resource>" for what is still there (being deleted).
+func (r *Reconciler) deleteContent(ctx context.Context, ns string, resources []client.Mapping) ([]string, error) {
+	var left []string
+	for _, m := range resources {
+		dyn := client.DynamicFor(r.client, m, ns)
+		if slices.Contains(m.Verbs, "deletecollection") {
+			if err := dyn.DeleteCollection(ctx, nil, client.ListOptions{}); err != nil && !ignorable(err) {
+				return nil, fmt.Errorf("delete %s in %s: %w", m.Resource.Resource, ns, err)
+			}
+		}
+		l, err := dyn.List(ctx, client.ListOptions{})
+		if ignorable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s in %s: %w", m.Resource.Resource, ns, err)
+		}
+		for i := range l.Items {
+			o := &l.Items[i]
+			if o.DeletionTimestamp != nil {
+				continue
+			}
+			if err := dyn.Delete(ctx, o.Name, nil); err != nil && !ignorable(err) {
+				return nil, fmt.Errorf("delete %s %s/%s: %w", m.Resource.Resource, ns, o.Name, err)
+			}
+		}
+		if len(l.Items) > 0 {
+			left = append(left, fmt.Sprintf("%d %s", len(l.Items), m.Resource.GroupResource()))
+		}
+	}
+	return left, nil
+}
+
+// ignorable: gone already, or a resource the server does not let us
+// list or delete (it was in discovery but is not backed for this).
+func ignorable(err error) bool {
+	return err != nil && (apierrors.IsNotFound(err) || apierrors.IsConflict(err))
+}
+
+// setCondition records a deletion condition in the namespace's status
+// (best effort: the reconcile's outcome does not depend on it).
+func (r *Reconciler) setCondition(ctx context.Context, ns *core.Namespace, t core.NamespaceConditionType, reason, msg string) {
+	upd := meta.DeepCopy(ns)
+	for i, c := range upd.Status.Conditions {
+		if c.Type == t {
+			if c.Status == meta.ConditionTrue && c.Message == msg {
+				return
+			}
+			upd.Status.Conditions = slices.Delete(upd.Status.Conditions, i, i+1)
+			break
+		}
+	}
+	upd.Status.Conditions = append(upd.Status.Conditions, core.NamespaceCondition{Type: t, Status: meta.ConditionTrue,
+		Reason: reason, Message: msg, LastTransitionTime: meta.Now()})
+	if _, err := client.For[core.Namespace](r.client, "").UpdateStatus(ctx, upd); err != nil && ctx.Err() == nil {
+		r.log.Debug("namespace condition not recorded", "namespace", ns.Name, "err", err)
+	}
+}
