@@ -142,6 +142,16 @@ func TestPropagationPolicies(t *testing.T) {
 		})
 	})
 
+	t.Run("an owner in another namespace counts as absent", func(t *testing.T) {
+		ns := newNamespace(t, c, "cross-a")
+		other := newNamespace(t, c, "cross-b")
+		owner := createCM(t, c, other, "owner")
+		createCM(t, c, ns, "dependent", ownerRef(owner, false))
+		eventually(t, "cross-namespace dependent collected", cmGone(c, ns, "dependent"))
+		_, err := client.For[core.ConfigMap](c, other).Get(ctx, "owner")
+		require.NoError(t, err)
+	})
+
 	t.Run("an owner of an unknown kind keeps its dependent", func(t *testing.T) {
 		ns := newNamespace(t, c, "unknown-kind")
 		alien := meta.OwnerReference{APIVersion: "nowhere.example/v1", Kind: "Alien", Name: "x", UID: "alien-uid"}

@@ -88,9 +88,12 @@ func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) (time.
 
 // ownerState finds out whether ref's owner exists: from the graph when it
 // is there (a cache that may lag, but never shows an owner that never
-// existed), else by a live GET, whose UID must match.
+// existed), else by a live GET in the dependent's namespace, whose UID
+// must match.
 func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.OwnerReference) (ownerState, error) {
-	if o, ok := gc.graph.get(ref.UID); ok {
+	// A namespaced owner counts only in the dependent's own namespace:
+	// cross-namespace references are treated as absent, as Kubernetes does.
+	if o, ok := gc.graph.get(ref.UID); ok && (o.namespace == "" || o.namespace == n.namespace) {
 		if o.waitingForDependents() {
 			return ownerWaiting, nil
 		}
