@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -189,12 +192,13 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		}
 		k.releaseCPUs(old)
 	}
-	if err := k.assignCPUs(ctx, pod, c, cs); err != nil {
-		k.cfg.Logger.Warn("static CPU manager", "pod", podKey(pod), "container", c.Name, "err", err)
-	}
 	if err := k.cfg.Runtime.StartContainer(ctx, id); err != nil {
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonRunContainerError, Message: err.Error()}
 		return retryAfterError, false
+	}
+	// Exclusive CPUs go to the running task (its cgroup exists now).
+	if err := k.assignCPUs(ctx, pod, c, cs); err != nil {
+		k.cfg.Logger.Warn("static CPU manager", "pod", podKey(pod), "container", c.Name, "err", err)
 	}
 	cs.waiting = nil
 	if h := lifecycleHandler(c, true); h != nil {
@@ -249,7 +253,7 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	if k.cfg.LogDir != "" {
 		cfg.LogPath = filepath.Join(c.Name, attemptString(cfg.Metadata.Attempt)+".log")
 	}
-	res := containerResources(pod, c)
+	res := containerResources(pod, c, k.minOOMScoreAdj)
 	cfg.Linux.Resources = &res
 	if sc := c.SecurityContext; sc != nil {
 		s := &cfg.Linux.Security
@@ -281,8 +285,9 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	return cfg, nil
 }
 
-// containerResources maps c's requests and limits to CFS and memory values.
-func containerResources(pod *core.Pod, c *core.Container) cri.LinuxContainerResources {
+// containerResources maps c's requests and limits to CFS and memory values,
+// and the QoS class to an OOM score adjustment no lower than minOOM.
+func containerResources(pod *core.Pod, c *core.Container, minOOM int64) cri.LinuxContainerResources {
 	r := cri.LinuxContainerResources{CPUPeriod: cfsPeriod}
 	if q, ok := c.Resources.Requests[core.ResourceCPU]; ok {
 		r.CPUShares = milliToShares(q.MilliValue())
@@ -305,8 +310,36 @@ func containerResources(pod *core.Pod, c *core.Container) cri.LinuxContainerReso
 	default:
 		r.OOMScoreAdj = 500
 	}
+	r.OOMScoreAdj = max(r.OOMScoreAdj, minOOM)
 	return r
 }
+
+// minOOMScoreAdj is the lowest OOM score adjustment containers may get:
+// -1000 with CAP_SYS_RESOURCE, else the kubelet's own (a process may not
+// lower its score below its parent's without it, and runc would fail to
+// start a Guaranteed pod's container with -997).
+func minOOMScoreAdj() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1000
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			if err == nil && caps&(1<<capSysResource) != 0 {
+				return -1000
+			}
+		}
+	}
+	own, err := strconv.ParseInt(readTrim("/proc/self/oom_score_adj"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return own
+}
+
+// capSysResource is CAP_SYS_RESOURCE's bit.
+const capSysResource = 24
 
 // killContainers runs the preStop hooks and stops every container of the
 // pod in parallel within grace; exited containers stay for their status.

@@ -95,8 +95,8 @@ func (m *cpuManager) release(id string) {
 	}
 }
 
-// assignCPUs gives a new container its exclusive CPUs through
-// UpdateContainerResources (before it starts).
+// assignCPUs gives a started container its exclusive CPUs through
+// UpdateContainerResources.
 func (k *Kubelet) assignCPUs(ctx context.Context, pod *core.Pod, c *core.Container, cs *ctrState) error {
 	if k.cpus == nil {
 		return nil
@@ -109,7 +109,7 @@ func (k *Kubelet) assignCPUs(ctx context.Context, pod *core.Pod, c *core.Contain
 	if err != nil {
 		return err
 	}
-	res := containerResources(pod, c)
+	res := containerResources(pod, c, k.minOOMScoreAdj)
 	res.CpusetCpus = formatCPUList(cpus)
 	if err := k.cfg.Runtime.UpdateContainerResources(ctx, cs.id, res); err != nil {
 		k.cpus.release(cs.id)

@@ -296,3 +296,26 @@ func TestFakeHooksAndExecProbes(t *testing.T) {
 		})
 	}
 }
+
+func TestFakeDownwardAPIVolume(t *testing.T) {
+	tc := startCluster(t)
+	root := t.TempDir()
+	tc.startFakeKubelet(t, "node-dw", func(c *Config) { c.RootDir = root })
+	ctx := context.Background()
+	p := simplePod("dw", "node-dw")
+	p.Labels = map[string]string{"app": "web", "tier": "front"}
+	p.Spec.Volumes = []core.Volume{{Name: "info", VolumeSource: core.VolumeSource{DownwardAPI: &core.DownwardAPIVolumeSource{
+		Items: []core.DownwardAPIVolumeFile{
+			{Path: "labels", FieldRef: &core.ObjectFieldSelector{FieldPath: "metadata.labels"}},
+			{Path: "name", FieldRef: &core.ObjectFieldSelector{FieldPath: "metadata.name"}},
+			{Path: "app", FieldRef: &core.ObjectFieldSelector{FieldPath: "metadata.labels['app']"}},
+		}}}}}
+	p.Spec.Containers[0].VolumeMounts = []core.VolumeMount{{Name: "info", MountPath: "/info"}}
+	created, err := pods(tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	waitPod(t, tc.admin, "default", "dw", 10*time.Second, "Running", running)
+	dir := filepath.Join(root, "pods", string(created.UID), "volumes", pluginDownwardAPI, "info")
+	assert.Equal(t, "app=\"web\"\ntier=\"front\"", readTrim(filepath.Join(dir, "labels")))
+	assert.Equal(t, "dw", readTrim(filepath.Join(dir, "name")))
+	assert.Equal(t, "web", readTrim(filepath.Join(dir, "app")))
+}

@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,7 +82,8 @@ func newRealNode(t testing.TB, name string) *realNode {
 	n.cfg = Config{NodeName: name, Client: tc.nodeClient(t, name), Runtime: rt, Network: n.net,
 		RootDir: root, CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(), Logger: quietLogger(),
 		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: tc.cp.CA.Pool(),
-		CrashLoopBackOff: 200 * time.Millisecond, MaxBackOff: 2 * time.Second, ResyncInterval: 5 * time.Second}
+		CrashLoopBackOff: 200 * time.Millisecond, MaxBackOff: 2 * time.Second, ResyncInterval: 5 * time.Second,
+		CPUManagerPolicy: "static", ReservedCPUs: runtime.NumCPU() - 1}
 	n.start(t)
 	kp, err := tc.cp.CA.IssueClient(APIServerClientCN)
 	require.NoError(t, err)
@@ -123,15 +126,17 @@ func (n *realNode) cleanupPods(t testing.TB) {
 	for _, p := range list.Items {
 		_ = pods(n.tc.admin, "default").Delete(ctx, p.Name, nil)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	// The kubelet confirms a deletion after the whole teardown (containers,
+	// sandbox, network, volumes, directories, cgroup).
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		sbs, err := n.rt.ListPodSandbox(ctx, cri.PodSandboxFilter{})
-		if err == nil && len(sbs) == 0 {
+		l, err := pods(n.tc.admin, "default").List(ctx, client.ListOptions{})
+		if err == nil && len(l.Items) == 0 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Errorf("sandboxes left after cleanup")
+	t.Errorf("pods left after cleanup")
 }
 
 // freeSubnet picks a 10.244.X.0/24 no route serves and an unused bridge name.
@@ -355,6 +360,38 @@ func TestRealKubelet(t *testing.T) {
 		}
 	})
 
+	t.Run("static CPU manager pins a Guaranteed pod", func(t *testing.T) {
+		if newCgroupManager("/sys/fs/cgroup").v2 {
+			t.Skip("checks the cgroup v1 cpuset hierarchy")
+		}
+		p := helloPod("pinned", "real-node")
+		rl := core.ResourceList{core.ResourceCPU: resource.MustParse("1"), core.ResourceMemory: resource.MustParse("64Mi")}
+		p.Spec.Containers[0].Resources = core.ResourceRequirements{Requests: rl, Limits: rl}
+		created, err := podsAPI.Create(ctx, p)
+		require.NoError(t, err)
+		got := waitPod(t, n.tc.admin, "default", "pinned", 60*time.Second, "Running", running)
+		assert.Equal(t, core.PodQOSGuaranteed, got.Status.QOSClass)
+		id := strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "cri://")
+		want := fmt.Sprint(runtime.NumCPU() - 1)
+		// runc names the container's cgroup after a digest of its ID: find
+		// the pod's child cgroup that holds the container's process.
+		var pinned []string
+		children, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup/cpuset", PodCgroupName(created), "*", "cpuset.cpus"))
+		for _, f := range children {
+			pinned = append(pinned, readTrim(f))
+		}
+		assert.Contains(t, pinned, want, "the container cgroup of the pod is pinned")
+		st, err := n.rt.ContainerStatus(ctx, id)
+		require.NoError(t, err)
+		require.NotNil(t, st.Resources)
+		assert.Equal(t, want, st.Resources.CpusetCpus)
+		require.NoError(t, podsAPI.Delete(ctx, "pinned", nil))
+		waitFor(t, 30*time.Second, "pinned pod deleted", func() bool {
+			_, err := podsAPI.Get(ctx, "pinned")
+			return apierrors.IsNotFound(err)
+		})
+	})
+
 	t.Run("kubelet restart leaves containers untouched", func(t *testing.T) {
 		before, err := podsAPI.Get(ctx, "web")
 		require.NoError(t, err)
@@ -399,7 +436,11 @@ func TestRealKubelet(t *testing.T) {
 		got := waitPod(t, n.tc.admin, "default", "doomed", 60*time.Second, "Running", running)
 		uid := string(created.UID)
 		podDir := filepath.Join(n.cfg.RootDir, "pods", uid)
-		assert.True(t, isMountPoint(filepath.Join(podDir, "volumes", pluginEmptyDir, "mem")), "memory emptyDir is a tmpfs")
+		memDir := filepath.Join(podDir, "volumes", pluginEmptyDir, "mem")
+		assert.True(t, isMountPoint(memDir), "memory emptyDir is a tmpfs")
+		var fs syscall.Statfs_t
+		require.NoError(t, syscall.Statfs(memDir, &fs))
+		assert.Equal(t, int64(8<<20), int64(fs.Blocks)*fs.Bsize, "tmpfs sized by sizeLimit")
 		sbs, err := n.rt.ListPodSandbox(ctx, cri.PodSandboxFilter{LabelSelector: map[string]string{labelPodUID: uid}})
 		require.NoError(t, err)
 		require.Len(t, sbs, 1)

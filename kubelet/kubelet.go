@@ -31,6 +31,8 @@ type Kubelet struct {
 	cpus    *cpuManager
 	ips     *ipAllocator
 	prober  Prober
+	// minOOMScoreAdj bounds the containers' OOM score adjustments.
+	minOOMScoreAdj int64
 
 	mu        sync.Mutex
 	workers   map[meta.UID]*podWorker
@@ -69,6 +71,10 @@ func New(cfg Config) (*Kubelet, error) {
 	}
 	if cfg.CPUManagerPolicy == "static" {
 		k.cpus = newCPUManager(hostCPUs(cfg.Capacity), cfg.ReservedCPUs)
+	}
+	k.minOOMScoreAdj = -1000
+	if cfg.CgroupRoot != "" { // a real node
+		k.minOOMScoreAdj = minOOMScoreAdj()
 	}
 	k.prober = cfg.Prober
 	if k.prober == nil {

@@ -459,3 +459,40 @@ func TestLogEndpointOnlyForAPIServer(t *testing.T) {
 	k.serveHTTP(w, r)
 	assert.Equal(t, http.StatusBadRequest, w.Code)
 }
+
+func TestCgroupManagerFiles(t *testing.T) {
+	lim := podLimits{shares: 512, quota: 50000, memory: 128 << 20}
+	t.Run("v1", func(t *testing.T) {
+		root := t.TempDir()
+		for _, c := range []string{"cpu", "cpuacct", "memory", "pids"} {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, c), 0o755))
+		}
+		m := newCgroupManager(root)
+		require.False(t, m.v2)
+		require.NoError(t, m.ensure("kubepods/burstable/podu", lim))
+		read := func(p ...string) string { return readTrim(filepath.Join(append([]string{root}, p...)...)) }
+		assert.Equal(t, "512", read("cpu", "kubepods/burstable/podu", "cpu.shares"))
+		assert.Equal(t, "50000", read("cpu", "kubepods/burstable/podu", "cpu.cfs_quota_us"))
+		assert.Equal(t, "100000", read("cpu", "kubepods/burstable/podu", "cpu.cfs_period_us"))
+		assert.Equal(t, "134217728", read("memory", "kubepods/burstable/podu", "memory.limit_in_bytes"))
+		require.NoError(t, m.ensure("kubepods/besteffort/podv", podLimits{shares: 2}))
+		assert.Equal(t, "-1", read("cpu", "kubepods/besteffort/podv", "cpu.cfs_quota_us"))
+		assert.Equal(t, "-1", read("memory", "kubepods/besteffort/podv", "memory.limit_in_bytes"))
+	})
+	t.Run("v2", func(t *testing.T) {
+		root := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(root, "cgroup.controllers"), []byte("cpu memory pids"), 0o644))
+		m := newCgroupManager(root)
+		require.True(t, m.v2)
+		require.NoError(t, m.ensure("kubepods/burstable/podu", lim))
+		dir := filepath.Join(root, "kubepods", "burstable", "podu")
+		assert.Equal(t, "50000 100000", readTrim(filepath.Join(dir, "cpu.max")))
+		assert.Equal(t, "134217728", readTrim(filepath.Join(dir, "memory.max")))
+		assert.Equal(t, "20", readTrim(filepath.Join(dir, "cpu.weight")))
+		assert.Equal(t, "+cpu +memory +pids", readTrim(filepath.Join(root, "kubepods", "cgroup.subtree_control")))
+		require.NoError(t, m.ensure("kubepods/besteffort/podv", podLimits{shares: 2}))
+		assert.Equal(t, "max 100000", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "cpu.max")))
+		assert.Equal(t, "max", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "memory.max")))
+		assert.Equal(t, "1", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "cpu.weight")))
+	})
+}
