@@ -126,7 +126,7 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	}
 	statuses := a.statusBuf[:n]
 	clear(statuses)
-	var found, processed atomic.Int64
+	var found, processed, rejected atomic.Int64
 	var firstErr atomic.Pointer[framework.Status]
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -154,6 +154,7 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 			statuses[idx] = s
 		}
 		processed.Add(int64(hi - lo))
+		rejected.Add(int64(hi - lo - len(fits)))
 		k := int(found.Add(int64(len(fits))))
 		first := k - len(fits)
 		for j, ni := range fits {
@@ -173,6 +174,9 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	}
 	a.nextStart = (start + int(processed.Load())) % n
 	feasible = feasible[:min(int(found.Load()), want)]
+	if rejected.Load() == 0 {
+		return compact(feasible), framework.NodeToStatus{}, nil
+	}
 	return compact(feasible), collect(nodes, statuses), nil
 }
 

@@ -103,6 +103,7 @@ func (f *Framework) RunPreScore(ctx context.Context, state *CycleState, pod *cor
 type scoreBuf struct {
 	active []WeightedPriority
 	scores [][]NodeScore
+	names  []string
 }
 
 // RunScore scores nodes with every priority not skipped by PreScore,
@@ -131,9 +132,16 @@ func (f *Framework) RunScore(ctx context.Context, state *CycleState, pod *core.P
 		}
 		buf.scores[i] = buf.scores[i][:len(nodes)]
 	}
+	if cap(buf.names) < len(nodes) {
+		buf.names = make([]string, len(nodes))
+	}
+	names := buf.names[:len(nodes)]
 	var failed atomic.Pointer[Status]
 	chunk := max(16, len(nodes)/(max(1, workers)*4))
 	ParallelizeChunks(ctx, workers, len(nodes), chunk, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			names[i] = nodes[i].Name()
+		}
 		for p, w := range buf.active {
 			scores := buf.scores[p]
 			for i := lo; i < hi; i++ {
@@ -141,7 +149,7 @@ func (f *Framework) RunScore(ctx context.Context, state *CycleState, pod *core.P
 				if !s.IsSuccess() {
 					failed.CompareAndSwap(nil, s.WithPlugin(w.Name()))
 				}
-				scores[i] = NodeScore{Name: nodes[i].Name(), Score: v}
+				scores[i] = NodeScore{Name: names[i], Score: v}
 			}
 		}
 	})
