@@ -250,8 +250,9 @@ func metadataOnly(u *client.Unstructured) (*client.Unstructured, error) {
 }
 
 // observe records an added or changed object and queues what it may
-// concern: itself (owners to check, a finalizer to act on) and owners it
-// stopped naming (one deleting in the foreground may now be free).
+// concern: itself (owners to check, a finalizer to act on), owners it
+// stopped naming and owners deleting in the foreground (which wait for
+// it).
 func (gc *GarbageCollector) observe(m client.Mapping, u *client.Unstructured) {
 	n := &node{
 		uid: u.UID, mapping: m, namespace: u.Namespace, name: u.Name,
@@ -267,9 +268,9 @@ func (gc *GarbageCollector) observe(m client.Mapping, u *client.Unstructured) {
 			gc.queue.Add(o.UID)
 		}
 	}
-	if n.deleting {
-		for _, o := range n.owners {
-			gc.queue.Add(o.UID)
+	for _, o := range n.owners {
+		if owner, ok := gc.graph.get(o.UID); ok && owner.waitingForDependents() {
+			gc.queue.Add(o.UID) // this dependent may have stopped blocking it
 		}
 	}
 }

@@ -103,6 +103,22 @@ func TestPropagationPolicies(t *testing.T) {
 		assert.Equal(t, []string{"grandchild", "child", "root"}, order())
 	})
 
+	t.Run("foreground with a dependent that has another owner", func(t *testing.T) {
+		ns := newNamespace(t, c, "foreground-shared")
+		root := createCM(t, c, ns, "root")
+		keeper := createCM(t, c, ns, "keeper")
+		createCM(t, c, ns, "shared", ownerRef(root, true), ownerRef(keeper, false))
+		deleteWith(t, c, ns, "root", meta.DeletePropagationForeground)
+		eventually(t, "root deleted without its shared dependent", cmGone(c, ns, "root"))
+		got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "shared")
+		require.NoError(t, err, "a dependent with a live owner stays")
+		assert.Nil(t, got.DeletionTimestamp)
+		eventually(t, "the reference to the deleted owner dropped", func() bool {
+			got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "shared")
+			return err == nil && len(got.OwnerReferences) == 1 && got.OwnerReferences[0].UID == keeper.UID
+		})
+	})
+
 	t.Run("orphan keeps dependents and strips references", func(t *testing.T) {
 		ns := newNamespace(t, c, "orphan")
 		root := createCM(t, c, ns, "root")
