@@ -19,7 +19,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers          = 4
+	DefaultWorkers          = 8
 	DefaultDiscoveryPeriod  = 30 * time.Second
 	DefaultCacheSyncTimeout = time.Minute
 )
@@ -30,7 +30,7 @@ type Options struct {
 	// Client reaches the API server (as system:kube-controller-manager in
 	// a cluster): discovery, dynamic list/watch, get, update and delete.
 	Client *client.Client
-	// Workers is how many objects are processed at once; default 4.
+	// Workers is how many objects are processed at once; default 8.
 	Workers int
 	// DiscoveryPeriod is how often discovery is asked again for resources
 	// added since (a newly registered kind); it is also how long a
@@ -59,6 +59,7 @@ type GarbageCollector struct {
 	queue *workqueue.Queue[meta.UID]
 
 	running atomic.Bool
+	absent  absentOwners
 	mu      sync.Mutex
 	watched map[meta.GroupVersionResource]context.CancelFunc
 	synced  []func() bool
@@ -309,4 +310,31 @@ func (gc *GarbageCollector) worker(ctx context.Context) {
 		}
 		gc.queue.Done(uid)
 	}
+}
+
+// absentOwners remembers owner UIDs a live GET found absent. UIDs are
+// never reused, so an absent owner stays absent: the dependents of one
+// deleted owner need one GET, not one each. The set is bounded (it is
+// emptied when full). Safe for concurrent use.
+type absentOwners struct {
+	mu  sync.Mutex
+	set map[meta.UID]struct{}
+}
+
+const maxAbsentOwners = 10000
+
+func (a *absentOwners) has(uid meta.UID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.set[uid]
+	return ok
+}
+
+func (a *absentOwners) add(uid meta.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.set == nil || len(a.set) >= maxAbsentOwners {
+		a.set = map[meta.UID]struct{}{}
+	}
+	a.set[uid] = struct{}{}
 }

@@ -99,6 +99,9 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.Ow
 		}
 		return ownerSolid, nil
 	}
+	if gc.absent.has(ref.UID) {
+		return ownerDangling, nil
+	}
 	m, err := gc.mappingFor(ctx, ref)
 	if err != nil {
 		return ownerSolid, err
@@ -112,12 +115,11 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.Ow
 	}
 	live, err := client.DynamicFor(gc.opts.Client, m, ns).Get(ctx, ref.Name)
 	switch {
-	case apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
+		gc.absent.add(ref.UID)
 		return ownerDangling, nil
 	case err != nil:
 		return ownerSolid, fmt.Errorf("get owner %s %q of %s: %w", ref.Kind, ref.Name, n.key(), err)
-	case live.UID != ref.UID:
-		return ownerDangling, nil
 	case live.DeletionTimestamp != nil && live.HasFinalizer(meta.FinalizerDeleteDependents):
 		return ownerWaiting, nil
 	}

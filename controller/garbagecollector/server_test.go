@@ -46,7 +46,7 @@ func widgetType() scheme.Type {
 // startServer runs an API server with the built-in kinds and Widget (a
 // user-defined kind registered before it starts, as an embedder does)
 // until the test ends, and returns an admin client.
-func startServer(t *testing.T) *client.Client {
+func startServer(t testing.TB) *client.Client {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts an API server")
