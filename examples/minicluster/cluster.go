@@ -95,7 +95,12 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 		}
 	}
 	c.step("starting the store and the API server (data in %s)", opts.DataDir)
-	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger})
+	// The control plane outlives the other components (their last writes,
+	// such as releasing the controller manager's lease, reach it): its
+	// context ends in the first cleanup registered, which runs last.
+	cpCtx, cpCancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.onStop(cpCancel)
+	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

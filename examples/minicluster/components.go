@@ -3,27 +3,90 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/daemonset"
+	"github.com/orkit/orkit/controller/deployment"
+	"github.com/orkit/orkit/controller/garbagecollector"
+	"github.com/orkit/orkit/controller/nodelifecycle"
+	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/statefulset"
 	"github.com/orkit/orkit/kubelet"
 )
 
 // startControllers runs the controller manager as
-// system:kube-controller-manager, with leader election on a Lease.
+// system:kube-controller-manager, with leader election on a Lease in
+// kube-system: the built-in controllers run while this process leads.
 func (c *cluster) startControllers(ctx context.Context) error {
-	c.step("controllers: not wired in yet")
+	cl, err := c.clientFor("system:kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl, Logger: c.opts.Logger,
+		LeaderElection: &controller.LeaderElectionConfig{Namespace: "kube-system", Name: "kube-controller-manager",
+			Identity: fmt.Sprintf("%s_%d", host, os.Getpid())}})
+	if err != nil {
+		return err
+	}
+	log := c.opts.Logger
+	add := func(name string, r controller.Runnable, err error) error {
+		if err != nil {
+			return fmt.Errorf("controller %s: %w", name, err)
+		}
+		return m.Add(r)
+	}
+	rs, _, err := replicaset.New(m, replicaset.Options{Logger: log})
+	if err := add("replicaset", rs, err); err != nil {
+		return err
+	}
+	dep, _, err := deployment.New(m, deployment.Options{Logger: log})
+	if err := add("deployment", dep, err); err != nil {
+		return err
+	}
+	sts, err := statefulset.New(m, statefulset.Options{Logger: log})
+	if err := add("statefulset", sts, err); err != nil {
+		return err
+	}
+	ds, err := daemonset.New(m, daemonset.Options{Logger: log})
+	if err := add("daemonset", ds, err); err != nil {
+		return err
+	}
+	nl, err := nodelifecycle.New(m, nodelifecycle.Options{Logger: log})
+	if err := add("nodelifecycle", nl, err); err != nil {
+		return err
+	}
+	pgc, err := nodelifecycle.NewPodGC(m, nodelifecycle.PodGCOptions{Logger: log})
+	if err := add("podgc", pgc, err); err != nil {
+		return err
+	}
+	gc, err := garbagecollector.New(garbagecollector.Options{Client: cl, Logger: log})
+	if err := add("garbagecollector", gc, err); err != nil {
+		return err
+	}
+	c.goRun("controller manager", func() error { return m.Run(ctx) })
+	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): replicaset, deployment, statefulset, daemonset, node lifecycle, pod GC, garbage collector")
 	return nil
 }
 
+// simTaint keeps ordinary pods off simulated nodes: only pods that
+// tolerate it (scale experiments) are placed there.
+var simTaint = core.Taint{Key: "orkit.io/simulated", Value: "true", Effect: core.TaintEffectNoSchedule}
+
 // startSimNodes runs n simulated nodes (kubelets over the fake runtime)
-// sharing one client, pod informer and heartbeat loop.
+// sharing one client, pod informer and heartbeat loop. They carry
+// simTaint, so real workloads stay on real nodes.
 func (c *cluster) startSimNodes(ctx context.Context, n int) error {
-	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger})
+	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger,
+		Base: kubelet.Config{Taints: []core.Taint{simTaint}}})
 	for i := 0; i < n; i++ {
 		if _, err := pool.Add(fmt.Sprintf("sim-node-%d", i)); err != nil {
 			return err
 		}
 	}
 	c.goRun("simulated nodes", func() error { return pool.Run(ctx) })
-	c.step("%d simulated nodes started (sim-node-0 … sim-node-%d)", n, n-1)
+	c.step("%d simulated nodes started (sim-node-0 … sim-node-%d), tainted %s=%s:%s", n, n-1, simTaint.Key, simTaint.Value, simTaint.Effect)
 	return nil
 }

@@ -191,12 +191,12 @@ func (d *demo) deleteAll(ctx context.Context) error {
 // for the demo's Deployment, ReplicaSets and pods.
 func (d *demo) printPipeline(ctx context.Context) {
 	out := d.c.opts.Out
-	seen := map[string]string{}
+	seen := map[string]bool{} // key/state already printed
 	say := func(key, state, format string, args ...any) {
-		if seen[key] == state {
+		if seen[key+"/"+state] {
 			return
 		}
-		seen[key] = state
+		seen[key+"/"+state] = true
 		fmt.Fprintf(out, "          · "+format+"\n", args...)
 	}
 	rs, err1 := client.For[apps.ReplicaSet](d.c.admin, "default").Watch(ctx, client.ListOptions{LabelSelector: "app=web"})
@@ -226,21 +226,33 @@ func (d *demo) printPipeline(ctx context.Context) {
 	}
 }
 
+// podStage prints the stages a pod reached that were not printed yet, in
+// pipeline order (one status write may carry several: the kubelet reports
+// the IP and readiness together when the containers start fast).
 func (d *demo) podStage(p *core.Pod, typ string, say func(key, state, format string, args ...any)) {
 	k := "pod/" + p.Name
 	switch {
 	case typ == "DELETED":
 		say(k, "deleted", "pod %s deleted", p.Name)
+		return
 	case p.DeletionTimestamp != nil:
 		say(k, "terminating", "pod %s terminating", p.Name)
-	case p.Status.Phase == core.PodRunning && core.IsPodReady(p):
-		say(k, "ready", "pod %s started: containers running and ready", p.Name)
-	case p.Status.PodIP != "":
-		say(k, "ip", "pod %s: sandbox up, IP %s from CNI", p.Name, p.Status.PodIP)
-	case p.Spec.NodeName != "":
-		say(k, "scheduled", "pod %s scheduled to %s (binding stored)", p.Name, p.Spec.NodeName)
-	default:
-		say(k, "created", "pod %s created by the ReplicaSet controller: admitted, initialized, stored", p.Name)
+		return
+	}
+	stages := []struct {
+		reached bool
+		state   string
+		print   func()
+	}{
+		{true, "created", func() { say(k, "created", "pod %s created by the ReplicaSet controller: admitted, initialized, stored", p.Name) }},
+		{p.Spec.NodeName != "", "scheduled", func() { say(k, "scheduled", "pod %s scheduled to %s (binding stored)", p.Name, p.Spec.NodeName) }},
+		{p.Status.PodIP != "", "ip", func() { say(k, "ip", "pod %s: sandbox up, IP %s from CNI", p.Name, p.Status.PodIP) }},
+		{p.Status.Phase == core.PodRunning && core.IsPodReady(p), "ready", func() { say(k, "ready", "pod %s started: containers running and ready", p.Name) }},
+	}
+	for _, s := range stages {
+		if s.reached {
+			s.print()
+		}
 	}
 }
 

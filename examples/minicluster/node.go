@@ -182,7 +182,26 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 	if err := c.enablePodLogs(); err != nil {
 		return err
 	}
-	return nil
+	return c.waitNodeReady(ctx, n.name)
+}
+
+// waitNodeReady waits until the Node is Ready and advertises its kubelet
+// endpoint (which pods/log needs).
+func (c *cluster) waitNodeReady(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	nodes := client.For[core.Node](c.admin, "")
+	for {
+		n, err := nodes.Get(ctx, name)
+		if err == nil && core.IsNodeReady(n) && n.Status.DaemonEndpoints.KubeletEndpoint.Port != 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node %s did not become Ready with a kubelet endpoint: %w (last error: %v)", name, ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // enablePodLogs lets the API server reach the kubelets for pods/log, as

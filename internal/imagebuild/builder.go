@@ -69,7 +69,11 @@ const ModulePath = "github.com/orkit/orkit"
 // FindModuleRoot walks up from dir to the directory whose go.mod declares
 // ModulePath; ErrNoModule if there is none.
 func FindModuleRoot(dir string) (string, error) {
-	for d := dir; ; d = filepath.Dir(d) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
 		if f, err := os.Open(filepath.Join(d, "go.mod")); err == nil {
 			line, _ := bufio.NewReader(f).ReadString('\n')
 			f.Close()

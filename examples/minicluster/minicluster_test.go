@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer collects the progress lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func requireRealNode(t *testing.T) {
+	t.Helper()
+	err := checkNodePrerequisites()
+	if err == nil {
+		_, err = exec.LookPath("kubectl")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("prerequisite missing (CI=true, so this fails instead of skipping): %v", err)
+		}
+		t.Skipf("prerequisite missing: %v", err)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestDemo runs the minicluster in-process with a real node (private
+// containerd, CNI bridge) and drives the seeds' scenario with the real
+// kubectl; then it stops the cluster, checks nothing is left on the host,
+// starts it again on the same data directory and finds its state.
+func TestDemo(t *testing.T) {
+	requireRealNode(t)
+	dir := t.TempDir()
+	out := &syncBuffer{}
+	opts := options{DataDir: dir, Listen: freeAddr(t), Nodes: 1, SimNodes: 2, Out: out}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	c, err := startCluster(ctx, opts)
+	require.NoError(t, err, out.String())
+	demoErr := runDemo(ctx, c)
+	c.Close()
+	t.Log("\n" + out.String())
+	require.NoError(t, demoErr)
+	for _, want := range []string{"API server ready", "scheduler started", "node-1 started", "ReplicaSet web-",
+		"scheduled to node-1", "IP 10.244.1.", "started: containers running and ready", "demo: every step held", "containerd stopped"} {
+		assert.Contains(t, out.String(), want)
+	}
+	links, err := exec.Command("ip", "-o", "link", "show").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(links), "orkit1", "the bridge is removed on stop")
+
+	// Started again on the same directory, the cluster resumes: the
+	// namespaces and nodes it had are there.
+	out2 := &syncBuffer{}
+	opts.Out, opts.SimNodes = out2, 0
+	c2, err := startCluster(ctx, opts)
+	require.NoError(t, err, out2.String())
+	defer c2.Close()
+	kc := c2.cp.AdminKubeconfig
+	got, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "get", "nodes", "-o", "name").CombinedOutput()
+	require.NoError(t, err, string(got))
+	assert.Contains(t, string(got), "node/node-1")
+	assert.Contains(t, string(got), "node/sim-node-0", "state from the first run is still there")
+	assert.True(t, strings.Contains(out2.String(), "API server ready"))
+}
