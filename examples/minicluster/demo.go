@@ -244,7 +244,9 @@ func (d *demo) podStage(p *core.Pod, typ string, say func(key, state, format str
 		state   string
 		print   func()
 	}{
-		{true, "created", func() { say(k, "created", "pod %s created by the ReplicaSet controller: admitted, initialized, stored", p.Name) }},
+		{true, "created", func() {
+			say(k, "created", "pod %s created by the ReplicaSet controller: admitted, initialized, stored", p.Name)
+		}},
 		{p.Spec.NodeName != "", "scheduled", func() { say(k, "scheduled", "pod %s scheduled to %s (binding stored)", p.Name, p.Spec.NodeName) }},
 		{p.Status.PodIP != "", "ip", func() { say(k, "ip", "pod %s: sandbox up, IP %s from CNI", p.Name, p.Status.PodIP) }},
 		{p.Status.Phase == core.PodRunning && core.IsPodReady(p), "ready", func() { say(k, "ready", "pod %s started: containers running and ready", p.Name) }},
@@ -293,4 +295,3 @@ func httpGet(ctx context.Context, url string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	return string(b), err
 }
-
