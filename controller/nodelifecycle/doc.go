@@ -4,7 +4,8 @@
 //
 //	Node lifecycle (per node, on node and Lease events and on a timer):
 //	  last heartbeat = newest of the kube-node-lease Lease's renewTime and
-//	                   the Ready condition's lastHeartbeatTime
+//	                   the Ready condition's lastHeartbeatTime; the grace period
+//	                   runs from when the controller saw it change (its own clock)
 //	  older than GracePeriod ─▶ Ready (and pressure conditions) = Unknown,
 //	                             taint node.kubernetes.io/unreachable:NoExecute,
 //	                             its pods Ready=False

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/orkit/orkit/api/coordination"
@@ -58,6 +59,9 @@ type Controller struct {
 	leases informer.Lister[*coordination.Lease]
 	pods   *informer.Indexer[*core.Pod]
 	log    *slog.Logger
+
+	mu   sync.Mutex
+	seen map[string]heartbeat // by node name
 }
 
 var _ controller.Reconciler = (*Controller)(nil)
@@ -105,7 +109,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{opts: opts, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
-		pods: podInf.Indexer(), log: opts.Logger.With("controller", "nodelifecycle")}
+		pods: podInf.Indexer(), log: opts.Logger.With("controller", "nodelifecycle"), seen: map[string]heartbeat{}}
 	ctrl, err := controller.New("nodelifecycle", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
@@ -128,13 +132,14 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	node, err := c.nodes.Get("", req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
+		c.forget(req.Name)
 		return controller.Result{}, nil
 	}
 	if err != nil {
 		return controller.Result{}, err
 	}
 	now := c.opts.Now()
-	last := c.lastHeartbeat(node)
+	last := c.observe(node.Name, c.lastHeartbeat(node), now)
 	expires := last.Add(c.opts.GracePeriod)
 	next := c.opts.MonitorPeriod
 	if now.After(expires) {
@@ -153,6 +158,35 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 		next = min(next, d)
 	}
 	return controller.Result{RequeueAfter: next}, nil
+}
+
+// heartbeat is what the controller last saw of a node's heartbeat.
+type heartbeat struct {
+	reported time.Time // the newest heartbeat time the node reported
+	observed time.Time // when this controller first saw that value
+}
+
+// observe records the node's reported heartbeat and returns when, by the
+// controller's own clock, it last changed. The grace period runs from
+// there, as in Kubernetes: a controller that starts (or restarts after
+// the cluster was down) gives every node a full grace period instead of
+// judging it by timestamps from before, and node clocks need not agree
+// with the controller's.
+func (c *Controller) observe(name string, reported, now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hb, ok := c.seen[name]
+	if !ok || reported.After(hb.reported) {
+		hb = heartbeat{reported: reported, observed: now}
+		c.seen[name] = hb
+	}
+	return hb.observed
+}
+
+func (c *Controller) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.seen, name)
 }
 
 // lastHeartbeat is the newest sign of life of node: its Lease's renewal,

@@ -225,3 +225,19 @@ func TestOptions(t *testing.T) {
 	_, err = NewPodGC(m, PodGCOptions{TerminatedPodThreshold: -1})
 	require.ErrorIs(t, err, ErrInvalidOptions)
 }
+
+// TestGraceRunsFromObservation: a heartbeat from long ago, seen for the
+// first time (a controller that just started), counts from when it was
+// seen; a heartbeat that does not change ages by the controller's clock.
+func TestGraceRunsFromObservation(t *testing.T) {
+	c := &Controller{seen: map[string]heartbeat{}}
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	stale := start.Add(-time.Hour)
+	assert.Equal(t, start, c.observe("n", stale, start), "first sight starts the grace period")
+	assert.Equal(t, start, c.observe("n", stale, start.Add(30*time.Second)), "an unchanged heartbeat keeps aging")
+	later := start.Add(time.Minute)
+	assert.Equal(t, later, c.observe("n", stale.Add(time.Second), later), "a new heartbeat restarts it, whatever the node's clock says")
+	assert.Equal(t, later, c.observe("n", stale, later.Add(time.Second)), "an older report changes nothing")
+	c.forget("n")
+	assert.Equal(t, later.Add(2*time.Second), c.observe("n", stale, later.Add(2*time.Second)))
+}
