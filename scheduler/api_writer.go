@@ -107,16 +107,27 @@ func (w *apiWriter) setUnschedulable(pod *core.Pod, msg, nominated string) {
 
 func (w *apiWriter) writeStatus(ctx context.Context, u statusUpdate) {
 	pods := client.For[core.Pod](w.c, u.pod.Namespace)
-	cp := meta.DeepCopy(u.pod)
-	changed := core.UpdatePodCondition(&cp.Status, u.cond)
-	if u.nominated != "" && cp.Status.NominatedNodeName != u.nominated {
-		cp.Status.NominatedNodeName, changed = u.nominated, true
-	}
-	if !changed {
-		return
-	}
-	if _, err := pods.UpdateStatus(ctx, cp); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-		w.log.Debug("scheduler: pod status not written", "pod", framework.PodKey(u.pod), "err", err)
+	cur := u.pod
+	for attempt := 0; attempt < 2; attempt++ {
+		cp := meta.DeepCopy(cur)
+		changed := core.UpdatePodCondition(&cp.Status, u.cond)
+		if u.nominated != "" && cp.Status.NominatedNodeName != u.nominated {
+			cp.Status.NominatedNodeName, changed = u.nominated, true
+		}
+		if !changed || cp.Spec.NodeName != "" {
+			return // nothing new, or bound meanwhile
+		}
+		_, err := pods.UpdateStatus(ctx, cp)
+		if err == nil || apierrors.IsNotFound(err) || ctx.Err() != nil {
+			return
+		}
+		if !apierrors.IsConflict(err) {
+			w.log.Debug("scheduler: pod status not written", "pod", framework.PodKey(u.pod), "err", err)
+			return
+		}
+		if cur, err = pods.Get(ctx, u.pod.Name); err != nil || cur.UID != u.pod.UID {
+			return
+		}
 	}
 }
 
