@@ -77,6 +77,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "StatefulSet"}
 	controller.WatchObjects(ctrl, setInf)
 	controller.WatchOwned(ctrl, podInf, owner)
+	controller.Watch(ctrl, podInf, c.orphanRequests)
 	controller.WatchOwned(ctrl, revInf, owner)
 	c.Controller = ctrl
 	return c, nil
@@ -106,7 +107,10 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, controller.TerminalError(err)
 	}
-	pods := c.ownedPods(set, sel)
+	pods, err := c.claimPods(ctx, set, sel)
+	if err != nil {
+		return controller.Result{}, err
+	}
 	s := &pass{c: c, set: set, pods: pods, current: current, update: update, curTmpl: curTmpl}
 	if err := s.run(ctx); err != nil {
 		return controller.Result{}, err

@@ -274,3 +274,44 @@ func TestTemplateHashStable(t *testing.T) {
 }
 
 func isConflict(err error) bool { return apierrors.IsConflict(err) }
+
+// TestAdoptAndRelease: an orphan named like the set's pod and matching
+// its selector is adopted (not replaced); a pod relabelled out of the
+// selector is released.
+func TestAdoptAndRelease(t *testing.T) {
+	c := setup(t, 0)
+	ctx := context.Background()
+	ns := "default"
+	set := webSet(ns, 2, apps.ParallelPodManagement)
+	set.Spec.VolumeClaimTemplates = nil
+	// OnDelete: an adopted pod carries no revision label, and a rolling
+	// update would replace it.
+	set.Spec.UpdateStrategy = apps.StatefulSetUpdateStrategy{Type: apps.OnDeleteStatefulSetStrategyType}
+	orphan, err := client.For[core.Pod](c, ns).Create(ctx, &core.Pod{
+		ObjectMeta: meta.ObjectMeta{Name: "web-0", Labels: map[string]string{"app": "web"}},
+		Spec:       set.Spec.Template.Spec,
+	})
+	require.NoError(t, err)
+	created, err := client.For[apps.StatefulSet](c, ns).Create(ctx, set)
+	require.NoError(t, err)
+	testnode.Eventually(t, 30*time.Second, func() bool { return getSet(t, c, ns).Status.ReadyReplicas == 2 }, "two ready")
+	p, err := client.For[core.Pod](c, ns).Get(ctx, "web-0")
+	require.NoError(t, err)
+	assert.Equal(t, orphan.UID, p.UID, "adopted, not replaced")
+	require.NotNil(t, meta.ControllerOf(&p.ObjectMeta))
+	assert.Equal(t, created.UID, meta.ControllerOf(&p.ObjectMeta).UID)
+
+	for {
+		p, err := client.For[core.Pod](c, ns).Get(ctx, "web-1")
+		require.NoError(t, err)
+		p.Labels["app"] = "other"
+		if _, err = client.For[core.Pod](c, ns).Update(ctx, p); err == nil {
+			break
+		}
+		require.True(t, isConflict(err), "update: %v", err)
+	}
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p, err := client.For[core.Pod](c, ns).Get(ctx, "web-1")
+		return err == nil && meta.ControllerOf(&p.ObjectMeta) == nil
+	}, "web-1 released")
+}
