@@ -56,6 +56,10 @@ func PodHostPorts(pod *core.Pod) []HostPort {
 // with every change, which is how a Snapshot knows what to copy.
 type NodeInfo struct {
 	node *core.Node
+	// Copied from node so the hot predicates read this struct only.
+	name          string
+	unschedulable bool
+	taints        []core.Taint
 
 	// Pods are the pods on the node, in the order they were added.
 	Pods []*PodInfo
@@ -97,21 +101,24 @@ func (n *NodeInfo) Node() *core.Node {
 }
 
 // Name returns the node's name ("" when unknown).
-func (n *NodeInfo) Name() string {
-	if n.node == nil {
-		return ""
-	}
-	return n.node.Name
-}
+func (n *NodeInfo) Name() string { return n.name }
+
+// Unschedulable returns the node's spec.unschedulable (cordoned).
+func (n *NodeInfo) Unschedulable() bool { return n.unschedulable }
+
+// Taints returns the node's taints; the slice is the node's, read-only.
+func (n *NodeInfo) Taints() []core.Taint { return n.taints }
 
 // SetNode replaces the node and recomputes what derives from it.
 func (n *NodeInfo) SetNode(node *core.Node) {
 	n.node = node
 	n.Allocatable = Resource{}
 	n.ImageSizes = nil
+	n.name, n.unschedulable, n.taints = "", false, nil
 	if node == nil {
 		return
 	}
+	n.name, n.unschedulable, n.taints = node.Name, node.Spec.Unschedulable, node.Spec.Taints
 	alloc := node.Status.Allocatable
 	if len(alloc) == 0 {
 		alloc = node.Status.Capacity

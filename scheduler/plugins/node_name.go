@@ -35,8 +35,7 @@ func (NodeUnschedulable) Name() string { return NameNodeUnschedulable }
 
 // Filter implements framework.Predicate.
 func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) *framework.Status {
-	n := ni.Node()
-	if n == nil || !n.Spec.Unschedulable {
+	if !ni.Unschedulable() {
 		return nil
 	}
 	unschedulableTaint := core.Taint{Key: core.TaintNodeUnschedulable, Effect: core.TaintEffectNoSchedule}

@@ -23,11 +23,7 @@ func (TaintToleration) Name() string { return NameTaintToleration }
 
 // Filter implements framework.Predicate.
 func (TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) *framework.Status {
-	n := ni.Node()
-	if n == nil {
-		return nil
-	}
-	if t, bad := UntoleratedTaint(n.Spec.Taints, pod.Spec.Tolerations); bad {
+	if t, bad := UntoleratedTaint(ni.Taints(), pod.Spec.Tolerations); bad {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, UntoleratedTaintReason(t))
 	}
 	return nil
@@ -57,11 +53,7 @@ func UntoleratedTaintReason(t core.Taint) string {
 // Score implements framework.Priority: the count of PreferNoSchedule taints
 // not tolerated (normalized so fewer is better).
 func (TaintToleration) Score(_ context.Context, _ *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	n := ni.Node()
-	if n == nil {
-		return 0, nil
-	}
-	return CountIntolerablePreferNoSchedule(n.Spec.Taints, pod.Spec.Tolerations), nil
+	return CountIntolerablePreferNoSchedule(ni.Taints(), pod.Spec.Tolerations), nil
 }
 
 // CountIntolerablePreferNoSchedule counts PreferNoSchedule taints that no
