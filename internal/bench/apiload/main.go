@@ -4,6 +4,9 @@
 //	apiload -kubeconfig K -clients 32 -duration 20s creates    # 1 KiB ConfigMap creates/s, p50/p99
 //	apiload -kubeconfig K -watchers 100 -updates 500 watch     # write sent → event received, p99
 //	apiload -kubeconfig K -nodes 5000 -pods 10000 -pid P populate  # server memory holding them
+//	apiload -data-dir D -listen 127.0.0.1:6443 serve  # the API server alone (store + server), in
+//	    this process; writes D/loader.kubeconfig for user "loader", bound to ClusterRole edit, so
+//	    the load goes through RBAC rather than the system:masters shortcut
 //
 // It reads the server address and client certificate from a kubeconfig
 // whose user authenticates with a client certificate (data or files).
@@ -19,15 +22,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/controlplane"
 )
 
 func main() {
@@ -41,7 +49,16 @@ func main() {
 	nodes := flag.Int("nodes", 5000, "populate: nodes to create")
 	pods := flag.Int("pods", 10000, "populate: pods to create")
 	pid := flag.Int("pid", 0, "populate: server process whose memory to report")
+	dataDir := flag.String("data-dir", "", "serve: data directory")
+	listen := flag.String("listen", "127.0.0.1:6443", "serve: API server address")
 	flag.Parse()
+	if flag.Arg(0) == "serve" {
+		if err := serve(*dataDir, *listen); err != nil {
+			fmt.Fprintln(os.Stderr, "apiload:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: apiload [flags] creates|watch|populate")
 		os.Exit(2)
@@ -66,6 +83,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		os.Exit(1)
 	}
+}
+
+// serve runs the store and the API server alone until SIGINT/SIGTERM.
+func serve(dir, listen string) error {
+	if dir == "" {
+		return fmt.Errorf("serve needs -data-dir")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: listen,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return err
+	}
+	l, err := newLoader(cp.AdminKubeconfig, "default")
+	if err != nil {
+		return err
+	}
+	binding := map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+		"metadata": map[string]any{"name": "loader-edit"},
+		"subjects": []map[string]string{{"kind": "User", "name": "loader", "apiGroup": "rbac.authorization.k8s.io"}},
+		"roleRef":  map[string]string{"kind": "ClusterRole", "name": "edit", "apiGroup": "rbac.authorization.k8s.io"}}
+	b, _ := json.Marshal(binding)
+	if err := l.post(l.newClient(), "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", b); err != nil && !strings.Contains(err.Error(), "409") {
+		return err
+	}
+	if err := cp.WriteKubeconfig(filepath.Join(dir, "loader.kubeconfig"), "loader"); err != nil {
+		return err
+	}
+	fmt.Printf("serving at %s (pid %d); %s\n", cp.URL, os.Getpid(), filepath.Join(dir, "loader.kubeconfig"))
+	<-ctx.Done()
+	return nil
 }
 
 type loader struct {
