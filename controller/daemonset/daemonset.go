@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
@@ -40,7 +41,9 @@ type Controller struct {
 	nodes     informer.Lister[*core.Node]
 	revisions informer.Lister[*apps.ControllerRevision]
 	exp       *controller.Expectations
+	backoff   *failedBackoff
 	log       *slog.Logger
+	now       func() time.Time
 }
 
 var _ controller.Reconciler = (*Controller)(nil)
@@ -69,7 +72,8 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
-		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), log: opts.Logger.With("controller", "daemonset")}
+		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
+		log: opts.Logger.With("controller", "daemonset"), now: time.Now}
 	ctrl, err := controller.New("daemonset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
@@ -77,6 +81,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "DaemonSet"}
 	controller.WatchObjects(ctrl, dsInf)
 	controller.WatchOwned(ctrl, podInf, owner)
+	controller.Watch(ctrl, podInf, c.orphanRequests)
 	podInf.AddEventHandler(c.expectationHandler(controller.EnqueueOwner[*core.Pod](owner)))
 	controller.WatchOwned(ctrl, revInf, owner)
 	controller.Watch(ctrl, nodeInf, func(*core.Node) []controller.Request { return c.allSets() })
@@ -139,14 +144,18 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, err
 	}
+	if err := c.claimPods(ctx, ds, sel); err != nil {
+		return controller.Result{}, err
+	}
 	byNode := c.podsByNode(ds, sel)
+	var retry time.Duration
 	if c.exp.Satisfied(req) {
-		if err := c.manage(ctx, req, ds, byNode, hash); err != nil {
+		if retry, err = c.manage(ctx, req, ds, byNode, hash); err != nil {
 			return controller.Result{}, err
 		}
 		byNode = c.podsByNode(ds, sel)
 	}
-	return controller.Result{}, c.writeStatus(ctx, ds, byNode, hash)
+	return controller.Result{RequeueAfter: retry}, c.writeStatus(ctx, ds, byNode, hash)
 }
 
 // podsByNode groups the DaemonSet's pods by the node they are for.
@@ -164,7 +173,7 @@ func (c *Controller) podsByNode(ds *apps.DaemonSet, sel labels.Selector) map[str
 }
 
 // manage decides which pods to create and delete, then does it.
-func (c *Controller) manage(ctx context.Context, req controller.Request, ds *apps.DaemonSet, byNode map[string][]*core.Pod, hash string) error {
+func (c *Controller) manage(ctx context.Context, req controller.Request, ds *apps.DaemonSet, byNode map[string][]*core.Pod, hash string) (retry time.Duration, err error) {
 	var create []string
 	var del []*core.Pod
 	nodes := map[string]bool{}
@@ -180,14 +189,23 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 		case should && len(pods) == 0:
 			create = append(create, node.Name)
 		case should:
+			var running []*core.Pod
 			for _, p := range pods {
-				if core.IsPodTerminal(p) {
-					del = append(del, p) // a failed daemon is replaced on the next pass
+				if !core.IsPodTerminal(p) {
+					running = append(running, p)
+					continue
 				}
+				// A failed daemon is replaced on the next pass, at most as
+				// often as its node's backoff allows.
+				if wait := c.backoff.next(ds.UID, node.Name, c.now()); wait > 0 {
+					retry = minPositive(retry, wait)
+					continue
+				}
+				del = append(del, p)
 			}
-			slices.SortFunc(pods, func(a, b *core.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
-			if len(pods) > 1 {
-				del = append(del, pods[1:]...)
+			slices.SortFunc(running, func(a, b *core.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+			if len(running) > 1 {
+				del = append(del, running[1:]...)
 			}
 		default:
 			del = append(del, pods...)
@@ -201,7 +219,14 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 	if len(create) == 0 && len(del) == 0 && ds.Spec.UpdateStrategy.Type != apps.OnDeleteDaemonSetStrategyType {
 		del = rollingUpdate(ds, byNode, eligible, hash)
 	}
-	return c.apply(ctx, req, ds, create, del, hash)
+	return retry, c.apply(ctx, req, ds, create, del, hash)
+}
+
+func minPositive(a, b time.Duration) time.Duration {
+	if a <= 0 || b < a {
+		return b
+	}
+	return a
 }
 
 // live drops pods that are already being deleted.

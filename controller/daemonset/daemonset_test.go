@@ -329,3 +329,31 @@ func TestRollingUpdateChoice(t *testing.T) {
 	assert.Len(t, rollingUpdate(ds, byNode, eligible, "new"), 2, "one unavailable, one more allowed")
 	assert.Len(t, rollingUpdate(ds, byNode, append(eligible, "e"), "new"), 1, "a node with no pod counts as unavailable")
 }
+
+// TestAdoptsOrphan: a pod the selector matches, already on a node, is
+// adopted instead of getting a twin.
+func TestAdoptsOrphan(t *testing.T) {
+	c, _ := setup(t)
+	ctx := context.Background()
+	ns := "default"
+	ds := daemonSet(ns)
+	// OnDelete: the adopted pod carries no revision hash, and a rolling
+	// update would replace it.
+	ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.OnDeleteDaemonSetStrategyType}
+	orphan, err := client.For[core.Pod](c, ns).Create(ctx, &core.Pod{
+		ObjectMeta: meta.ObjectMeta{Name: "hand-made", Labels: map[string]string{"app": "agent"}},
+		Spec:       core.PodSpec{NodeName: "test-node-0", Containers: ds.Spec.Template.Spec.Containers},
+	})
+	require.NoError(t, err)
+	created, err := client.For[apps.DaemonSet](c, ns).Create(ctx, ds)
+	require.NoError(t, err)
+	testnode.Eventually(t, 30*time.Second, onNodes(t, c, ns, "test-node-0", "test-node-1"), "one pod per node")
+	pods := livePodsByNode(t, c, ns)["test-node-0"]
+	require.Len(t, pods, 1)
+	assert.Equal(t, orphan.UID, pods[0].UID, "adopted, no twin")
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		p, err := client.For[core.Pod](c, ns).Get(ctx, "hand-made")
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		return err == nil && ref != nil && ref.UID == created.UID
+	}, "controller reference set")
+}

@@ -66,14 +66,12 @@ func ShouldRun(ds *apps.DaemonSet, node *core.Node) bool {
 // required terms (the node was checked against them) and leaves the
 // scheduler one choice.
 func newPod(ds *apps.DaemonSet, node, hash string) *core.Pod {
-	yes := true
 	pod := &core.Pod{
 		ObjectMeta: meta.ObjectMeta{
 			GenerateName: ds.Name + "-", Namespace: ds.Namespace,
-			Labels:      map[string]string{},
-			Annotations: map[string]string{},
-			OwnerReferences: []meta.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name,
-				UID: ds.UID, Controller: &yes, BlockOwnerDeletion: &yes}},
+			Labels:          map[string]string{},
+			Annotations:     map[string]string{},
+			OwnerReferences: []meta.OwnerReference{ownerRef(ds)},
 		},
 		Spec: *meta.DeepCopy(&ds.Spec.Template.Spec),
 	}

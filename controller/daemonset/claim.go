@@ -1,0 +1,100 @@
+package daemonset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/orkit/orkit/api/apps"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+)
+
+// claimPods adopts orphan pods the DaemonSet's selector matches and
+// releases pods it controls that the selector no longer matches. A
+// DaemonSet being deleted adopts nothing (checked live: the cache may
+// lag).
+func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labels.Selector) error {
+	var adopt []*core.Pod
+	for _, p := range c.pods.Namespace(ds.Namespace).List(nil) {
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		match := sel.Matches(labels.Set(p.Labels))
+		switch {
+		case ref != nil && ref.UID == ds.UID && !match:
+			if err := c.setPodOwners(ctx, p, withoutOwner(p.OwnerReferences, ds.UID)); err != nil {
+				return err
+			}
+		case ref == nil && match && p.DeletionTimestamp == nil:
+			adopt = append(adopt, p)
+		}
+	}
+	if len(adopt) == 0 {
+		return nil
+	}
+	fresh, err := client.For[apps.DaemonSet](c.client, ds.Namespace).Get(ctx, ds.Name)
+	if err != nil {
+		return fmt.Errorf("recheck daemonset %s/%s before adopting: %w", ds.Namespace, ds.Name, err)
+	}
+	if fresh.UID != ds.UID || fresh.DeletionTimestamp != nil {
+		return nil
+	}
+	for _, p := range adopt {
+		refs := append(append([]meta.OwnerReference(nil), p.OwnerReferences...), ownerRef(ds))
+		if err := c.setPodOwners(ctx, p, refs); err != nil {
+			return err
+		}
+		c.log.Info("adopted pod", "daemonset", ds.Namespace+"/"+ds.Name, "pod", p.Name)
+	}
+	return nil
+}
+
+func ownerRef(ds *apps.DaemonSet) meta.OwnerReference {
+	yes := true
+	return meta.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: &yes, BlockOwnerDeletion: &yes}
+}
+
+func withoutOwner(refs []meta.OwnerReference, uid meta.UID) []meta.OwnerReference {
+	out := []meta.OwnerReference{}
+	for _, r := range refs {
+		if r.UID != uid {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// setPodOwners replaces pod's ownerReferences, conditional on the
+// version the cache has (a conflict fails the reconcile, which retries
+// on fresh state). A pod that is gone is not an error.
+func (c *Controller) setPodOwners(ctx context.Context, pod *core.Pod, refs []meta.OwnerReference) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": pod.ResourceVersion, "ownerReferences": refs}})
+	if err != nil {
+		return err
+	}
+	_, err = client.For[core.Pod](c.client, pod.Namespace).Patch(ctx, pod.Name, client.MergePatchType, patch)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set owners of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// orphanRequests maps a pod without a controller to the DaemonSets of its
+// namespace that select it, so that they adopt it.
+func (c *Controller) orphanRequests(p *core.Pod) []controller.Request {
+	if meta.ControllerOf(&p.ObjectMeta) != nil || p.DeletionTimestamp != nil {
+		return nil
+	}
+	var out []controller.Request
+	for _, ds := range c.sets.Namespace(p.Namespace).List(nil) {
+		sel, err := labels.SelectorFromLabelSelector(ds.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, controller.Request{Namespace: ds.Namespace, Name: ds.Name})
+		}
+	}
+	return out
+}
