@@ -64,7 +64,8 @@ type algorithm struct {
 	nominator   Nominator
 	nextStart   int
 	rng         *rand.Rand
-	statusBuf   []*framework.Status // reused by findNodesThatFit
+	statusBuf   []*framework.Status   // reused by findNodesThatFit
+	feasibleBuf []*framework.NodeInfo // reused by findNodesThatFit; valid for one cycle
 }
 
 func newAlgorithm(parallelism int, ext []*Extender, nom Nominator) *algorithm {
@@ -89,7 +90,7 @@ func (a *algorithm) schedule(ctx context.Context, fwk *framework.Framework, stat
 		return ScheduleResult{}, err
 	}
 	evaluated := len(feasible) + len(statuses)
-	if feasible, err = a.extenderFilter(ctx, pod, feasible, statuses); err != nil {
+	if feasible, statuses, err = a.extenderFilter(ctx, pod, feasible, statuses); err != nil {
 		return ScheduleResult{}, err
 	}
 	if len(feasible) == 0 {
@@ -114,13 +115,18 @@ func allRejected(snap *framework.Snapshot, s *framework.Status) framework.NodeTo
 }
 
 // findNodesThatFit filters nodes in parallel from the round-robin start
-// until enough feasible nodes are found; it returns them and the
-// statuses of the nodes that rejected the pod.
+// until enough feasible nodes are found; it returns them (in a buffer
+// reused by the next cycle) and the statuses of the nodes that rejected
+// the pod (nil when none did).
 func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framework, state *framework.CycleState, pod *core.Pod, snap *framework.Snapshot) ([]*framework.NodeInfo, framework.NodeToStatus, error) {
 	nodes := snap.List()
 	n := len(nodes)
 	want := NumFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), n)
-	feasible := make([]*framework.NodeInfo, want)
+	if cap(a.feasibleBuf) < want {
+		a.feasibleBuf = make([]*framework.NodeInfo, want)
+	}
+	feasible := a.feasibleBuf[:want]
+	clear(feasible)
 	if cap(a.statusBuf) < n {
 		a.statusBuf = make([]*framework.Status, n)
 	}
@@ -175,7 +181,7 @@ func (a *algorithm) findNodesThatFit(ctx context.Context, fwk *framework.Framewo
 	a.nextStart = (start + int(processed.Load())) % n
 	feasible = feasible[:min(int(found.Load()), want)]
 	if rejected.Load() == 0 {
-		return compact(feasible), framework.NodeToStatus{}, nil
+		return compact(feasible), nil, nil
 	}
 	return compact(feasible), collect(nodes, statuses), nil
 }

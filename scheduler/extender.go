@@ -216,9 +216,9 @@ func (e *Extender) call(ctx context.Context, verb string, args *ExtenderArgs, ou
 }
 
 // extenderFilter runs the extenders' filters over the feasible nodes,
-// adding their rejections to statuses; an ignorable extender's failure is
-// skipped.
-func (a *algorithm) extenderFilter(ctx context.Context, pod *core.Pod, feasible []*framework.NodeInfo, statuses framework.NodeToStatus) ([]*framework.NodeInfo, error) {
+// adding their rejections to statuses (made when nil); an ignorable
+// extender's failure is skipped.
+func (a *algorithm) extenderFilter(ctx context.Context, pod *core.Pod, feasible []*framework.NodeInfo, statuses framework.NodeToStatus) ([]*framework.NodeInfo, framework.NodeToStatus, error) {
 	for _, e := range a.extenders {
 		if len(feasible) == 0 {
 			break
@@ -228,14 +228,17 @@ func (a *algorithm) extenderFilter(ctx context.Context, pod *core.Pod, feasible 
 			if e.IsIgnorable() {
 				continue
 			}
-			return nil, err
+			return nil, statuses, err
+		}
+		if len(failed) > 0 && statuses == nil {
+			statuses = framework.NodeToStatus{}
 		}
 		for n, s := range failed {
 			statuses[n] = s
 		}
 		feasible = out
 	}
-	return feasible, nil
+	return feasible, statuses, nil
 }
 
 // extenderPrioritize adds the extenders' weighted scores to totals.
