@@ -378,3 +378,25 @@ func TestBootstrapReconcilesRoles(t *testing.T) {
 	_, body = ts.do(t, "GET", path, "", nil)
 	assert.NotContains(t, string(body), "bindings", "an operator's role is left alone")
 }
+
+// TestDeleteCollection deletes the objects a label selector picks and
+// leaves the others.
+func TestDeleteCollection(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for i, tier := range []string{"web", "web", "db"} {
+		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": fmt.Sprintf("c%d", i), "labels": map[string]string{"tier": tier}}})
+		code, out := ts.do(t, "POST", "/api/v1/namespaces/default/configmaps", "application/json", b)
+		require.Equal(t, http.StatusCreated, code, string(out))
+	}
+	code, body := ts.do(t, "DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dweb", "", nil)
+	require.Equal(t, http.StatusOK, code, string(body))
+	var deleted meta.List[json.RawMessage]
+	require.NoError(t, json.Unmarshal(body, &deleted))
+	assert.Len(t, deleted.Items, 2)
+	_, body = ts.do(t, "GET", "/api/v1/namespaces/default/configmaps", "", nil)
+	var left meta.List[json.RawMessage]
+	require.NoError(t, json.Unmarshal(body, &left))
+	require.Len(t, left.Items, 1)
+	assert.Contains(t, string(left.Items[0]), `"name":"c2"`)
+}
