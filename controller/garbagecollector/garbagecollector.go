@@ -92,8 +92,8 @@ func New(opts Options) (*GarbageCollector, error) {
 
 // Run discovers the resources, follows each with an informer, waits for
 // their first lists and processes the graph with Options.Workers workers
-// until ctx ends; discovery is repeated every DiscoveryPeriod. It returns
-// nil when ctx ends, an error when the first discovery fails, or
+// until ctx ends; discovery is repeated every DiscoveryPeriod (the first
+// one until it succeeds). It returns nil when ctx ends, or
 // ErrAlreadyRunning. Every goroutine it starts has stopped when it
 // returns.
 func (gc *GarbageCollector) Run(ctx context.Context) error {
@@ -108,10 +108,7 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 	defer cancel()
 	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
 	defer gc.queue.ShutDown()
-	if err := gc.sync(ctx, &wg); err != nil {
-		return fmt.Errorf("garbagecollector: discovery: %w", err)
-	}
-	if !gc.waitForCaches(ctx) {
+	if !gc.firstSync(ctx, &wg) || !gc.waitForCaches(ctx) {
 		return nil
 	}
 	gc.opts.Logger.Info("garbage collector started", "resources", len(gc.Resources()), "objects", gc.graph.len())
@@ -133,6 +130,31 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 				gc.opts.Logger.Warn("discovery failed; keeping the resources followed so far", "err", err)
 			}
 		}
+	}
+}
+
+// firstSync runs discovery until it succeeds, retrying with a delay that
+// doubles from 100 ms to DiscoveryPeriod (an API server that is not up
+// yet is waited for, not an error); false when ctx ended.
+func (gc *GarbageCollector) firstSync(ctx context.Context, wg *sync.WaitGroup) bool {
+	delay := 100 * time.Millisecond
+	for {
+		err := gc.sync(ctx, wg)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		gc.opts.Logger.Warn("discovery failed; retrying", "err", err, "in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		delay = min(2*delay, gc.opts.DiscoveryPeriod)
 	}
 }
 

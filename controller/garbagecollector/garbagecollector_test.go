@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -327,4 +328,18 @@ func TestUserDefinedKind(t *testing.T) {
 func TestNewRequiresClient(t *testing.T) {
 	_, err := New(Options{})
 	require.ErrorIs(t, err, ErrInvalidOptions)
+}
+
+// TestWaitsForAPIServer: with no server to discover, Run keeps trying
+// and returns nil when stopped (a manager is not brought down by it).
+func TestWaitsForAPIServer(t *testing.T) {
+	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1", Insecure: true}, client.WithLogger(quietLogger()),
+		client.WithRetry(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	gc, err := New(Options{Client: c, Logger: quietLogger(), DiscoveryPeriod: 50 * time.Millisecond})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	require.NoError(t, gc.Run(ctx))
+	require.ErrorIs(t, gc.Run(ctx), ErrAlreadyRunning)
 }

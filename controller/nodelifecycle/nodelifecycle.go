@@ -105,7 +105,8 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := podInf.Indexer().AddIndexers(informer.Indexers[*core.Pod]{podsByNode: informer.IndexPodsByNodeName}); err != nil {
+	err = podInf.Indexer().AddIndexers(informer.Indexers[*core.Pod]{podsByNode: informer.IndexPodsByNodeName})
+	if err != nil && !errors.Is(err, informer.ErrIndexConflict) { // a second controller on the manager shares the index
 		return nil, err
 	}
 	c := &Controller{opts: opts, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
