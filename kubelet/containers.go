@@ -169,9 +169,6 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		return retryAfterError, false
 	}
 	old := cs.id
-	if cs.created {
-		cfg.Metadata.Attempt = cs.attempt + 1
-	}
 	id, err := k.cfg.Runtime.CreateContainer(ctx, ps.sandboxID, cfg, ps.sandboxCfg)
 	if err != nil {
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
@@ -237,8 +234,12 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
+	attempt := cs.attempt
+	if cs.created {
+		attempt++ // a new instance of a container that ran before
+	}
 	cfg := cri.ContainerConfig{
-		Metadata:   cri.ContainerMetadata{Name: c.Name, Attempt: cs.attempt},
+		Metadata:   cri.ContainerMetadata{Name: c.Name, Attempt: attempt},
 		Image:      cri.ImageSpec{Image: imageRef},
 		Command:    c.Command,
 		Args:       c.Args,

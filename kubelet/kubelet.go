@@ -95,6 +95,27 @@ func (k *Kubelet) NodeName() string { return k.cfg.NodeName }
 // ctx ends. Containers keep running after Run returns. Run returns ctx's
 // error, or an error if the node cannot be registered.
 func (k *Kubelet) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var srv *http.Server
+	defer func() {
+		cancel()
+		if srv != nil {
+			shut, done := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = srv.Shutdown(shut)
+			done()
+		}
+		k.wg.Wait()
+		k.mu.Lock()
+		k.running = false
+		k.mu.Unlock()
+	}()
+	// The log endpoint listens first, so the node registers its port.
+	if k.cfg.ServerAddr != "" {
+		var err error
+		if srv, err = k.startLogServer(ctx); err != nil {
+			return err
+		}
+	}
 	if err := k.registerWithRetry(ctx); err != nil {
 		return err
 	}
@@ -104,13 +125,6 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		k.startWorker(w)
 	}
 	k.mu.Unlock()
-	var srv *http.Server
-	if k.cfg.ServerAddr != "" {
-		var err error
-		if srv, err = k.startLogServer(ctx); err != nil {
-			return err
-		}
-	}
 	k.goRun(func() { k.status.run(ctx) })
 	k.goRun(func() { k.followEvents(ctx) })
 	if !k.cfg.ExternalHeartbeat {
@@ -123,15 +137,6 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	}
 	k.goRun(func() { k.housekeeping(ctx) })
 	<-ctx.Done()
-	if srv != nil {
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = srv.Shutdown(shut)
-		cancel()
-	}
-	k.wg.Wait()
-	k.mu.Lock()
-	k.running = false
-	k.mu.Unlock()
 	return ctx.Err()
 }
 

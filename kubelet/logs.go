@@ -136,6 +136,9 @@ func (k *Kubelet) logPath(ns, name, container string, previous bool) (string, fu
 		return "", nil, fmt.Errorf("%w: pod %s/%s is not on this node", ErrLogs, ns, name)
 	}
 	pod, _ := w.latest()
+	if !hasContainer(pod, container) {
+		return "", nil, fmt.Errorf("%w: container %q is not in pod %s/%s", ErrLogs, container, ns, name)
+	}
 	dir := filepath.Join(k.podLogDir(pod), container)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -172,6 +175,17 @@ func (k *Kubelet) logPath(ns, name, container string, previous bool) (string, fu
 		return err == nil && len(ctrs) > 0
 	}
 	return path, running, nil
+}
+
+func hasContainer(pod *core.Pod, name string) bool {
+	for _, list := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			if c.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // logLine is one parsed CRI log line: "<time> <stream> <P|F> <content>".

@@ -94,6 +94,13 @@ func statusEqual(a, b core.PodStatus) bool {
 	return reflect.DeepEqual(strip(a), strip(b))
 }
 
+// isDirty reports whether uid has a status waiting to be written.
+func (m *statusManager) isDirty(uid meta.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dirty[uid]
+}
+
 // forget drops a pod's entry (after it is deleted).
 func (m *statusManager) forget(uid meta.UID) {
 	m.mu.Lock()
@@ -101,6 +108,10 @@ func (m *statusManager) forget(uid meta.UID) {
 	delete(m.dirty, uid)
 	m.mu.Unlock()
 }
+
+// maxStatusAttempts bounds the conflict retries of one flush; a flush that
+// still conflicts stays dirty and is retried by the run loop.
+const maxStatusAttempts = 10
 
 // statusWriters bounds the status writes in flight, so one slow write does
 // not hold up the others.
@@ -172,7 +183,7 @@ func (m *statusManager) flush(ctx context.Context, uid meta.UID) error {
 	pods := client.For[core.Pod](m.client, ns)
 	var written *core.Pod
 	var err error
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 0; attempt < maxStatusAttempts; attempt++ {
 		var cur *core.Pod
 		if cur, err = pods.Get(ctx, name); err != nil {
 			break
