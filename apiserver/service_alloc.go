@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/admission"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/store"
 )

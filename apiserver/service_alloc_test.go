@@ -20,7 +20,9 @@ import (
 
 // lateValidator lets a test install the allocator after the server (which
 // the allocator needs) exists, without racing the handlers.
-type lateValidator struct{ a atomic.Pointer[ServiceAllocator] }
+type lateValidator struct {
+	a atomic.Pointer[ServiceAllocator]
+}
 
 func (l *lateValidator) Name() string { return "late" }
 func (l *lateValidator) Handles(op admission.Operation) bool {
@@ -99,7 +101,9 @@ func TestServiceAllocation(t *testing.T) {
 			func(t *testing.T, _ *core.Service, body string) { assert.Contains(t, body, "not in the valid range") }},
 		{"network address", func(s *core.Service) { s.Spec.ClusterIP = "10.96.0.0" }, http.StatusUnprocessableEntity, nil},
 		{"headless", func(s *core.Service) { s.Spec.ClusterIP = core.ClusterIPNone }, http.StatusCreated,
-			func(t *testing.T, svc *core.Service, _ string) { assert.Equal(t, core.ClusterIPNone, svc.Spec.ClusterIP) }},
+			func(t *testing.T, svc *core.Service, _ string) {
+				assert.Equal(t, core.ClusterIPNone, svc.Spec.ClusterIP)
+			}},
 		{"node port", func(s *core.Service) {
 			s.Spec.Type = core.ServiceTypeNodePort
 			s.Spec.Ports = []core.ServicePort{{Name: "a", Port: 80}, {Name: "b", Port: 81, NodePort: 31000}}
