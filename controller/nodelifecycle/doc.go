@@ -6,9 +6,10 @@
 //	  last heartbeat = newest of the kube-node-lease Lease's renewTime and
 //	                   the Ready condition's lastHeartbeatTime; the grace period
 //	                   runs from when the controller saw it change (its own clock)
-//	  older than GracePeriod ─▶ Ready (and pressure conditions) = Unknown,
-//	                             taint node.kubernetes.io/unreachable:NoExecute,
-//	                             its pods Ready=False
+//	  older than GracePeriod ─▶ Ready (and pressure conditions) = Unknown;
+//	                             taint node.kubernetes.io/unreachable:NoExecute and
+//	                             its pods Ready=False — unless no node of its zone
+//	                             is Ready (full disruption: nothing is evicted)
 //	  fresh and Ready=False  ─▶ taint node.kubernetes.io/not-ready:NoExecute
 //	  fresh and Ready=True   ─▶ remove both taints
 //	  NoExecute taints       ─▶ evict (delete) the node's pods that do not tolerate

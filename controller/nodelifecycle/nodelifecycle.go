@@ -36,6 +36,14 @@ type Options struct {
 	// the not-ready or unreachable taint stays on such a node; default
 	// 300 s.
 	DefaultTolerationSeconds time.Duration
+	// EvictInFullDisruption taints (and so evicts from) unreachable nodes
+	// even when no node of their zone (topology.kubernetes.io/zone; nodes
+	// without it form one zone) is Ready. By default, as in Kubernetes,
+	// such a zone is left alone: when every node drops out at once the
+	// likelier fault is the control plane's own network, and evicting
+	// everything would only make it worse (a single-node cluster never
+	// evicts).
+	EvictInFullDisruption bool
 	// MonitorPeriod is the longest a node goes unchecked; default 5 s.
 	MonitorPeriod time.Duration
 	// Workers is how many nodes are handled at once; default 2.
@@ -204,7 +212,8 @@ func (c *Controller) lastHeartbeat(node *core.Node) time.Time {
 }
 
 // markUnreachable sets the node's Ready (and pressure) conditions to
-// Unknown and taints it unreachable:NoExecute, replacing not-ready.
+// Unknown and, unless its whole zone is down, taints it
+// unreachable:NoExecute, replacing not-ready.
 func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now time.Time) error {
 	if !isUnknown(node) {
 		next := meta.DeepCopy(node)
@@ -213,6 +222,11 @@ func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now t
 			return ignoreNotFound(fmt.Errorf("mark node %s Ready=Unknown: %w", node.Name, err))
 		}
 		c.log.Warn("node stopped posting status; Ready=Unknown", "node", node.Name, "gracePeriod", c.opts.GracePeriod)
+	}
+	if !c.opts.EvictInFullDisruption && FullDisruption(c.nodes.List(nil), node) {
+		c.log.Warn("no node of the zone is ready; not tainting (full disruption)", "node", node.Name,
+			"zone", node.Labels[core.LabelTopologyZone])
+		return nil
 	}
 	if err := c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
 		return err
@@ -363,4 +377,20 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// FullDisruption reports whether no node of node's zone
+// (topology.kubernetes.io/zone) other than node itself has Ready=True:
+// the zone is entirely down. It is a pure function of its arguments.
+func FullDisruption(nodes []*core.Node, node *core.Node) bool {
+	zone := node.Labels[core.LabelTopologyZone]
+	for _, n := range nodes {
+		if n.Name == node.Name || n.Labels[core.LabelTopologyZone] != zone {
+			continue
+		}
+		if _, cond := core.GetNodeCondition(&n.Status, core.NodeReady); cond != nil && cond.Status == meta.ConditionTrue {
+			return false
+		}
+	}
+	return true
 }

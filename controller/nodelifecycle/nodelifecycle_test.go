@@ -241,3 +241,34 @@ func TestGraceRunsFromObservation(t *testing.T) {
 	c.forget("n")
 	assert.Equal(t, later.Add(2*time.Second), c.observe("n", stale, later.Add(2*time.Second)))
 }
+
+func TestFullDisruption(t *testing.T) {
+	node := func(name, zone string, ready meta.ConditionStatus) *core.Node {
+		n := &core.Node{ObjectMeta: meta.ObjectMeta{Name: name}}
+		if zone != "" {
+			n.Labels = map[string]string{core.LabelTopologyZone: zone}
+		}
+		if ready != "" {
+			n.Status.Conditions = []core.NodeCondition{{Type: core.NodeReady, Status: ready}}
+		}
+		return n
+	}
+	down := node("down", "", meta.ConditionUnknown)
+	tests := []struct {
+		name  string
+		nodes []*core.Node
+		node  *core.Node
+		want  bool
+	}{
+		{"single node", []*core.Node{down}, down, true},
+		{"another node ready", []*core.Node{down, node("up", "", meta.ConditionTrue)}, down, false},
+		{"every other node down", []*core.Node{down, node("b", "", meta.ConditionFalse), node("c", "", "")}, down, true},
+		{"ready node in another zone", []*core.Node{node("a", "z1", meta.ConditionUnknown), node("b", "z2", meta.ConditionTrue)},
+			node("a", "z1", meta.ConditionUnknown), true},
+		{"ready node in the same zone", []*core.Node{node("a", "z1", meta.ConditionUnknown), node("b", "z1", meta.ConditionTrue)},
+			node("a", "z1", meta.ConditionUnknown), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, FullDisruption(tt.nodes, tt.node)) })
+	}
+}
