@@ -213,7 +213,8 @@ func (c *Controller) lastHeartbeat(node *core.Node) time.Time {
 
 // markUnreachable sets the node's Ready (and pressure) conditions to
 // Unknown and, unless its whole zone is down, taints it
-// unreachable:NoExecute, replacing not-ready.
+// unreachable:NoExecute, replacing not-ready; in a zone that is entirely
+// down it removes those taints instead, which stops evictions there.
 func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now time.Time) error {
 	if !isUnknown(node) {
 		next := meta.DeepCopy(node)
@@ -224,9 +225,10 @@ func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now t
 		c.log.Warn("node stopped posting status; Ready=Unknown", "node", node.Name, "gracePeriod", c.opts.GracePeriod)
 	}
 	if !c.opts.EvictInFullDisruption && FullDisruption(c.nodes.List(nil), node) {
-		c.log.Warn("no node of the zone is ready; not tainting (full disruption)", "node", node.Name,
+		c.log.Warn("no node of the zone is ready; not evicting (full disruption)", "node", node.Name,
 			"zone", node.Labels[core.LabelTopologyZone])
-		return nil
+		// Taints from before the whole zone went down would keep evicting.
+		return c.setTaints(ctx, node.Name, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
 	}
 	if err := c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
 		return err
