@@ -2,9 +2,13 @@ package kubelet
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -318,4 +322,66 @@ func TestFakeDownwardAPIVolume(t *testing.T) {
 	assert.Equal(t, "app=\"web\"\ntier=\"front\"", readTrim(filepath.Join(dir, "labels")))
 	assert.Equal(t, "dw", readTrim(filepath.Join(dir, "name")))
 	assert.Equal(t, "web", readTrim(filepath.Join(dir, "app")))
+}
+
+// recordingProber records the network actions and fails those listed.
+type recordingProber struct {
+	mu    sync.Mutex
+	calls []string
+	fail  map[string]bool
+}
+
+func (p *recordingProber) record(s string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, s)
+	if p.fail[s] {
+		return fmt.Errorf("%s failed", s)
+	}
+	return nil
+}
+
+func (p *recordingProber) HTTPGet(_ context.Context, url string, h http.Header, _ time.Duration) error {
+	return p.record("GET " + url + " " + h.Get("X-Probe"))
+}
+
+func (p *recordingProber) TCP(_ context.Context, addr string, _ time.Duration) error {
+	return p.record("TCP " + addr)
+}
+
+func (p *recordingProber) seen(s string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.calls, s)
+}
+
+func TestFakeNetworkHooksAndProbes(t *testing.T) {
+	tc := startCluster(t)
+	pr := &recordingProber{fail: map[string]bool{}}
+	tc.startFakeKubelet(t, "node-net", func(c *Config) { c.Prober = pr })
+	ctx := context.Background()
+	p := simplePod("netprobe", "node-net")
+	c := &p.Spec.Containers[0]
+	c.Ports = []core.ContainerPort{{Name: "http", ContainerPort: 8080}}
+	c.Lifecycle = &core.Lifecycle{
+		PostStart: &core.LifecycleHandler{HTTPGet: &core.HTTPGetAction{Path: "started", Port: meta.FromString("http"),
+			HTTPHeaders: []core.HTTPHeader{{Name: "X-Probe", Value: "post"}}}},
+		PreStop: &core.LifecycleHandler{HTTPGet: &core.HTTPGetAction{Path: "/stop", Port: meta.FromInt(8080)}},
+	}
+	c.ReadinessProbe = &core.Probe{ProbeHandler: core.ProbeHandler{TCPSocket: &core.TCPSocketAction{Port: meta.FromInt(9090)}}, PeriodSeconds: 1}
+	_, err := pods(tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	got := waitPod(t, tc.admin, "default", "netprobe", 10*time.Second, "Ready", isReady)
+	ip := got.Status.PodIP
+	assert.True(t, pr.seen("GET http://"+ip+":8080/started post"), "postStart httpGet to the pod IP and named port")
+	assert.True(t, pr.seen("TCP "+ip+":9090"), "tcpSocket readiness")
+
+	// The readiness probe starts failing: Ready goes False.
+	pr.mu.Lock()
+	pr.fail["TCP "+ip+":9090"] = true
+	pr.mu.Unlock()
+	waitPod(t, tc.admin, "default", "netprobe", 10*time.Second, "not Ready", func(p *core.Pod) bool { return !isReady(p) })
+
+	require.NoError(t, pods(tc.admin, "default").Delete(ctx, "netprobe", nil))
+	waitFor(t, 10*time.Second, "preStop httpGet", func() bool { return pr.seen("GET http://" + ip + ":8080/stop ") })
 }
