@@ -136,10 +136,13 @@ func proportion(rs *apps.ReplicaSet, d *apps.Deployment, toAdd, added int32) int
 	}
 	f := fraction(rs, d)
 	left := toAdd - added
+	// Clamped to the direction of the change: an annotation edited by
+	// hand (a max-replicas below the ReplicaSet's size) must not grow a
+	// ReplicaSet while the Deployment shrinks, or the other way round.
 	if toAdd > 0 {
-		return min(f, left)
+		return max(min(f, left), 0)
 	}
-	return max(f, left)
+	return min(max(f, left), 0)
 }
 
 func fraction(rs *apps.ReplicaSet, d *apps.Deployment) int32 {

@@ -116,11 +116,11 @@ func NewRSNewReplicas(d *apps.Deployment, all []*apps.ReplicaSet, newRS *apps.Re
 	return rsReplicas(newRS) + max(up, 0)
 }
 
-// Revision returns the revision annotation of an object (0 when absent
-// or malformed).
+// Revision returns the revision annotation of an object (0 when absent,
+// malformed or negative).
 func Revision(m *meta.ObjectMeta) int64 {
 	v, err := strconv.ParseInt(m.Annotations[apps.RevisionAnnotation], 10, 64)
-	if err != nil {
+	if err != nil || v < 0 {
 		return 0
 	}
 	return v
