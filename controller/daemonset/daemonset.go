@@ -204,7 +204,11 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 				del = append(del, p)
 			}
 			slices.SortFunc(running, func(a, b *core.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
-			if len(running) > 1 {
+			switch {
+			case len(running) <= 1:
+			case surging(ds):
+				del = append(del, surgeExtras(running, hash, c.now(), ds.Spec.MinReadySeconds)...)
+			default:
 				del = append(del, running[1:]...)
 			}
 		default:
@@ -217,7 +221,11 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 		}
 	}
 	if len(create) == 0 && len(del) == 0 && ds.Spec.UpdateStrategy.Type != apps.OnDeleteDaemonSetStrategyType {
-		del = rollingUpdate(ds, byNode, eligible, hash)
+		if surging(ds) {
+			create = surgeCreates(ds, byNode, eligible, hash, c.now())
+		} else {
+			del = rollingUpdate(ds, byNode, eligible, hash)
+		}
 	}
 	return retry, c.apply(ctx, req, ds, create, del, hash)
 }

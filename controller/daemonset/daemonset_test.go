@@ -191,13 +191,65 @@ func TestRollingUpdateKeepsMaxUnavailable(t *testing.T) {
 	assert.GreaterOrEqual(t, tracker.min(), 2, "never more than maxUnavailable=1 node without an available pod")
 }
 
+// TestRollingUpdateWithSurge: maxSurge=1, maxUnavailable=0 — each node
+// gets its new pod beside the old one, which goes once the new one is
+// available; no node is ever without an available pod and at most one
+// node runs two pods at any observed instant.
+func TestRollingUpdateWithSurge(t *testing.T) {
+	c, _ := setup(t)
+	ctx := context.Background()
+	ns := "default"
+	createNode(t, c, readyNode("extra", nil))
+	stopFake := fakeKubelet(t, c, ns, "extra")
+	defer stopFake()
+	ds := daemonSet(ns)
+	one, zero := meta.FromInt(1), meta.FromInt(0)
+	ds.Spec.UpdateStrategy = apps.DaemonSetUpdateStrategy{Type: apps.RollingUpdateDaemonSetStrategyType,
+		RollingUpdate: &apps.RollingUpdateDaemonSet{MaxSurge: &one, MaxUnavailable: &zero}}
+	_, err := client.For[apps.DaemonSet](c, ns).Create(ctx, ds)
+	require.NoError(t, err)
+	ready := func() bool {
+		ds, err := client.For[apps.DaemonSet](c, ns).Get(ctx, "agent")
+		return err == nil && ds.Status.NumberAvailable == 3 && ds.Status.UpdatedNumberScheduled == 3 &&
+			ds.Status.ObservedGeneration == ds.Generation && len(livePodsByNode(t, c, ns)) == 3 && onePerNode(t, c, ns)
+	}
+	testnode.Eventually(t, 30*time.Second, ready, "three available pods")
+	tracker := trackAvailability(t, c, ns)
+	for {
+		ds, err := client.For[apps.DaemonSet](c, ns).Get(ctx, "agent")
+		require.NoError(t, err)
+		ds.Spec.Template.Spec.Containers[0].Image = "orkit.local/hello:v2"
+		if _, err = client.For[apps.DaemonSet](c, ns).Update(ctx, ds); err == nil {
+			break
+		}
+		require.True(t, apierrors.IsConflict(err), "update: %v", err)
+	}
+	testnode.Eventually(t, 60*time.Second, ready, "rollout complete")
+	for _, pods := range livePodsByNode(t, c, ns) {
+		require.Len(t, pods, 1)
+		assert.Equal(t, "orkit.local/hello:v2", pods[0].Spec.Containers[0].Image)
+	}
+	assert.Equal(t, 3, tracker.min(), "maxUnavailable=0: every node kept an available pod")
+	assert.Equal(t, 1, tracker.doubled(), "maxSurge=1: one node at a time ran two pods")
+}
+
+func onePerNode(t *testing.T, c *client.Client, ns string) bool {
+	for _, pods := range livePodsByNode(t, c, ns) {
+		if len(pods) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // availability follows pods through a watch and remembers the fewest
 // nodes with an available pod seen at any instant.
 type availability struct {
-	mu      sync.Mutex
-	pods    map[string]*core.Pod
-	lowest  int
-	started bool
+	mu         sync.Mutex
+	pods       map[string]*core.Pod
+	lowest     int
+	started    bool
+	maxDoubled int // most nodes seen with two live pods at once
 }
 
 func trackAvailability(t *testing.T, c *client.Client, ns string) *availability {
@@ -226,10 +278,29 @@ func trackAvailability(t *testing.T, c *client.Client, ns string) *availability 
 			if a.started {
 				a.lowest = min(a.lowest, len(nodes))
 			}
+			perNode := map[string]int{}
+			for _, p := range a.pods {
+				if p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+					perNode[p.Spec.NodeName]++
+				}
+			}
+			doubled := 0
+			for _, n := range perNode {
+				if n > 1 {
+					doubled++
+				}
+			}
+			a.maxDoubled = max(a.maxDoubled, doubled)
 			a.mu.Unlock()
 		}
 	}()
 	return a
+}
+
+func (a *availability) doubled() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.maxDoubled
 }
 
 func (a *availability) min() int {

@@ -12,7 +12,9 @@
 //	                 no, pods there   ─▶ delete them
 //	          ──▶ pods of nodes that no longer exist: delete
 //	          ──▶ RollingUpdate: delete old-template pods while at most maxUnavailable
-//	                 nodes lack an available pod
+//	                 nodes lack an available pod; or, with maxSurge, start the new pod
+//	                 beside the old one on at most maxSurge nodes at a time and delete
+//	                 the old one once the new one is available
 //	          ──▶ status (desired, current, misscheduled, ready, available, updated)
 //
 // Creations are counted with controller.Expectations so that a stale

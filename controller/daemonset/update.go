@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/orkit/orkit/api/apps"
@@ -26,6 +27,90 @@ func maxUnavailable(ds *apps.DaemonSet, desired int) int {
 		return 1
 	}
 	return n
+}
+
+// pick returns the pod that speaks for a node in the status: its
+// new-revision pod when it has one (surging), else its first.
+func pick(pods []*core.Pod, hash string) *core.Pod {
+	for _, p := range pods {
+		if p.Labels[apps.DefaultDaemonSetUniqueLabelKey] == hash {
+			return p
+		}
+	}
+	return pods[0]
+}
+
+// maxSurge returns how many eligible nodes may run an extra, new pod
+// beside their old one during a rolling update (0 unless set; rounded
+// up).
+func maxSurge(ds *apps.DaemonSet, desired int) int {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.MaxSurge == nil {
+		return 0
+	}
+	n, err := ru.MaxSurge.ScaledValue(desired, true)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// surging reports whether ds rolls by surge: a new pod starts beside the
+// old one, which goes once the new one is available.
+func surging(ds *apps.DaemonSet) bool {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	return ds.Spec.UpdateStrategy.Type != apps.OnDeleteDaemonSetStrategyType &&
+		ru != nil && ru.MaxSurge != nil && (ru.MaxSurge.IsString || ru.MaxSurge.IntVal > 0)
+}
+
+// surgeExtras returns which of one node's running pods (oldest first) go
+// when surging: the node keeps its oldest new-revision pod and, until
+// that one is available, its oldest old pod.
+func surgeExtras(running []*core.Pod, hash string, now time.Time, minReadySeconds int32) []*core.Pod {
+	var newest, oldest *core.Pod
+	var del []*core.Pod
+	for _, p := range running {
+		isNew := p.Labels[apps.DefaultDaemonSetUniqueLabelKey] == hash
+		switch {
+		case isNew && newest == nil:
+			newest = p
+		case !isNew && oldest == nil:
+			oldest = p
+		default:
+			del = append(del, p)
+		}
+	}
+	if newest != nil && oldest != nil && isAvailable(newest, minReadySeconds, now) {
+		del = append(del, oldest)
+	}
+	return del
+}
+
+// surgeCreates returns the eligible nodes that get a new-revision pod
+// beside their old one: every node whose old pod is not available anyway,
+// then others while no more than maxSurge nodes run two pods.
+func surgeCreates(ds *apps.DaemonSet, byNode map[string][]*core.Pod, eligible []string, hash string, now time.Time) []string {
+	inFlight := 0
+	var unavailable, candidates []string
+	for _, node := range eligible {
+		pods := live(byNode[node])
+		hasNew := slices.ContainsFunc(pods, func(p *core.Pod) bool { return p.Labels[apps.DefaultDaemonSetUniqueLabelKey] == hash })
+		switch {
+		case len(pods) == 0:
+		case hasNew && len(pods) > 1:
+			inFlight++
+		case hasNew:
+		case !isAvailable(pods[0], ds.Spec.MinReadySeconds, now):
+			unavailable = append(unavailable, node)
+		default:
+			candidates = append(candidates, node)
+		}
+	}
+	budget := maxSurge(ds, len(eligible)) - inFlight
+	for i := 0; i < budget && i < len(candidates); i++ {
+		unavailable = append(unavailable, candidates[i])
+	}
+	return unavailable
 }
 
 // rollingUpdate picks old-template pods to delete: every one that is not
@@ -91,7 +176,7 @@ func (c *Controller) writeStatus(ctx context.Context, ds *apps.DaemonSet, byNode
 				continue
 			}
 			st.CurrentNumberScheduled++
-			p := pods[0]
+			p := pick(pods, hash)
 			if p.Status.Phase == core.PodRunning && core.IsPodReady(p) {
 				st.NumberReady++
 			}
