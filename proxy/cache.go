@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// Cache watches every Service and Endpoints object through one client and
+// keeps them in memory; the proxy and the cluster DNS server each own one.
+// Changed signals (coalesced) after every change. Run owns the informers'
+// goroutines; the other methods are safe for concurrent use.
+type Cache struct {
+	svcs    *informer.Informer[*core.Service]
+	eps     *informer.Informer[*core.Endpoints]
+	changed chan struct{}
+	regs    []*informer.Registration
+	once    sync.Once
+}
+
+// NewCache returns a cache reading through c; Run starts it.
+func NewCache(c *client.Client, logger *slog.Logger) *Cache {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	svcs := informer.New[*core.Service](controller.NewListerWatcher(client.For[core.Service](c, ""), "", ""),
+		informer.Options[*core.Service]{Name: "services", Logger: logger, Transform: func(s *core.Service) (*core.Service, error) {
+			s.ManagedFields = nil
+			return s, nil
+		}})
+	eps := informer.New[*core.Endpoints](controller.NewListerWatcher(client.For[core.Endpoints](c, ""), "", ""),
+		informer.Options[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
+			e.ManagedFields = nil
+			return e, nil
+		}})
+	ch := &Cache{svcs: svcs, eps: eps, changed: make(chan struct{}, 1)}
+	ch.regs = append(ch.regs, svcs.AddEventHandler(handlerOf[*core.Service](ch.notify)), eps.AddEventHandler(handlerOf[*core.Endpoints](ch.notify)))
+	return ch
+}
+
+func handlerOf[T any](f func()) informer.HandlerFuncs[T] {
+	return informer.HandlerFuncs[T]{
+		AddFunc:    func(T, bool) { f() },
+		UpdateFunc: func(T, T) { f() },
+		DeleteFunc: func(any) { f() },
+	}
+}
+
+func (c *Cache) notify() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the informers until ctx is done; call it once.
+func (c *Cache) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = c.svcs.Run(ctx) })
+	wg.Go(func() { _ = c.eps.Run(ctx) })
+	wg.Wait()
+}
+
+// WaitSynced waits for the first list of both kinds; false if ctx ended.
+func (c *Cache) WaitSynced(ctx context.Context) bool {
+	return informer.WaitForCacheSync(ctx, c.regs[0].HasSynced, c.regs[1].HasSynced)
+}
+
+// Changed receives a value after one or more changes; one reader only.
+func (c *Cache) Changed() <-chan struct{} { return c.changed }
+
+// Snapshot returns the cached Services and Endpoints; the objects are
+// shared with the cache and must not be changed.
+func (c *Cache) Snapshot() ([]*core.Service, []*core.Endpoints) {
+	return c.svcs.Lister().List(labels.Everything()), c.eps.Lister().List(labels.Everything())
+}

@@ -1,0 +1,150 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orkit/orkit/client"
+)
+
+// Config configures a Proxy.
+type Config struct {
+	// Client reads Services and Endpoints. Required.
+	Client *client.Client
+	// Runner applies the scripts; nil means NFT{} (nft on PATH, in this
+	// network namespace).
+	Runner Runner
+	// MinSyncInterval is the least time between two applies; changes in
+	// between are batched. Zero means 100ms.
+	MinSyncInterval time.Duration
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Proxy is the service proxy of one node: it watches Services and
+// Endpoints and keeps the nftables table "ip orkit-proxy" equal to
+// Render of them, changing only what changed. Make one with New; Run
+// owns every goroutine and removes the table when it returns.
+type Proxy struct {
+	cfg     Config
+	cache   *Cache
+	applied Ruleset // what the table holds; zero before the first apply
+	syncs   atomic.Int64
+	mu      sync.Mutex
+	lastErr error
+}
+
+// New returns a proxy for cfg; ErrInvalidConfig without a client,
+// ErrNoBackend when the default runner finds no nft.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: Client is required", ErrInvalidConfig)
+	}
+	if cfg.Runner == nil {
+		n := &NFT{}
+		if !n.Available() {
+			return nil, ErrNoBackend
+		}
+		cfg.Runner = n
+	}
+	if cfg.MinSyncInterval <= 0 {
+		cfg.MinSyncInterval = 100 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Proxy{cfg: cfg, cache: NewCache(cfg.Client, cfg.Logger)}, nil
+}
+
+// Syncs counts the successful applies so far (tests wait on it).
+func (p *Proxy) Syncs() int64 { return p.syncs.Load() }
+
+// Err returns the error of the last apply, nil when it succeeded.
+func (p *Proxy) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastErr
+}
+
+// Run removes any table a previous run left, programs the rules once the
+// caches have synced, follows changes until ctx is done, then removes the
+// table. It returns the error of the first removal (nft missing or
+// refusing) or nil.
+func (p *Proxy) Run(ctx context.Context) error {
+	if err := p.cfg.Runner.Apply(ctx, DeleteScript()); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { p.cache.Run(ctx) })
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := p.cfg.Runner.Apply(cctx, DeleteScript()); err != nil {
+			p.cfg.Logger.Warn("proxy: remove table", "err", err)
+		}
+	}()
+	if !p.cache.WaitSynced(ctx) {
+		return nil
+	}
+	retry := time.NewTimer(0)
+	defer retry.Stop()
+	backoff := time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.cache.Changed():
+		case <-retry.C:
+		}
+		start := time.Now()
+		if err := p.sync(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			p.cfg.Logger.Warn("proxy: sync failed; full resync next", "err", err, "retryIn", backoff)
+			retry.Reset(backoff)
+			backoff = min(2*backoff, 30*time.Second)
+			continue
+		}
+		backoff = time.Second
+		if wait := p.cfg.MinSyncInterval - time.Since(start); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+// sync renders the cache and applies the difference from what the table
+// holds (the whole ruleset after a failure or at start).
+func (p *Proxy) sync(ctx context.Context) error {
+	svcs, eps := p.cache.Snapshot()
+	want := Render(svcs, eps)
+	var script string
+	if p.applied.Chains == nil {
+		script = want.Script()
+	} else {
+		script = Diff(p.applied, want)
+	}
+	var err error
+	if script != "" {
+		err = p.cfg.Runner.Apply(ctx, script)
+	}
+	p.mu.Lock()
+	p.lastErr = err
+	p.mu.Unlock()
+	if err != nil {
+		p.applied = Ruleset{}
+		return err
+	}
+	p.applied = want
+	p.syncs.Add(1)
+	return nil
+}

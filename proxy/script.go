@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// table is the "family name" prefix of every nft command.
+const table = TableFamily + " " + TableName
+
+// baseScript creates the table, its hooks and its two dispatch maps.
+func baseScript(b *strings.Builder) {
+	fmt.Fprintf(b, "add table %s\n", table)
+	fmt.Fprintf(b, "add map %s %s { type ipv4_addr . inet_proto . inet_service : verdict; }\n", table, serviceIPsMap)
+	fmt.Fprintf(b, "add map %s %s { type inet_proto . inet_service : verdict; }\n", table, nodePortsMap)
+	fmt.Fprintf(b, "add chain %s services\n", table)
+	fmt.Fprintf(b, "add rule %s services ip daddr . meta l4proto . th dport vmap @%s\n", table, serviceIPsMap)
+	fmt.Fprintf(b, "add rule %s services fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @%s\n", table, nodePortsMap)
+	fmt.Fprintf(b, "add chain %s nat-prerouting { type nat hook prerouting priority -100; policy accept; }\n", table)
+	fmt.Fprintf(b, "add rule %s nat-prerouting jump services\n", table)
+	fmt.Fprintf(b, "add chain %s nat-output { type nat hook output priority -100; policy accept; }\n", table)
+	fmt.Fprintf(b, "add rule %s nat-output jump services\n", table)
+	fmt.Fprintf(b, "add chain %s nat-postrouting { type nat hook postrouting priority 100; policy accept; }\n", table)
+	fmt.Fprintf(b, "add rule %s nat-postrouting meta mark & 0x%x == 0x%x masquerade\n", table, MasqueradeMark, MasqueradeMark)
+}
+
+// DeleteScript removes the proxy's table, whether or not it exists.
+func DeleteScript() string {
+	return fmt.Sprintf("add table %s\ndelete table %s\n", table, table)
+}
+
+// Script is the nft script that replaces whatever the proxy's table holds
+// with rs, in one transaction.
+func (rs Ruleset) Script() string {
+	var b strings.Builder
+	b.WriteString(DeleteScript())
+	baseScript(&b)
+	rs.writeAdds(&b, Ruleset{}, func(string) bool { return true })
+	return b.String()
+}
+
+// Diff is the nft script that turns the table from old into rs, touching
+// only what changed: new and changed chains and sets are (re)written,
+// changed map elements replaced, and what is gone deleted after the last
+// reference to it is. Applied as one transaction, so packets see either
+// the old or the new rules. An empty string means nothing changed.
+func Diff(old, rs Ruleset) string {
+	var b strings.Builder
+	changed := func(name string) bool { c, ok := old.Chains[name]; return !ok || c != rs.Chains[name] }
+	// 1. chains that are gone or changed lose their rules (and so their references)
+	for _, name := range sortedKeys(old.Chains) {
+		if c, ok := rs.Chains[name]; !ok || c != old.Chains[name] {
+			fmt.Fprintf(&b, "flush chain %s %s\n", table, name)
+		}
+	}
+	// 2. map elements that are gone or changed go
+	for _, m := range []struct {
+		name     string
+		old, new map[string]string
+	}{{serviceIPsMap, old.ServiceIPs, rs.ServiceIPs}, {nodePortsMap, old.NodePorts, rs.NodePorts}} {
+		for _, k := range sortedKeys(m.old) {
+			if v, ok := m.new[k]; !ok || v != m.old[k] {
+				fmt.Fprintf(&b, "delete element %s %s { %s }\n", table, m.name, k)
+			}
+		}
+	}
+	// 3. sets: a changed declaration is deleted and added again
+	for _, name := range sortedKeys(old.Sets) {
+		if d, ok := rs.Sets[name]; !ok || d != old.Sets[name] {
+			fmt.Fprintf(&b, "delete set %s %s\n", table, name)
+		}
+	}
+	// 4. new chains and sets, rules of new and changed chains, new elements
+	rs.writeAdds(&b, old, changed)
+	// 5. chains that are gone
+	for _, name := range sortedKeys(old.Chains) {
+		if _, ok := rs.Chains[name]; !ok {
+			fmt.Fprintf(&b, "delete chain %s %s\n", table, name)
+		}
+	}
+	return b.String()
+}
+
+// writeAdds writes the sets, chains, rules and map elements of rs that old
+// lacks (or, for chains, that write says to write).
+func (rs Ruleset) writeAdds(b *strings.Builder, old Ruleset, write func(string) bool) {
+	for _, name := range sortedKeys(rs.Sets) {
+		if d, ok := old.Sets[name]; !ok || d != rs.Sets[name] {
+			fmt.Fprintf(b, "add set %s %s { %s }\n", table, name, rs.Sets[name])
+		}
+	}
+	names := sortedKeys(rs.Chains)
+	for _, name := range names {
+		if _, ok := old.Chains[name]; !ok {
+			fmt.Fprintf(b, "add chain %s %s\n", table, name)
+		}
+	}
+	// endpoint chains first is not needed: all chains exist by now
+	for _, name := range names {
+		if !write(name) {
+			continue
+		}
+		for _, r := range strings.Split(rs.Chains[name], "\n") {
+			fmt.Fprintf(b, "add rule %s %s %s\n", table, name, r)
+		}
+	}
+	for _, m := range []struct {
+		name     string
+		old, new map[string]string
+	}{{serviceIPsMap, old.ServiceIPs, rs.ServiceIPs}, {nodePortsMap, old.NodePorts, rs.NodePorts}} {
+		var elems []string
+		for _, k := range sortedKeys(m.new) {
+			if v, ok := m.old[k]; !ok || v != m.new[k] {
+				elems = append(elems, k+" : "+m.new[k])
+			}
+		}
+		for len(elems) > 0 { // keep lines short for nft's parser
+			n := min(len(elems), 500)
+			fmt.Fprintf(b, "add element %s %s { %s }\n", table, m.name, strings.Join(elems[:n], ", "))
+			elems = elems[n:]
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
