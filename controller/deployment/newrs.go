@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 
 	"github.com/orkit/orkit/api/apps"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -18,7 +19,10 @@ import (
 // selector from the template's hash. d's revision annotation follows.
 func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet, create bool) (*apps.ReplicaSet, []*apps.ReplicaSet, error) {
 	newRS, old := findNewReplicaSet(d, rsList)
-	rev := MaxRevision(old) + 1
+	rev := MaxRevision(old)
+	if rev < math.MaxInt64 { // a hand-written huge revision saturates
+		rev++
+	}
 	var err error
 	switch {
 	case newRS != nil:
