@@ -7,6 +7,7 @@ import (
 	"crypto/x509/pkix"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -494,5 +495,40 @@ func TestCgroupManagerFiles(t *testing.T) {
 		assert.Equal(t, "max 100000", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "cpu.max")))
 		assert.Equal(t, "max", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "memory.max")))
 		assert.Equal(t, "1", readTrim(filepath.Join(root, "kubepods", "besteffort", "podv", "cpu.weight")))
+	})
+}
+
+func FuzzDockerAuths(f *testing.F) {
+	for _, s := range []string{`{"auths":{"r.io":{"auth":"dTpw"}}}`, `{"auths":{"https://r.io/v1/":{"username":"u","password":"p"}}}`, `{`, `null`, `{"auths":{"r.io":{"auth":"!!"}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, a := range dockerAuths(&core.Secret{Data: map[string][]byte{".dockerconfigjson": b}}, "r.io") {
+			if a.ServerAddress != "r.io" {
+				t.Fatalf("credentials for %q handed to r.io", a.ServerAddress)
+			}
+		}
+	})
+}
+
+func FuzzParseLogOptions(f *testing.F) {
+	for _, s := range []string{"follow=true&tailLines=10", "tailLines=-1", "limitBytes=x", "sinceSeconds=99999999999999999999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		o, err := parseLogOptions(q)
+		if err != nil {
+			assert.ErrorIs(t, err, ErrLogs)
+			return
+		}
+		for _, v := range []*int64{o.TailLines, o.SinceSeconds, o.LimitBytes} {
+			if v != nil && *v < 0 {
+				t.Fatalf("negative option accepted from %q", raw)
+			}
+		}
 	})
 }
