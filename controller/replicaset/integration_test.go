@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/replicaset"
@@ -134,4 +135,42 @@ func TestReplicaSetLifecycle(t *testing.T) {
 	assert.Len(t, ownedPods(t, c, rs), 20, "no double creates")
 	c0, d0 := r.Expectations().Pending(controller.Request{Namespace: "default", Name: "web"})
 	assert.Zero(t, c0+d0)
+}
+
+// TestReplicaFailureCondition: creations the API server refuses (a pod
+// quota) surface as the ReplicaFailure condition, and it clears once the
+// quota allows the pods.
+func TestReplicaFailureCondition(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	quotas := client.For[core.ResourceQuota](c, "default")
+	_, err := quotas.Create(ctx, &core.ResourceQuota{ObjectMeta: meta.ObjectMeta{Name: "pods", Namespace: "default"},
+		Spec: core.ResourceQuotaSpec{Hard: core.ResourceList{core.ResourcePods: resource.MustParse("2")}}})
+	require.NoError(t, err)
+	rsc := client.For[apps.ReplicaSet](c, "default")
+	_, err = rsc.Create(ctx, newRS("capped", 3))
+	require.NoError(t, err)
+	failure := func() *apps.ReplicaSetCondition {
+		got, err := rsc.Get(ctx, "capped")
+		require.NoError(t, err)
+		for i := range got.Status.Conditions {
+			if got.Status.Conditions[i].Type == apps.ReplicaSetReplicaFailure {
+				return &got.Status.Conditions[i]
+			}
+		}
+		return nil
+	}
+	testnode.Eventually(t, wait, func() bool { return failure() != nil }, "ReplicaFailure set")
+	c0 := failure()
+	assert.Equal(t, "FailedCreate", c0.Reason)
+	assert.Contains(t, c0.Message, "quota")
+	got, err := rsc.Get(ctx, "capped")
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), got.Status.Replicas)
+
+	require.NoError(t, quotas.Delete(ctx, "pods", nil))
+	testnode.Eventually(t, wait, func() bool {
+		got, err := rsc.Get(ctx, "capped")
+		return err == nil && got.Status.Replicas == 3 && failure() == nil
+	}, "all 3 created and the condition cleared")
 }
