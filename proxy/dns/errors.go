@@ -1,0 +1,6 @@
+package dns
+
+import "errors"
+
+// ErrInvalidConfig: a required Config field is missing.
+var ErrInvalidConfig = errors.New("dns: invalid config")
