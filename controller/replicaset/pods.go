@@ -40,6 +40,7 @@ type observingSource struct {
 	r   *Reconciler
 }
 
+// AddEventHandler registers h behind the expectations observer.
 func (s observingSource) AddEventHandler(h informer.Handler[*core.Pod], opts ...informer.HandlerOption) *informer.Registration {
 	return s.inf.AddEventHandler(observer{h: h, r: s.r}, opts...)
 }
@@ -57,6 +58,8 @@ func ownerKey(pod *core.Pod) (controller.Request, bool) {
 	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
 }
 
+// OnAdd counts a creation (not for the initial list) and, for a pod
+// already being deleted, a deletion, then hands the pod on.
 func (o observer) OnAdd(pod *core.Pod, initial bool) {
 	if key, ok := ownerKey(pod); ok && !initial {
 		o.r.exp.CreationObserved(key)
@@ -67,6 +70,7 @@ func (o observer) OnAdd(pod *core.Pod, initial bool) {
 	o.h.OnAdd(pod, initial)
 }
 
+// OnUpdate counts a deletion once the pod has a deletionTimestamp.
 func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
 	if newPod.DeletionTimestamp != nil {
 		o.r.deletionObserved(newPod)
@@ -74,6 +78,7 @@ func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
 	o.h.OnUpdate(oldPod, newPod)
 }
 
+// OnDelete counts a deletion (once per UID, see deletionObserved).
 func (o observer) OnDelete(obj any) {
 	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok {
 		o.r.deletionObserved(pod)
