@@ -184,7 +184,26 @@ func calculateStatus(all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Dep
 		SetCondition(&st, NewCondition(apps.DeploymentAvailable, meta.ConditionFalse, apps.MinimumReplicasUnavailable,
 			"Deployment does not have minimum availability.", now))
 	}
+	setReplicaFailure(&st, all, now)
 	return st
+}
+
+// setReplicaFailure copies a ReplicaSet's ReplicaFailure condition (pods
+// it could not create) into the Deployment's status, and removes it when
+// no ReplicaSet has one.
+func setReplicaFailure(st *apps.DeploymentStatus, all []*apps.ReplicaSet, now time.Time) {
+	for _, rs := range all {
+		if rs == nil {
+			continue
+		}
+		for _, c := range rs.Status.Conditions {
+			if c.Type == apps.ReplicaSetReplicaFailure && c.Status == meta.ConditionTrue {
+				SetCondition(st, NewCondition(apps.DeploymentReplicaFailure, meta.ConditionTrue, c.Reason, c.Message, now))
+				return
+			}
+		}
+	}
+	RemoveCondition(st, apps.DeploymentReplicaFailure)
 }
 
 // syncRolloutStatus sets the Progressing condition from the rollout's

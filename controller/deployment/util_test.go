@@ -132,3 +132,33 @@ func TestConditionsAndProgress(t *testing.T) {
 	assert.False(t, DeploymentProgressing(d, &d.Status))
 	assert.True(t, DeploymentComplete(d, &apps.DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, AvailableReplicas: 3}))
 }
+
+func TestCalculateStatus(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	d := dep(3, "1", "0")
+	d.Generation = 7
+	old, nw := rs("old", 1, 1, 1, time.Hour), rs("new", 3, 3, 2, 0)
+	nw.Status.ReadyReplicas = 2
+	nw.Status.Conditions = []apps.ReplicaSetCondition{{Type: apps.ReplicaSetReplicaFailure, Status: meta.ConditionTrue,
+		Reason: "FailedCreate", Message: "pods exceeded quota"}}
+	st := calculateStatus([]*apps.ReplicaSet{old, nw}, nw, d, now)
+	assert.Equal(t, int64(7), st.ObservedGeneration)
+	assert.Equal(t, int32(4), st.Replicas)
+	assert.Equal(t, int32(3), st.UpdatedReplicas)
+	assert.Equal(t, int32(3), st.AvailableReplicas)
+	assert.Equal(t, int32(0), st.UnavailableReplicas)
+	assert.Equal(t, apps.MinimumReplicasAvailable, GetCondition(&st, apps.DeploymentAvailable).Reason)
+	f := GetCondition(&st, apps.DeploymentReplicaFailure)
+	if assert.NotNil(t, f) {
+		assert.Equal(t, "FailedCreate", f.Reason)
+	}
+
+	nw.Status.Conditions = nil
+	nw.Status.AvailableReplicas = 0
+	old.Status.AvailableReplicas = 0
+	d.Status = st
+	st = calculateStatus([]*apps.ReplicaSet{old, nw}, nw, d, now)
+	assert.Nil(t, GetCondition(&st, apps.DeploymentReplicaFailure), "cleared")
+	assert.Equal(t, apps.MinimumReplicasUnavailable, GetCondition(&st, apps.DeploymentAvailable).Reason)
+	assert.Equal(t, int32(3), st.UnavailableReplicas)
+}
