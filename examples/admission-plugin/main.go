@@ -63,7 +63,11 @@ and the initializer %s.
 
 Press Ctrl-C to stop.
 `, c.cp.URL, SidecarInitializer, c.cp.AdminKubeconfig, AdmittedByAnnotation)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-c.runnerDone: // it stopped on its own: a failure
+		return fmt.Errorf("initializer runner stopped: %v", err)
+	}
 	cancel()
 	return <-c.runnerDone
 }

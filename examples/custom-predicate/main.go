@@ -77,7 +77,11 @@ Only the scheduler runs (no controllers, no kubelet): pods are bound to nodes an
 
 Press Ctrl-C to stop.
 `, c.cp.URL, c.cp.AdminKubeconfig, ZoneLabel, PinLabel)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-c.schedDone: // it stopped on its own: a failure
+		return fmt.Errorf("scheduler stopped: %v", err)
+	}
 	cancel()
 	return <-c.schedDone
 }

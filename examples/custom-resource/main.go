@@ -66,7 +66,11 @@ controller and the garbage collector.
 
 Press Ctrl-C to stop.
 `, c.cp.URL, c.cp.AdminKubeconfig)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-c.managerDone: // it stopped on its own: a failure
+		return fmt.Errorf("controller manager stopped: %v", err)
+	}
 	cancel()
 	return <-c.managerDone
 }
