@@ -142,6 +142,9 @@ func (k *Kubelet) containerStatus(ctx context.Context, cs *ctrState) *cri.Contai
 	if cs.id == "" {
 		return nil
 	}
+	if cs.cached != nil && cs.cached.ID == cs.id {
+		return cs.cached
+	}
 	st, err := k.cfg.Runtime.ContainerStatus(ctx, cs.id)
 	if err != nil {
 		if errors.Is(err, cri.ErrNotFound) {
@@ -149,6 +152,7 @@ func (k *Kubelet) containerStatus(ctx context.Context, cs *ctrState) *cri.Contai
 		}
 		return nil
 	}
+	cs.cached = &st
 	return &st
 }
 
@@ -189,6 +193,7 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		}
 		k.releaseCPUs(old)
 	}
+	cs.cached = nil
 	if err := k.cfg.Runtime.StartContainer(ctx, id); err != nil {
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonRunContainerError, Message: err.Error()}
 		return retryAfterError, false
@@ -203,6 +208,7 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 			k.cfg.Logger.Info("postStart hook failed, killing container", "pod", podKey(pod), "container", c.Name, "err", err)
 			cs.killReason = ReasonPostStartHookError
 			_ = k.cfg.Runtime.StopContainer(ctx, id, 0)
+			cs.cached = nil
 			return retryAfterError, false
 		}
 	}
@@ -403,6 +409,7 @@ func (k *Kubelet) killContainer(ctx context.Context, pod *core.Pod, c *core.Cont
 	if st.State == cri.ContainerRunning && left < 2*time.Second && grace > 0 {
 		left = 2 * time.Second // Kubernetes' minimum after a preStop hook
 	}
+	cs.cached = nil
 	if err := k.cfg.Runtime.StopContainer(ctx, cs.id, left); err != nil && !errors.Is(err, cri.ErrNotFound) {
 		return fmt.Errorf("stop container %s of pod %s: %w", c.Name, podKey(pod), err)
 	}

@@ -85,6 +85,17 @@ type ctrState struct {
 	ready      bool
 	probes     map[probeKind]*probeState
 	cpus       string // exclusive cpuset from the static CPU manager
+	// cached is the runtime status read during the current sync; it is
+	// dropped at the start of each sync and by every call that changes
+	// the container, so one sync sees one consistent view.
+	cached *cri.ContainerStatus
+}
+
+// dropCachedStatuses starts a sync with fresh runtime statuses.
+func (ps *podState) dropCachedStatuses() {
+	for _, cs := range ps.containers {
+		cs.cached = nil
+	}
 }
 
 // backoff is an exponential back-off: the next attempt is allowed at until.

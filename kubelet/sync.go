@@ -19,6 +19,7 @@ const retryAfterError = time.Second
 // worker should sync again; done means the pod is torn down and confirmed
 // deleted, so the worker ends.
 func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *podState) (time.Duration, bool) {
+	ps.dropCachedStatuses()
 	if !ps.adopted {
 		if err := k.adopt(ctx, pod, ps); err != nil {
 			k.cfg.Logger.Warn("adopt pod", "pod", podKey(pod), "err", err)
