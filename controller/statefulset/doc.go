@@ -12,9 +12,10 @@
 //	            ──▶ RollingUpdate: replace the highest pod ≥ partition not at the update revision
 //	            ──▶ status (replicas, ready, available, current/updated, revisions)
 //
-// Claims are never deleted on scale-down; with
-// persistentVolumeClaimRetentionPolicy.whenDeleted=Delete they carry an
-// ownerReference to the set, so the garbage collector removes them with
-// it. This follows Kubernetes' StatefulSet controller, written from its
+// Claims are kept on scale-down and when the set is deleted (the
+// default Retain policy). With persistentVolumeClaimRetentionPolicy
+// whenDeleted=Delete they carry an ownerReference to the set, and with
+// whenScaled=Delete a condemned pod's claims are handed to the pod before
+// it is deleted, so the garbage collector removes them with their owner. This follows Kubernetes' StatefulSet controller, written from its
 // documentation.
 package statefulset

@@ -80,7 +80,7 @@ func newPod(set *apps.StatefulSet, template *core.PodTemplateSpec, hash string, 
 
 // newClaim returns the claim of template t for ordinal. It is labelled
 // with the set's selector labels and owned by the set only when the
-// retention policy deletes claims with the set.
+// retention policy deletes claims with the set (claimOwners).
 func newClaim(set *apps.StatefulSet, t *core.PersistentVolumeClaim, ordinal int) *core.PersistentVolumeClaim {
 	pvc := &core.PersistentVolumeClaim{
 		ObjectMeta: meta.ObjectMeta{Name: ClaimName(set, t.Name, ordinal), Namespace: set.Namespace,
@@ -98,12 +98,7 @@ func newClaim(set *apps.StatefulSet, t *core.PersistentVolumeClaim, ordinal int)
 			pvc.Labels[k] = v
 		}
 	}
-	if p := set.Spec.PersistentVolumeClaimRetentionPolicy; p != nil && p.WhenDeleted == apps.DeletePersistentVolumeClaimRetentionPolicyType {
-		no := false
-		ref := controllerRef(set)
-		ref.Controller, ref.BlockOwnerDeletion = &no, &no
-		pvc.OwnerReferences = []meta.OwnerReference{ref}
-	}
+	pvc.OwnerReferences = claimOwners(set, nil, ordinal, nil)
 	return pvc
 }
 

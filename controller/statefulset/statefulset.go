@@ -241,6 +241,9 @@ func (s *pass) scaleUp(ctx context.Context) (done bool, err error) {
 	start, end := s.rangeOf()
 	waiting := false
 	for ord := start; ord < end; ord++ {
+		if err := s.syncClaimOwners(ctx, ord, nil); err != nil {
+			return true, err
+		}
 		pod := s.pods[ord]
 		switch {
 		case pod == nil:
@@ -280,6 +283,9 @@ func (s *pass) scaleDown(ctx context.Context) (done bool, err error) {
 	for _, ord := range condemned {
 		pod := s.pods[ord]
 		if pod.DeletionTimestamp == nil {
+			if err := s.syncClaimOwners(ctx, ord, pod); err != nil {
+				return true, err
+			}
 			s.c.log.Info("deleting condemned pod", "set", s.set.Namespace+"/"+s.set.Name, "pod", pod.Name)
 			if err := s.deletePod(ctx, pod); err != nil {
 				return true, err

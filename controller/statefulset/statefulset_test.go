@@ -17,6 +17,7 @@ import (
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/garbagecollector"
 	"github.com/orkit/orkit/internal/testnode"
 )
 
@@ -314,4 +315,69 @@ func TestAdoptAndRelease(t *testing.T) {
 		p, err := client.For[core.Pod](c, ns).Get(ctx, "web-1")
 		return err == nil && meta.ControllerOf(&p.ObjectMeta) == nil
 	}, "web-1 released")
+}
+
+// TestClaimRetentionDelete: with whenScaled=Delete and whenDeleted=Delete
+// the garbage collector removes the claims of condemned pods, then the
+// rest with the set.
+func TestClaimRetentionDelete(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	testnode.RunAgent(t, c, testnode.Options{Nodes: 1, Bind: true})
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	sts, err := New(m, Options{Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(sts))
+	gc, err := garbagecollector.New(garbagecollector.Options{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(gc))
+	testnode.RunManager(t, m)
+
+	ctx := context.Background()
+	ns := "default"
+	set := webSet(ns, 3, apps.ParallelPodManagement)
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &apps.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: apps.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: apps.DeletePersistentVolumeClaimRetentionPolicyType}
+	_, err = client.For[apps.StatefulSet](c, ns).Create(ctx, set)
+	require.NoError(t, err)
+	claims := func() []string {
+		l, err := client.For[core.PersistentVolumeClaim](c, ns).List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		var out []string
+		for _, p := range l.Items {
+			if p.DeletionTimestamp == nil {
+				out = append(out, p.Name)
+			}
+		}
+		return out
+	}
+	testnode.Eventually(t, 30*time.Second, func() bool { return getSet(t, c, ns).Status.ReadyReplicas == 3 }, "three ready")
+	assert.ElementsMatch(t, []string{"data-web-0", "data-web-1", "data-web-2"}, claims())
+
+	scale(t, c, ns, 1)
+	testnode.Eventually(t, 30*time.Second, func() bool { return len(claims()) == 1 }, "claims of condemned pods collected")
+	assert.Equal(t, []string{"data-web-0"}, claims())
+
+	require.NoError(t, client.For[apps.StatefulSet](c, ns).Delete(ctx, "web", nil))
+	testnode.Eventually(t, 30*time.Second, func() bool { return len(claims()) == 0 }, "the rest go with the set")
+}
+
+func TestClaimOwners(t *testing.T) {
+	set := webSet("ns", 1, "")
+	set.UID = "set-uid"
+	other := meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "x"}
+	pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "web-2", UID: "pod-uid"}}
+	stalePod := meta.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "web-2", UID: "old"}
+	assert.Equal(t, []meta.OwnerReference{other}, claimOwners(set, []meta.OwnerReference{other, stalePod}, 2, nil), "retain: only foreign owners stay")
+	assert.Nil(t, claimOwners(set, nil, 2, pod), "retain: a condemned pod does not own its claim")
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &apps.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: apps.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: apps.DeletePersistentVolumeClaimRetentionPolicyType}
+	got := claimOwners(set, []meta.OwnerReference{other}, 2, pod)
+	require.Len(t, got, 2, "a condemned pod's claim: the pod alone, or the set would keep it")
+	assert.Equal(t, meta.UID("pod-uid"), got[1].UID)
+	got = claimOwners(set, got, 2, nil)
+	require.Len(t, got, 2, "back in range: the pod reference goes, the set's comes back")
+	assert.Equal(t, meta.UID("set-uid"), got[1].UID)
+	assert.False(t, *got[1].Controller)
 }
