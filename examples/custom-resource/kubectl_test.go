@@ -162,6 +162,16 @@ func TestWithKubectl(t *testing.T) {
 	_, _, err = k.run("", "get", "wd", "w2")
 	assert.Error(t, err, "the invalid widget was not stored")
 
+	_, errOut, err = k.run(widgetYAML("w2", `"big"`), "apply", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "size", "a malformed size is refused, naming the field")
+	_, errOut, err = k.run(widgetYAML("w2", "3")+"  colour: red\n", "apply", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `strict decoding error: unknown field`)
+	assert.Contains(t, errOut, "colour")
+	_, _, err = k.run("", "get", "wd", "w2")
+	assert.Error(t, err, "the malformed widgets were not stored")
+
 	k.ok("", "create", "configmap", "w3-widget", "--from-literal=size=1")
 	k.ok(widgetYAML("w3", "2"), "apply", "-f", "-")
 	eventually(t, 30*time.Second, "widget w3 reported not ready", func() bool {
