@@ -144,3 +144,12 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 func running(p *core.Pod) bool { return p.Status.Phase == core.PodRunning }
 
 func isReady(p *core.Pod) bool { return core.IsPodReady(p) }
+
+// startClusterlessClient returns a client for a server that is never
+// contacted (configuration tests).
+func startClusterlessClient(t testing.TB) *client.Client {
+	t.Helper()
+	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1"})
+	require.NoError(t, err)
+	return c
+}

@@ -532,3 +532,33 @@ func FuzzParseLogOptions(f *testing.F) {
 		}
 	})
 }
+
+func TestConfigValidation(t *testing.T) {
+	rt := mustFake(t)
+	c := startClusterlessClient(t)
+	cert := &tls.Certificate{}
+	cases := []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"missing everything", Config{}, false},
+		{"missing runtime", Config{NodeName: "n", Client: c}, false},
+		{"minimal", Config{NodeName: "n", Client: c, Runtime: rt}, true},
+		{"bad cpu policy", Config{NodeName: "n", Client: c, Runtime: rt, CPUManagerPolicy: "dynamic"}, false},
+		{"server without cert", Config{NodeName: "n", Client: c, Runtime: rt, ServerAddr: ":0"}, false},
+		{"server with cert and CA", Config{NodeName: "n", Client: c, Runtime: rt, ServerAddr: ":0", ServingCert: cert, ClientCA: x509.NewCertPool()}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := New(tc.cfg)
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, DefaultLeaseRenewInterval, k.cfg.LeaseRenewInterval)
+				assert.Equal(t, DefaultClusterDomain, k.cfg.ClusterDomain)
+				return
+			}
+			assert.ErrorIs(t, err, ErrInvalidConfig)
+		})
+	}
+}
