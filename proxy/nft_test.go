@@ -110,7 +110,7 @@ func TestNFTApply(t *testing.T) {
 			assert.Equal(t, normalize(listTable(t, fresh)), normalize(got))
 		})
 	}
-	require.NoError(t, nft.Apply(ctx, DeleteScript()))
+	require.NoError(t, nft.Apply(ctx, DeleteScript("")))
 	assert.NotContains(t, listTable(t, ns), "chain")
 	err := nft.Apply(ctx, "add rule ip orkit-proxy nosuchchain accept\n")
 	assert.ErrorIs(t, err, ErrApply)

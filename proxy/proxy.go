@@ -21,6 +21,9 @@ type Config struct {
 	// MinSyncInterval is the least time between two applies; changes in
 	// between are batched. Zero means 100ms.
 	MinSyncInterval time.Duration
+	// Table names the proxy's nftables table (family ip); empty means
+	// TableName. Two proxies in one network namespace need two names.
+	Table string
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -75,7 +78,7 @@ func (p *Proxy) Err() error {
 // table. It returns the error of the first removal (nft missing or
 // refusing) or nil.
 func (p *Proxy) Run(ctx context.Context) error {
-	if err := p.cfg.Runner.Apply(ctx, DeleteScript()); err != nil {
+	if err := p.cfg.Runner.Apply(ctx, DeleteScript(p.cfg.Table)); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -84,7 +87,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := p.cfg.Runner.Apply(cctx, DeleteScript()); err != nil {
+		if err := p.cfg.Runner.Apply(cctx, DeleteScript(p.cfg.Table)); err != nil {
 			p.cfg.Logger.Warn("proxy: remove table", "err", err)
 		}
 	}()
@@ -127,6 +130,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 func (p *Proxy) sync(ctx context.Context) error {
 	svcs, eps := p.cache.Snapshot()
 	want := Render(svcs, eps)
+	want.Table = p.cfg.Table
 	var script string
 	if p.applied.Chains == nil {
 		script = want.Script()

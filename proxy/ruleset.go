@@ -31,6 +31,8 @@ const (
 // dispatch maps. It is a plain value; Render makes one, Script and Diff
 // turn one (or two) into an nft script.
 type Ruleset struct {
+	// Table is the table's name in family ip; empty means TableName.
+	Table string
 	// Chains maps a chain name to its rules, one per line.
 	Chains map[string]string
 	// Sets maps a set name to its declaration (type, flags, timeout).

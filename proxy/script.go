@@ -6,11 +6,17 @@ import (
 	"strings"
 )
 
-// table is the "family name" prefix of every nft command.
-const table = TableFamily + " " + TableName
+// tableRef is the "family name" prefix of every nft command for a table
+// name (empty: TableName).
+func tableRef(name string) string {
+	if name == "" {
+		name = TableName
+	}
+	return TableFamily + " " + name
+}
 
 // baseScript creates the table, its hooks and its two dispatch maps.
-func baseScript(b *strings.Builder) {
+func baseScript(b *strings.Builder, table string) {
 	fmt.Fprintf(b, "add table %s\n", table)
 	fmt.Fprintf(b, "add map %s %s { type ipv4_addr . inet_proto . inet_service : verdict; }\n", table, serviceIPsMap)
 	fmt.Fprintf(b, "add map %s %s { type inet_proto . inet_service : verdict; }\n", table, nodePortsMap)
@@ -25,8 +31,10 @@ func baseScript(b *strings.Builder) {
 	fmt.Fprintf(b, "add rule %s nat-postrouting meta mark & 0x%x == 0x%x masquerade\n", table, MasqueradeMark, MasqueradeMark)
 }
 
-// DeleteScript removes the proxy's table, whether or not it exists.
-func DeleteScript() string {
+// DeleteScript removes the table name (empty: TableName), whether or not
+// it exists.
+func DeleteScript(name string) string {
+	table := tableRef(name)
 	return fmt.Sprintf("add table %s\ndelete table %s\n", table, table)
 }
 
@@ -34,8 +42,8 @@ func DeleteScript() string {
 // with rs, in one transaction.
 func (rs Ruleset) Script() string {
 	var b strings.Builder
-	b.WriteString(DeleteScript())
-	baseScript(&b)
+	b.WriteString(DeleteScript(rs.Table))
+	baseScript(&b, tableRef(rs.Table))
 	rs.writeAdds(&b, Ruleset{}, func(string) bool { return true })
 	return b.String()
 }
@@ -46,6 +54,7 @@ func (rs Ruleset) Script() string {
 // reference to it is. Applied as one transaction, so packets see either
 // the old or the new rules. An empty string means nothing changed.
 func Diff(old, rs Ruleset) string {
+	table := tableRef(rs.Table)
 	var b strings.Builder
 	changed := func(name string) bool { c, ok := old.Chains[name]; return !ok || c != rs.Chains[name] }
 	// 1. chains that are gone or changed lose their rules (and so their references)
@@ -85,6 +94,7 @@ func Diff(old, rs Ruleset) string {
 // writeAdds writes the sets, chains, rules and map elements of rs that old
 // lacks (or, for chains, that write says to write).
 func (rs Ruleset) writeAdds(b *strings.Builder, old Ruleset, write func(string) bool) {
+	table := tableRef(rs.Table)
 	for _, name := range sortedKeys(rs.Sets) {
 		if d, ok := old.Sets[name]; !ok || d != rs.Sets[name] {
 			fmt.Fprintf(b, "add set %s %s { %s }\n", table, name, rs.Sets[name])

@@ -1,0 +1,380 @@
+package proxy_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vishvananda/netlink"
+
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/cni"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/endpoints"
+	ctrd "github.com/orkit/orkit/cri/containerd"
+	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/internal/testenv"
+	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/proxy"
+	"github.com/orkit/orkit/proxy/dns"
+)
+
+const dnsIP = "10.96.0.10"
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// eventually polls cond every 100ms until it holds or d passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cluster is a control plane with the service allocator, a real kubelet,
+// the Endpoints controller, the proxy (in its own table) and cluster DNS.
+type cluster struct {
+	admin   *client.Client
+	rt      *ctrd.Runtime
+	gateway netip.Addr
+	table   string
+	node    string
+}
+
+func startControlPlane(t *testing.T, ctx context.Context) *client.Client {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	var allocErr error
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: t.TempDir(), Listen: addr, Logger: quiet(),
+		Admission: func(srv *apiserver.Server) *admission.Chain {
+			chain := controlplane.DefaultAdmission(srv)
+			alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{Logger: quiet()})
+			if err == nil {
+				err = alloc.Start(ctx)
+			}
+			allocErr = err
+			if err == nil {
+				chain.Validators = append(chain.Validators, alloc)
+			}
+			return chain
+		}})
+	require.NoError(t, err)
+	require.NoError(t, allocErr)
+	cfg, err := client.ConfigFromKubeconfig(cp.AdminKubeconfig, "")
+	require.NoError(t, err)
+	cfg.QPS = -1
+	c, err := client.New(cfg, client.WithLogger(quiet()))
+	require.NoError(t, err)
+	return c
+}
+
+func freeSubnet(t *testing.T) (netip.Prefix, string) {
+	for range 100 {
+		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(100 + rand.IntN(100)), 0}), 24)
+		bridge := fmt.Sprintf("okp%04x", rand.IntN(1<<16))
+		if _, err := netlink.LinkByName(bridge); err == nil {
+			continue
+		}
+		if r, err := netlink.RouteGet(p.Addr().Next().AsSlice()); err == nil && len(r) > 0 && r[0].LinkIndex > 0 && r[0].Gw == nil {
+			continue
+		}
+		return p, bridge
+	}
+	t.Fatal("no free 10.244.X.0/24")
+	return netip.Prefix{}, ""
+}
+
+func startCluster(t *testing.T) *cluster {
+	if os.Geteuid() != 0 {
+		testenv.Unavailable(t, "proxy integration tests need root")
+	}
+	if _, err := exec.LookPath("nft"); err != nil {
+		testenv.Unavailable(t, "proxy integration tests need nft (Debian nftables)")
+	}
+	env := testenv.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cl := &cluster{admin: startControlPlane(t, ctx), node: "proxy-node", table: fmt.Sprintf("orkit-proxy-test-%d", os.Getpid())}
+	rt, err := ctrd.New(ctx, env.Address, ctrd.WithNamespace(env.Namespace), ctrd.WithStateDir(env.StateDir), ctrd.WithLogger(quiet()))
+	require.NoError(t, err)
+	t.Cleanup(func() { rt.Close() })
+	cl.rt = rt
+	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { guard.Remove() })
+	subnet, bridge := freeSubnet(t)
+	cl.gateway = subnet.Addr().Next()
+	network, err := cni.New(cni.Config{StateDir: t.TempDir(), PodCIDRs: []netip.Prefix{subnet}, BridgeName: bridge,
+		NetworkName: "orkit-px-" + bridge, PluginDirs: []string{testenv.CNIPluginDir}, Logger: quiet()})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if l, err := netlink.LinkByName(bridge); err == nil {
+			_ = netlink.LinkDel(l)
+		}
+	})
+	k, err := kubelet.New(kubelet.Config{NodeName: cl.node, Client: cl.admin, Runtime: rt, Network: network,
+		RootDir: t.TempDir(), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(), Logger: quiet(),
+		ClusterDNS: []netip.Addr{netip.MustParseAddr(dnsIP)}, ResyncInterval: 5 * time.Second})
+	require.NoError(t, err)
+	run(t, ctx, "kubelet", k.Run)
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.admin, Logger: quiet()})
+	require.NoError(t, err)
+	ec, _, err := endpoints.New(m, endpoints.Options{Logger: quiet()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(ec))
+	run(t, ctx, "controller manager", m.Run)
+	// a table left by a killed run is replaced at start; a clean exit removes it
+	out, err := exec.Command("nft", "add table ip "+cl.table+"; add chain ip "+cl.table+" stale-leftover").CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Cleanup(func() {
+		out, err := exec.Command("nft", "list", "table", "ip", cl.table).CombinedOutput()
+		assert.Error(t, err, "table left after the proxy stopped: %s", out)
+	})
+	px, err := proxy.New(proxy.Config{Client: cl.admin, Table: cl.table, Logger: quiet(), MinSyncInterval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	run(t, ctx, "proxy", px.Run)
+	t.Cleanup(func() { cl.cleanupPods(t) })
+	return cl
+}
+
+// run runs f until the test ends and checks it returned cleanly. Cleanups
+// run last-in first-out, so what started last stops first.
+func run(t *testing.T, ctx context.Context, what string, f func(context.Context) error) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- f(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	})
+}
+
+func (cl *cluster) cleanupPods(t *testing.T) {
+	ctx := context.Background()
+	pods := client.For[core.Pod](cl.admin, "default")
+	list, err := pods.List(ctx, client.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, p := range list.Items {
+		_ = pods.Delete(ctx, p.Name, nil)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if l, err := pods.List(ctx, client.ListOptions{}); err == nil && len(l.Items) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("pods left after cleanup")
+}
+
+func (cl *cluster) createPod(t *testing.T, name string, labels map[string]string, mutate func(*core.Pod)) {
+	grace := int64(1)
+	p := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default", Labels: labels},
+		Spec: core.PodSpec{NodeName: cl.node, TerminationGracePeriodSeconds: &grace,
+			Containers: []core.Container{{Name: "app", Image: "orkit.local/hello:v1", ImagePullPolicy: core.PullIfNotPresent,
+				Ports: []core.ContainerPort{{Name: "http", ContainerPort: 8080}}}}}}
+	if mutate != nil {
+		mutate(p)
+	}
+	_, err := client.For[core.Pod](cl.admin, "default").Create(context.Background(), p)
+	require.NoError(t, err)
+}
+
+func (cl *cluster) runningPod(t *testing.T, name string) *core.Pod {
+	var pod *core.Pod
+	eventually(t, 2*time.Minute, "pod "+name+" running", func() bool {
+		p, err := client.For[core.Pod](cl.admin, "default").Get(context.Background(), name)
+		if err != nil || p.Status.Phase != core.PodRunning || p.Status.PodIP == "" || len(p.Status.ContainerStatuses) == 0 ||
+			p.Status.ContainerStatuses[0].ContainerID == "" {
+			return false
+		}
+		pod = p
+		return true
+	})
+	return pod
+}
+
+// exec runs a command in the pod's container and returns its output and
+// whether it exited 0.
+func (cl *cluster) exec(t *testing.T, pod *core.Pod, cmd ...string) (string, bool) {
+	id := strings.TrimPrefix(pod.Status.ContainerStatuses[0].ContainerID, "cri://")
+	res, err := cl.rt.ExecSync(context.Background(), id, cmd, 10*time.Second)
+	require.NoError(t, err)
+	return string(res.Stdout) + string(res.Stderr), res.ExitCode == 0
+}
+
+func (cl *cluster) listTable() string {
+	out, _ := exec.Command("nft", "list", "table", "ip", cl.table).CombinedOutput()
+	return string(out)
+}
+
+// backends asks the service n times from the client pod and counts the
+// hostnames that answered.
+func (cl *cluster) backends(t *testing.T, clientPod *core.Pod, url string, n int) map[string]int {
+	seen := map[string]int{}
+	for range n {
+		out, ok := cl.exec(t, clientPod, "/hello", "wget", url)
+		if ok {
+			seen[strings.TrimSpace(out)]++
+		}
+	}
+	return seen
+}
+
+func TestServiceProxyAndDNS(t *testing.T) {
+	cl := startCluster(t)
+	ctx := context.Background()
+	svcs := client.For[core.Service](cl.admin, "default")
+	app := map[string]string{"app": "hello"}
+	for i := range 3 {
+		cl.createPod(t, fmt.Sprintf("hello-%d", i), app, nil)
+	}
+	cl.createPod(t, "client", nil, nil)
+	svc, err := svcs.Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: "hello", Namespace: "default"},
+		Spec: core.ServiceSpec{Type: core.ServiceTypeNodePort, Selector: app,
+			Ports: []core.ServicePort{{Name: "http", Port: 80, TargetPort: meta.FromString("http")}}}})
+	require.NoError(t, err)
+	require.NotEmpty(t, svc.Spec.ClusterIP)
+	nodePort := svc.Spec.Ports[0].NodePort
+	require.NotZero(t, nodePort)
+	clientPod := cl.runningPod(t, "client")
+	for i := range 3 {
+		cl.runningPod(t, fmt.Sprintf("hello-%d", i))
+	}
+	url := "http://" + svc.Spec.ClusterIP + ":80/"
+
+	t.Run("cluster IP reaches all three backends", func(t *testing.T) {
+		eventually(t, time.Minute, "three ready endpoints programmed", func() bool { return strings.Count(cl.listTable(), "dnat to") == 3 })
+		assert.NotContains(t, cl.listTable(), "stale-leftover")
+		seen := cl.backends(t, clientPod, url, 61)
+		t.Logf("61 requests: %v", seen)
+		assert.Len(t, seen, 3, "%v", seen)
+		total := 0
+		for _, n := range seen {
+			total += n
+		}
+		assert.Equal(t, 61, total, "every request answered: %v", seen)
+	})
+
+	t.Run("node port from the host", func(t *testing.T) {
+		body, err := get(fmt.Sprintf("http://%s:%d/", cl.gateway, nodePort))
+		require.NoError(t, err)
+		assert.Contains(t, body, "hello-")
+	})
+
+	t.Run("hairpin: a backend reaches itself through the service", func(t *testing.T) {
+		self := cl.runningPod(t, "hello-0")
+		seen := cl.backends(t, self, url, 20)
+		total := 0
+		for _, n := range seen {
+			total += n
+		}
+		assert.Equal(t, 20, total, "%v", seen)
+	})
+
+	t.Run("DNS names resolve from a pod", func(t *testing.T) {
+		srv, err := dns.New(dns.Config{Client: cl.admin, Listen: cl.gateway.String() + ":0", Logger: quiet()})
+		require.NoError(t, err)
+		dctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- srv.Run(dctx) }()
+		defer func() { cancel(); require.NoError(t, <-done) }()
+		select {
+		case <-srv.Ready():
+		case err := <-done:
+			t.Fatalf("dns: %v", err)
+		}
+		port := int32(srv.Addr().(*net.UDPAddr).Port)
+		// kube-dns: the DNS address reaches the server through the proxy
+		_, err = svcs.Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: "kube-dns", Namespace: "default"},
+			Spec: core.ServiceSpec{ClusterIP: dnsIP, Ports: []core.ServicePort{
+				{Name: "dns", Port: 53, Protocol: core.ProtocolUDP}, {Name: "dns-tcp", Port: 53, Protocol: core.ProtocolTCP}}}})
+		require.NoError(t, err)
+		_, err = client.For[core.Endpoints](cl.admin, "default").Create(ctx, &core.Endpoints{
+			ObjectMeta: meta.ObjectMeta{Name: "kube-dns", Namespace: "default"},
+			Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: cl.gateway.String()}},
+				Ports: []core.EndpointPort{{Name: "dns", Port: port, Protocol: core.ProtocolUDP}, {Name: "dns-tcp", Port: port, Protocol: core.ProtocolTCP}}}}})
+		require.NoError(t, err)
+		// a StatefulSet-style pod: hostname and subdomain under a headless service
+		_, err = svcs.Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
+			Spec: core.ServiceSpec{ClusterIP: core.ClusterIPNone, Selector: map[string]string{"app": "web"},
+				Ports: []core.ServicePort{{Name: "http", Port: 8080}}}})
+		require.NoError(t, err)
+		cl.createPod(t, "web-0", map[string]string{"app": "web"}, func(p *core.Pod) { p.Spec.Hostname, p.Spec.Subdomain = "web-0", "web" })
+		web0 := cl.runningPod(t, "web-0")
+		eventually(t, time.Minute, "service name resolves", func() bool {
+			out, ok := cl.exec(t, clientPod, "/hello", "resolve", "hello.default.svc.cluster.local")
+			return ok && strings.Contains(out, svc.Spec.ClusterIP)
+		})
+		out, ok := cl.exec(t, clientPod, "/hello", "resolve", "hello")
+		assert.True(t, ok, out)
+		assert.Contains(t, out, svc.Spec.ClusterIP, "short name through the search path")
+		eventually(t, time.Minute, "stable pod name resolves", func() bool {
+			out, ok := cl.exec(t, clientPod, "/hello", "resolve", "web-0.web.default.svc.cluster.local")
+			return ok && strings.Contains(out, web0.Status.PodIP)
+		})
+		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nope.default.svc.cluster.local")
+		assert.False(t, ok, out)
+	})
+
+	t.Run("scale to one: only that backend answers", func(t *testing.T) {
+		pods := client.For[core.Pod](cl.admin, "default")
+		require.NoError(t, pods.Delete(ctx, "hello-1", nil))
+		require.NoError(t, pods.Delete(ctx, "hello-2", nil))
+		eventually(t, time.Minute, "one endpoint programmed", func() bool {
+			tbl := cl.listTable()
+			return !strings.Contains(tbl, "numgen") || !strings.Contains(tbl, "mod 3")
+		})
+		eventually(t, time.Minute, "only hello-0 answers", func() bool {
+			seen := cl.backends(t, clientPod, url, 10)
+			return len(seen) == 1 && seen["hello-0"] == 10
+		})
+	})
+
+	t.Run("service deleted: its rules are gone", func(t *testing.T) {
+		require.NoError(t, svcs.Delete(ctx, "hello", nil))
+		eventually(t, time.Minute, "rules removed", func() bool {
+			tbl := cl.listTable()
+			return !strings.Contains(tbl, svc.Spec.ClusterIP+" ") && !strings.Contains(tbl, fmt.Sprint(nodePort))
+		})
+		_, ok := cl.exec(t, clientPod, "/hello", "wget", url)
+		assert.False(t, ok)
+	})
+}
+
+func get(url string) (string, error) {
+	c := &http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
