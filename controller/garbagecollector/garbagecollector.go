@@ -60,6 +60,7 @@ type GarbageCollector struct {
 
 	running atomic.Bool
 	absent  absentOwners
+	metrics *Metrics
 	mu      sync.Mutex
 	watched map[meta.GroupVersionResource]context.CancelFunc
 	synced  []func() bool
@@ -87,8 +88,14 @@ func New(opts Options) (*GarbageCollector, error) {
 		opts.Logger = slog.Default()
 	}
 	opts.Logger = opts.Logger.With("controller", "garbagecollector")
-	return &GarbageCollector{opts: opts, graph: newGraph(), watched: map[meta.GroupVersionResource]context.CancelFunc{}}, nil
+	gc := &GarbageCollector{opts: opts, graph: newGraph(), watched: map[meta.GroupVersionResource]context.CancelFunc{}}
+	gc.metrics = newMetrics(gc)
+	return gc, nil
 }
+
+// Metrics returns the collector's Prometheus collectors, for the owner to
+// register.
+func (gc *GarbageCollector) Metrics() *Metrics { return gc.metrics }
 
 // Run discovers the resources, follows each with an informer, waits for
 // their first lists and processes the graph with Options.Workers workers
@@ -106,7 +113,7 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
+	gc.queue = workqueue.New(workqueue.Config[meta.UID]{Metrics: gc.metrics.queue})
 	defer gc.queue.ShutDown()
 	if !gc.firstSync(ctx, &wg) || !gc.waitForCaches(ctx) {
 		return nil

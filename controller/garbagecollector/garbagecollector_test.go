@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -342,4 +344,39 @@ func TestWaitsForAPIServer(t *testing.T) {
 	defer cancel()
 	require.NoError(t, gc.Run(ctx))
 	require.ErrorIs(t, gc.Run(ctx), ErrAlreadyRunning)
+}
+
+func TestMetrics(t *testing.T) {
+	c := startServer(t)
+	gc := runGC(t, c)
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(gc.Metrics()))
+	ns := newNamespace(t, c, "metrics")
+	root := createCM(t, c, ns, "root")
+	createCM(t, c, ns, "child", ownerRef(root, true))
+	deleteWith(t, c, ns, "root", meta.DeletePropagationForeground)
+	eventually(t, "root gone", cmGone(c, ns, "root"))
+	eventually(t, "metrics counted", func() bool {
+		v := gathered(t, reg)
+		return v["garbagecollector_foreground_deletions_total"] == 1 && v["garbagecollector_deletions_total"] == 1 &&
+			v["garbagecollector_graph_objects"] > 0 && v["garbagecollector_resources"] > 10
+	})
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}
+
+// gathered sums each metric family's counter and gauge values.
+func gathered(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			out[mf.GetName()] += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return out
 }

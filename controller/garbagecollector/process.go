@@ -150,7 +150,9 @@ func (gc *GarbageCollector) orphanDependents(ctx context.Context, n *node) error
 		err := gc.mutate(ctx, d, func(m *meta.ObjectMeta) bool { return dropOwners(m, []meta.UID{n.uid}) })
 		if err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		gc.metrics.orphaned.Inc()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -182,7 +184,11 @@ func (gc *GarbageCollector) deleteDependents(ctx context.Context, n *node) error
 		return nil
 	}
 	gc.opts.Logger.Info("dependents deleted; finishing foreground deletion", "owner", n.key())
-	return gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool { return dropFinalizer(m, meta.FinalizerDeleteDependents) })
+	if err := gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool { return dropFinalizer(m, meta.FinalizerDeleteDependents) }); err != nil {
+		return err
+	}
+	gc.metrics.foreground.Inc()
+	return nil
 }
 
 // delete deletes n (if it is still the object with n's UID) with policy.
@@ -196,6 +202,7 @@ func (gc *GarbageCollector) delete(ctx context.Context, n *node, policy meta.Del
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", n.key(), err)
 	}
+	gc.metrics.deletions.WithLabelValues(string(policy)).Inc()
 	return nil
 }
 
