@@ -228,9 +228,9 @@ func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now t
 		c.log.Warn("no node of the zone is ready; not evicting (full disruption)", "node", node.Name,
 			"zone", node.Labels[core.LabelTopologyZone])
 		// Taints from before the whole zone went down would keep evicting.
-		return c.setTaints(ctx, node.Name, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
+		return c.setTaints(ctx, node, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
 	}
-	if err := c.setTaints(ctx, node.Name, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
+	if err := c.setTaints(ctx, node, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
 		return err
 	}
 	return c.markPodsNotReady(ctx, node.Name, now)
@@ -268,15 +268,21 @@ func (c *Controller) syncReadyTaints(ctx context.Context, node *core.Node, now t
 	case cond == nil || cond.Status == meta.ConditionUnknown:
 		return nil // fresh heartbeat, no verdict yet: leave the taints as they are
 	case cond.Status == meta.ConditionFalse:
-		return c.setTaints(ctx, node.Name, now, core.TaintNodeNotReady, core.TaintNodeUnreachable)
+		return c.setTaints(ctx, node, now, core.TaintNodeNotReady, core.TaintNodeUnreachable)
 	default:
-		return c.setTaints(ctx, node.Name, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
+		return c.setTaints(ctx, node, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
 	}
 }
 
 // setTaints makes the node carry the NoExecute taint add (none when
-// empty) and none of remove, retrying on conflicts.
-func (c *Controller) setTaints(ctx context.Context, name string, now time.Time, add string, remove ...string) error {
+// empty) and none of remove, retrying on conflicts. The cached node is
+// checked first: when it needs no change (the usual case, on every
+// heartbeat) nothing is sent.
+func (c *Controller) setTaints(ctx context.Context, cached *core.Node, now time.Time, add string, remove ...string) error {
+	if _, changed := withTaints(cached.Spec.Taints, now, add, remove); !changed {
+		return nil
+	}
+	name := cached.Name
 	res := client.For[core.Node](c.client, "")
 	for attempt := 0; ; attempt++ {
 		node, err := res.Get(ctx, name)
