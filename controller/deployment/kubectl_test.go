@@ -64,6 +64,9 @@ func TestKubectlRollout(t *testing.T) {
 	out = run("rollout", "history", "deployment/web")
 	assert.Regexp(t, `(?m)^3\s`, out, "the rollback is revision 3")
 
+	out = run("describe", "deployment/web")
+	assert.Regexp(t, `ScalingReplicaSet\s+\S+\s+deployment-controller\s+Scaled up replica set web-[a-z0-9]+ from 0 to 3`, out)
+
 	run("scale", "deployment/web", "--replicas=5")
 	run("rollout", "status", "deployment/web", "--timeout=60s")
 	pods := func() int {

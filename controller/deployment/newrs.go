@@ -97,6 +97,9 @@ func (r *Reconciler) createNewRS(ctx context.Context, d *apps.Deployment, old []
 	if err != nil {
 		return nil, fmt.Errorf("create replicaset for deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
+	if n > 0 {
+		r.recordScaling(ctx, d, out, 0, n)
+	}
 	st := d.Status
 	SetCondition(&st, NewCondition(apps.DeploymentProgressing, meta.ConditionTrue, apps.NewReplicaSetReason,
 		fmt.Sprintf("Created new replica set %q", out.Name), r.now()))

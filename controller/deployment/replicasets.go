@@ -142,12 +142,16 @@ func (r *Reconciler) scaleReplicaSet(ctx context.Context, rs *apps.ReplicaSet, n
 	if !sizeChanged && !annChanged {
 		return false, nil
 	}
+	from := rsReplicas(rs)
 	rs.Spec.Replicas = &n
 	out, err := client.For[apps.ReplicaSet](r.client, rs.Namespace).Update(ctx, rs)
 	if err != nil {
 		return false, fmt.Errorf("scale replicaset %s/%s to %d: %w", rs.Namespace, rs.Name, n, err)
 	}
 	*rs = *out
+	if sizeChanged {
+		r.recordScaling(ctx, d, rs, from, n)
+	}
 	return sizeChanged, nil
 }
 

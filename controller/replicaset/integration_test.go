@@ -95,8 +95,14 @@ func TestReplicaSetLifecycle(t *testing.T) {
 		return err == nil && meta.ControllerOf(&p.ObjectMeta) == nil && len(ownedPods(t, c, rs)) == 3
 	}, "orphan released and replaced")
 	testnode.Eventually(t, wait, func() bool {
+		owned := ownedPods(t, c, rs)
+		for i := range owned {
+			if !core.IsPodReady(&owned[i]) {
+				return false
+			}
+		}
 		got, err := rsc.Get(ctx, "web")
-		return err == nil && got.Status.ReadyReplicas == 3
+		return err == nil && got.Status.ReadyReplicas == 3 && len(owned) == 3
 	}, "the replacement is ready")
 
 	// Scale down deletes the not-ready pod first.
@@ -160,13 +166,20 @@ func TestReplicaFailureCondition(t *testing.T) {
 		}
 		return nil
 	}
-	testnode.Eventually(t, wait, func() bool { return failure() != nil }, "ReplicaFailure set")
+	testnode.Eventually(t, wait, func() bool {
+		got, err := rsc.Get(ctx, "capped")
+		return err == nil && got.Status.Replicas == 2 && failure() != nil
+	}, "ReplicaFailure set with 2 replicas")
 	c0 := failure()
 	assert.Equal(t, "FailedCreate", c0.Reason)
 	assert.Contains(t, c0.Message, "quota")
-	got, err := rsc.Get(ctx, "capped")
+	evs, err := client.For[core.Event](c, "default").List(ctx, client.ListOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, int32(2), got.Status.Replicas)
+	found := false
+	for _, ev := range evs.Items {
+		found = found || (ev.Reason == "FailedCreate" && ev.InvolvedObject.Name == "capped" && ev.Type == core.EventTypeWarning)
+	}
+	assert.True(t, found, "a FailedCreate warning event")
 
 	require.NoError(t, quotas.Delete(ctx, "pods", nil))
 	testnode.Eventually(t, wait, func() bool {

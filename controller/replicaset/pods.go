@@ -228,9 +228,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 				for range n - done {
 					r.exp.CreationObserved(key)
 				}
-				if apierrors.IsForbidden(err) && ctx.Err() == nil {
-					r.log.Warn("pod creation forbidden", "replicaset", key.String(), "err", err)
-				}
+				r.recordFailedCreate(ctx, rs, err)
 				return fmt.Errorf("create pods for replicaset %s: %w", key, err)
 			}
 		}
