@@ -42,6 +42,7 @@ type Controller struct {
 	revisions informer.Lister[*apps.ControllerRevision]
 	exp       *controller.Expectations
 	backoff   *failedBackoff
+	placement *nodePlacement
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -73,7 +74,8 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	}
 	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
 		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
-		log: opts.Logger.With("controller", "daemonset"), now: time.Now}
+		placement: &nodePlacement{seen: map[string]placementKey{}},
+		log:       opts.Logger.With("controller", "daemonset"), now: time.Now}
 	ctrl, err := controller.New("daemonset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
@@ -84,7 +86,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	controller.Watch(ctrl, podInf, c.orphanRequests)
 	podInf.AddEventHandler(c.expectationHandler(controller.EnqueueOwner[*core.Pod](owner)))
 	controller.WatchOwned(ctrl, revInf, owner)
-	controller.Watch(ctrl, nodeInf, func(*core.Node) []controller.Request { return c.allSets() })
+	controller.Watch(ctrl, nodeInf, c.nodeRequests)
 	c.Controller = ctrl
 	return c, nil
 }
