@@ -343,6 +343,23 @@ func TestServiceProxyAndDNS(t *testing.T) {
 		assert.False(t, ok, out)
 	})
 
+	t.Run("client IP affinity keeps a client on one backend", func(t *testing.T) {
+		cur, err := svcs.Get(ctx, "hello")
+		require.NoError(t, err)
+		cur.Spec.SessionAffinity = core.ServiceAffinityClientIP
+		_, err = svcs.Update(ctx, cur)
+		require.NoError(t, err)
+		eventually(t, time.Minute, "affinity sets programmed", func() bool { return strings.Count(cl.listTable(), "update @aff-") == 3 })
+		seen := cl.backends(t, clientPod, url, 20)
+		assert.Len(t, seen, 1, "%v", seen)
+		cur, err = svcs.Get(ctx, "hello")
+		require.NoError(t, err)
+		cur.Spec.SessionAffinity, cur.Spec.SessionAffinityConfig = core.ServiceAffinityNone, nil
+		_, err = svcs.Update(ctx, cur)
+		require.NoError(t, err)
+		eventually(t, time.Minute, "affinity sets removed", func() bool { return !strings.Contains(cl.listTable(), "aff-") })
+	})
+
 	t.Run("scale to one: only that backend answers", func(t *testing.T) {
 		pods := client.For[core.Pod](cl.admin, "default")
 		require.NoError(t, pods.Delete(ctx, "hello-1", nil))
