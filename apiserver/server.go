@@ -73,6 +73,7 @@ type Server struct {
 	resources map[meta.GroupVersionResource]*served
 	hooks     []PostCreateHook
 	started   bool
+	runCtx    context.Context // the caches' context, once started
 	ready     chan struct{}
 	addr      net.Addr
 }
@@ -143,6 +144,9 @@ func (s *Server) Register(res Resource) error {
 		return fmt.Errorf("apiserver: resource %v already registered", gvr)
 	}
 	s.resources[gvr] = sv
+	if s.started {
+		go sv.cache.Run(s.runCtx)
+	}
 	return nil
 }
 
@@ -238,7 +242,7 @@ func (s *Server) StartCaches(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
-	s.started = true
+	s.started, s.runCtx = true, ctx
 	caches := make([]*WatchCache, 0, len(s.resources))
 	for _, r := range s.resources {
 		caches = append(caches, r.cache)

@@ -19,7 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api"
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver/authn"
 	"github.com/orkit/orkit/internal/pki"
 	"github.com/orkit/orkit/store/bbolt"
@@ -399,4 +401,25 @@ func TestDeleteCollection(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &left))
 	require.Len(t, left.Items, 1)
 	assert.Contains(t, string(left.Items[0]), `"name":"c2"`)
+}
+
+// TestRegisterAfterStart: a kind registered while the server runs is
+// served at once, watches included.
+func TestRegisterAfterStart(t *testing.T) {
+	ts := newTestServer(t, nil)
+	thing := &scheme.Type{Kind: meta.GroupVersionKind{Group: "example.orkit.io", Version: "v1", Kind: "Thing"},
+		Resource: "things", Namespaced: true,
+		New:     func() meta.Object { return &core.ConfigMap{} },
+		NewList: func() meta.ListObject { return &core.ConfigMapList{} }}
+	require.NoError(t, ts.srv.Register(Resource{Type: thing}))
+	next, code, closeFn := ts.watchStream(t, "/apis/example.orkit.io/v1/namespaces/default/things?watch=1")
+	require.Equal(t, http.StatusOK, code)
+	defer closeFn()
+	code, body := ts.do(t, "POST", "/apis/example.orkit.io/v1/namespaces/default/things", "application/json",
+		[]byte(`{"apiVersion":"example.orkit.io/v1","kind":"Thing","metadata":{"name":"t1"}}`))
+	require.Equal(t, http.StatusCreated, code, string(body))
+	ev, err := next()
+	require.NoError(t, err)
+	name, _ := objName(t, ev.Object)
+	assert.Equal(t, "t1", name)
 }

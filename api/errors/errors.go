@@ -52,7 +52,7 @@ func NewInvalid(gk meta.GroupVersionKind, name string, errs field.ErrorList) *me
 	causes := make([]meta.StatusCause, 0, len(errs))
 	msgs := make([]string, 0, len(errs))
 	for _, e := range errs {
-		causes = append(causes, meta.StatusCause{Type: string(e.Type), Message: e.Error(), Field: e.Field})
+		causes = append(causes, meta.StatusCause{Type: string(e.Type), Message: e.ErrorBody(), Field: e.Field})
 		msgs = append(msgs, e.Error())
 	}
 	kind := gk.Kind

@@ -46,8 +46,15 @@ type Error struct {
 // Error renders the failure as Kubernetes does:
 // `spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
 func (e *Error) Error() string {
+	return e.Field + ": " + e.ErrorBody()
+}
+
+// ErrorBody is Error without the field path (`Invalid value: -1: must be
+// greater than or equal to 0`): the message of a StatusCause, whose field
+// is carried beside it.
+func (e *Error) ErrorBody() string {
 	var b strings.Builder
-	b.WriteString(e.Field + ": " + text[e.Type])
+	b.WriteString(text[e.Type])
 	switch e.Type {
 	case ErrorTypeRequired, ErrorTypeForbidden, ErrorTypeTooLong, ErrorTypeInternal, ErrorTypeTooMany:
 	default:

@@ -39,6 +39,9 @@ type Config struct {
 	// DefaultAdmission. Start from DefaultAdmission to add plugins and
 	// choose their order.
 	Admission func(*apiserver.Server) *admission.Chain
+	// Resources are user-defined kinds to serve besides the built-ins
+	// (registered before the server starts).
+	Resources []apiserver.Resource
 	// WatchHistory is how many events per resource the watch caches keep
 	// for resuming watches (older resourceVersions get 410); default 10,000.
 	WatchHistory int
@@ -127,6 +130,11 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	})
 	if err != nil {
 		return err
+	}
+	for _, r := range cfg.Resources {
+		if err := srv.Register(r); err != nil {
+			return err
+		}
 	}
 	if err := srv.RegisterScheme(sch); err != nil {
 		return err
