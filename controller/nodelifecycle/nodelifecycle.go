@@ -125,14 +125,23 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	}
 	controller.WatchObjects(ctrl, nodeInf)
 	controller.Watch(ctrl, leaseInf, func(l *coordination.Lease) []controller.Request { return []controller.Request{{Name: l.Name}} })
-	controller.Watch(ctrl, podInf, func(p *core.Pod) []controller.Request {
-		if p.Spec.NodeName == "" {
-			return nil
-		}
-		return []controller.Request{{Name: p.Spec.NodeName}}
-	})
+	controller.Watch(ctrl, podInf, c.podRequests)
 	c.Controller = ctrl
 	return c, nil
+}
+
+// podRequests maps a pod to its node when the node has a NoExecute
+// taint (the pod may have to be evicted); pods of untainted nodes
+// concern nobody here.
+func (c *Controller) podRequests(p *core.Pod) []controller.Request {
+	if p.Spec.NodeName == "" {
+		return nil
+	}
+	node, err := c.nodes.Get("", p.Spec.NodeName)
+	if err != nil || !slices.ContainsFunc(node.Spec.Taints, func(t core.Taint) bool { return t.Effect == core.TaintEffectNoExecute }) {
+		return nil
+	}
+	return []controller.Request{{Name: p.Spec.NodeName}}
 }
 
 // Reconcile checks the heartbeat of the node named by req, sets its
