@@ -30,6 +30,7 @@ type podState struct {
 	reason   string // pod-level status reason (DeadlineExceeded, OutOfcpu, ...)
 	message  string
 	killed   bool // containers stopped for deletion
+	reported bool // a status was computed for this worker
 
 	cgroupParent string
 	volumes      map[string]mountedVolume

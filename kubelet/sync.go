@@ -42,6 +42,16 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 			ps.startTime = &now
 		}
 	}
+	// The status first, as the kubelet's syncPod does: a new pod shows
+	// Pending with its containers ContainerCreating while its sandbox is
+	// made (later syncs report at their end). An adopted pod waits for its
+	// probes instead, so a kubelet restart does not flip Ready.
+	if !ps.reported {
+		ps.reported = true
+		if ps.sandboxID == "" {
+			k.reportStatus(ctx, pod, ps)
+		}
+	}
 	// Sync handlers: activeDeadlineSeconds.
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && time.Since(ps.startTime.Time) >= time.Duration(*d)*time.Second {
 		ps.reason, ps.message = "DeadlineExceeded", fmt.Sprintf("Pod was active on the node longer than the specified deadline (%ds)", *d)
