@@ -31,8 +31,13 @@ type LogOptions = apiserver.PodLogOptions
 // maxLogLine bounds one CRI log line read back.
 const maxLogLine = 1 << 20
 
-// followPoll is how often a followed log file is checked for new data.
-const followPoll = 100 * time.Millisecond
+// followPoll is how often a followed log file is checked for new data,
+// followCheck how often the runtime is asked whether the container still
+// runs (a stopped container's log ends the stream once read to the end).
+const (
+	followPoll  = 100 * time.Millisecond
+	followCheck = time.Second
+)
 
 // startLogServer serves /containerLogs/{ns}/{pod}/{container} over HTTPS,
 // to the API server only (client certificate from ClientCA with CN
@@ -247,6 +252,7 @@ func copyCRILog(ctx context.Context, path string, o LogOptions, w io.Writer, run
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	var pending []byte
+	var lastCheck time.Time // when running() last said yes
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
@@ -283,8 +289,14 @@ func copyCRILog(ctx context.Context, path string, o LogOptions, w io.Writer, run
 		if err != io.EOF {
 			return err
 		}
-		if !o.Follow || !running() {
+		if !o.Follow {
 			return nil
+		}
+		if time.Since(lastCheck) >= followCheck {
+			if !running() {
+				return nil
+			}
+			lastCheck = time.Now()
 		}
 		t := time.NewTimer(followPoll)
 		select {
