@@ -385,3 +385,17 @@ func TestFakeNetworkHooksAndProbes(t *testing.T) {
 	require.NoError(t, pods(tc.admin, "default").Delete(ctx, "netprobe", nil))
 	waitFor(t, 10*time.Second, "preStop httpGet", func() bool { return pr.seen("GET http://" + ip + ":8080/stop ") })
 }
+
+func TestFakeStatusBeforeSlowSandbox(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-slow", func(c *Config) {
+		c.Runtime = mustFake(t, fake.WithLatency("RunPodSandbox", 2*time.Second))
+	})
+	_, err := pods(tc.admin, "default").Create(context.Background(), simplePod("slow", "node-slow"))
+	require.NoError(t, err)
+	got := waitPod(t, tc.admin, "default", "slow", 10*time.Second, "Pending, ContainerCreating", func(p *core.Pod) bool {
+		return p.Status.Phase == core.PodPending && waitingReason(p) == ReasonContainerCreating
+	})
+	assert.Equal(t, core.PodQOSBestEffort, got.Status.QOSClass)
+	waitPod(t, tc.admin, "default", "slow", 10*time.Second, "Running", running)
+}
