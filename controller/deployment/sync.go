@@ -26,7 +26,8 @@ func (r *Reconciler) sync(ctx context.Context, d *apps.Deployment, rsList []*app
 	if err := r.scale(ctx, d, newRS, old); err != nil {
 		return err
 	}
-	if d.Spec.Paused && GetCondition(&d.Status, apps.DeploymentProgressing) != nil {
+	if c := GetCondition(&d.Status, apps.DeploymentProgressing); d.Spec.Paused && hasProgressDeadline(d) &&
+		(c == nil || c.Reason != apps.TimedOutReason) {
 		SetCondition(&d.Status, NewCondition(apps.DeploymentProgressing, meta.ConditionUnknown, apps.PausedDeployReason,
 			"Deployment is paused", r.now()))
 	}
@@ -206,13 +207,19 @@ func setReplicaFailure(st *apps.DeploymentStatus, all []*apps.ReplicaSet, now ti
 	RemoveCondition(st, apps.DeploymentReplicaFailure)
 }
 
+// hasProgressDeadline reports whether d's rollouts can time out
+// (progressDeadlineSeconds set and not MaxInt32).
+func hasProgressDeadline(d *apps.Deployment) bool {
+	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
+}
+
 // syncRolloutStatus sets the Progressing condition from the rollout's
 // progress and deadline, writes the status, and asks to be called again
 // when the deadline would pass.
 func (r *Reconciler) syncRolloutStatus(ctx context.Context, all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (controller.Result, error) {
 	now := r.now()
 	st := calculateStatus(all, newRS, d, now)
-	hasDeadline := d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
+	hasDeadline := hasProgressDeadline(d)
 	if !hasDeadline {
 		RemoveCondition(&st, apps.DeploymentProgressing)
 	}
