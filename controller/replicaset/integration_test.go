@@ -187,3 +187,27 @@ func TestReplicaFailureCondition(t *testing.T) {
 		return err == nil && got.Status.Replicas == 3 && failure() == nil
 	}, "all 3 created and the condition cleared")
 }
+
+// TestOverlappingSelectors: two ReplicaSets selecting the same labels do
+// not fight over pods: each counts only the pods it controls.
+func TestOverlappingSelectors(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	rsc := client.For[apps.ReplicaSet](c, "default")
+	a, err := rsc.Create(ctx, newRS("web", 3))
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool { return len(ownedPods(t, c, a)) == 3 }, "a has 3")
+	bRS := newRS("web", 2)
+	bRS.Name = "web-b"
+	b, err := rsc.Create(ctx, bRS)
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool {
+		got, err := rsc.Get(ctx, "web-b")
+		return err == nil && got.Status.AvailableReplicas == 2
+	}, "b has 2 of its own")
+	assert.Len(t, ownedPods(t, c, a), 3)
+	assert.Len(t, ownedPods(t, c, b), 2)
+	l, err := client.For[core.Pod](c, "default").List(ctx, client.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	assert.Len(t, l.Items, 5)
+}
