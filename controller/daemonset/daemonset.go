@@ -183,11 +183,13 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 	for _, node := range c.nodes.List(nil) {
 		nodes[node.Name] = true
 		pods := live(byNode[node.Name])
-		should := ShouldRun(ds, node)
+		should, keep := Placement(ds, node)
 		if should {
 			eligible = append(eligible, node.Name)
 		}
 		switch {
+		case !should && keep:
+			// A NoSchedule taint: no new pod, but the running one stays.
 		case should && len(pods) == 0:
 			create = append(create, node.Name)
 		case should:

@@ -369,6 +369,12 @@ func TestShouldRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, ShouldRun(tt.ds, tt.node)) })
 	}
+	run, keep := Placement(ds, readyNode("n", nil, taint(core.TaintEffectNoSchedule)))
+	assert.Equal(t, []bool{false, true}, []bool{run, keep}, "NoSchedule: no new pod, the running one stays")
+	run, keep = Placement(ds, readyNode("n", nil, taint(core.TaintEffectNoExecute)))
+	assert.Equal(t, []bool{false, false}, []bool{run, keep}, "NoExecute: the running one goes too")
+	run, keep = Placement(withSelector, readyNode("n", nil))
+	assert.Equal(t, []bool{false, false}, []bool{run, keep}, "no longer selected: it goes")
 }
 
 func TestRollingUpdateChoice(t *testing.T) {

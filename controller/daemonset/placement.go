@@ -38,26 +38,38 @@ func withDaemonTolerations(tolerations []core.Toleration) []core.Toleration {
 	return out
 }
 
-// ShouldRun reports whether a pod of ds belongs on node: the node
+// ShouldRun reports whether a new pod of ds belongs on node: the node
 // matches the template's nodeSelector and required node affinity, and
 // every NoSchedule and NoExecute taint is tolerated (by the template or
 // by the daemon tolerations). It is a pure function of its arguments.
 func ShouldRun(ds *apps.DaemonSet, node *core.Node) bool {
+	run, _ := Placement(ds, node)
+	return run
+}
+
+// Placement reports whether a new pod of ds belongs on node (run, as
+// ShouldRun) and whether a pod already there may stay (keep): a
+// NoSchedule taint keeps new pods away but does not remove running ones;
+// an untolerated NoExecute taint, or a node that no longer matches, does.
+// It is a pure function of its arguments.
+func Placement(ds *apps.DaemonSet, node *core.Node) (run, keep bool) {
 	pod := &core.Pod{Spec: ds.Spec.Template.Spec}
 	if !plugins.PodMatchesNodeAffinity(pod, node) {
-		return false
+		return false, false
 	}
 	tol := withDaemonTolerations(ds.Spec.Template.Spec.Tolerations)
+	run, keep = true, true
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
-		if t.Effect == core.TaintEffectPreferNoSchedule {
+		if t.Effect == core.TaintEffectPreferNoSchedule || core.TolerationsTolerateTaint(tol, t) {
 			continue
 		}
-		if !core.TolerationsTolerateTaint(tol, t) {
-			return false
+		run = false
+		if t.Effect == core.TaintEffectNoExecute {
+			keep = false
 		}
 	}
-	return true
+	return run, keep
 }
 
 // newPod returns a pod of ds for node at revision hash: the template,

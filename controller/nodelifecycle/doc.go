@@ -7,11 +7,12 @@
 //	                   the Ready condition's lastHeartbeatTime; the grace period
 //	                   runs from when the controller saw it change (its own clock)
 //	  older than GracePeriod ─▶ Ready (and pressure conditions) = Unknown;
-//	                             taint node.kubernetes.io/unreachable:NoExecute and
-//	                             its pods Ready=False — unless no node of its zone
-//	                             is Ready (full disruption: nothing is evicted)
-//	  fresh and Ready=False  ─▶ taint node.kubernetes.io/not-ready:NoExecute
-//	  fresh and Ready=True   ─▶ remove both taints
+//	                             taint node.kubernetes.io/unreachable:NoSchedule and
+//	                             :NoExecute, its pods Ready=False — but no NoExecute
+//	                             when no node of its zone is Ready (full disruption:
+//	                             nothing is evicted)
+//	  fresh and Ready=False  ─▶ taint node.kubernetes.io/not-ready:NoSchedule and :NoExecute
+//	  fresh and Ready=True   ─▶ remove those taints
 //	  NoExecute taints       ─▶ evict (delete) the node's pods that do not tolerate
 //	                             them once tolerationSeconds (DefaultTolerationSeconds
 //	                             for pods with no matching toleration) have passed

@@ -236,10 +236,12 @@ func (c *Controller) markUnreachable(ctx context.Context, node *core.Node, now t
 	if !c.opts.EvictInFullDisruption && FullDisruption(c.nodes.List(nil), node) {
 		c.log.Warn("no node of the zone is ready; not evicting (full disruption)", "node", node.Name,
 			"zone", node.Labels[core.LabelTopologyZone])
-		// Taints from before the whole zone went down would keep evicting.
-		return c.setTaints(ctx, node, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
+		// NoSchedule only: a NoExecute taint from before the whole zone
+		// went down would keep evicting.
+		return c.setTaints(ctx, node, now, taint(core.TaintNodeUnreachable, core.TaintEffectNoSchedule))
 	}
-	if err := c.setTaints(ctx, node, now, core.TaintNodeUnreachable, core.TaintNodeNotReady); err != nil {
+	if err := c.setTaints(ctx, node, now, taint(core.TaintNodeUnreachable, core.TaintEffectNoSchedule),
+		taint(core.TaintNodeUnreachable, core.TaintEffectNoExecute)); err != nil {
 		return err
 	}
 	return c.markPodsNotReady(ctx, node.Name, now)
@@ -269,26 +271,29 @@ func (c *Controller) markPodsNotReady(ctx context.Context, nodeName string, now 
 	return errors.Join(errs...)
 }
 
-// syncReadyTaints keeps the NoExecute taint that matches a node with a
-// fresh heartbeat: not-ready when Ready is False, none when it is True.
+// syncReadyTaints keeps the taints that match a node with a fresh
+// heartbeat: not-ready (NoSchedule and NoExecute) when Ready is False,
+// none when it is True.
 func (c *Controller) syncReadyTaints(ctx context.Context, node *core.Node, now time.Time) error {
 	_, cond := core.GetNodeCondition(&node.Status, core.NodeReady)
 	switch {
 	case cond == nil || cond.Status == meta.ConditionUnknown:
 		return nil // fresh heartbeat, no verdict yet: leave the taints as they are
 	case cond.Status == meta.ConditionFalse:
-		return c.setTaints(ctx, node, now, core.TaintNodeNotReady, core.TaintNodeUnreachable)
+		return c.setTaints(ctx, node, now, taint(core.TaintNodeNotReady, core.TaintEffectNoSchedule),
+			taint(core.TaintNodeNotReady, core.TaintEffectNoExecute))
 	default:
-		return c.setTaints(ctx, node, now, "", core.TaintNodeUnreachable, core.TaintNodeNotReady)
+		return c.setTaints(ctx, node, now)
 	}
 }
 
-// setTaints makes the node carry the NoExecute taint add (none when
-// empty) and none of remove, retrying on conflicts. The cached node is
-// checked first: when it needs no change (the usual case, on every
-// heartbeat) nothing is sent.
-func (c *Controller) setTaints(ctx context.Context, cached *core.Node, now time.Time, add string, remove ...string) error {
-	if _, changed := withTaints(cached.Spec.Taints, now, add, remove); !changed {
+// setTaints makes the node's condition taints (unreachable and
+// not-ready, NoSchedule and NoExecute) exactly want, retrying on
+// conflicts; other taints are left alone. The cached node is checked
+// first: when it needs no change (the usual case, on every heartbeat)
+// nothing is sent.
+func (c *Controller) setTaints(ctx context.Context, cached *core.Node, now time.Time, want ...core.Taint) error {
+	if _, changed := withTaints(cached.Spec.Taints, now, want); !changed {
 		return nil
 	}
 	name := cached.Name
@@ -298,14 +303,14 @@ func (c *Controller) setTaints(ctx context.Context, cached *core.Node, now time.
 		if err != nil {
 			return ignoreNotFound(fmt.Errorf("get node %s: %w", name, err))
 		}
-		taints, changed := withTaints(node.Spec.Taints, now, add, remove)
+		taints, changed := withTaints(node.Spec.Taints, now, want)
 		if !changed {
 			return nil
 		}
 		node.Spec.Taints = taints
 		_, err = res.Update(ctx, node)
 		if err == nil {
-			c.log.Info("node taints changed", "node", name, "added", add, "removed", remove)
+			c.log.Info("node taints changed", "node", name, "conditionTaints", want)
 			return nil
 		}
 		if !apierrors.IsConflict(err) || attempt == 4 {
@@ -314,17 +319,33 @@ func (c *Controller) setTaints(ctx context.Context, cached *core.Node, now time.
 	}
 }
 
-// withTaints returns taints with the NoExecute taint key add (when not
-// empty and missing) and without the NoExecute taints keyed in remove.
-func withTaints(taints []core.Taint, now time.Time, add string, remove []string) ([]core.Taint, bool) {
+func taint(key string, effect core.TaintEffect) core.Taint {
+	return core.Taint{Key: key, Effect: effect}
+}
+
+// conditionTaint reports whether t is one of the taints this controller
+// owns: unreachable or not-ready, NoSchedule or NoExecute.
+func conditionTaint(t *core.Taint) bool {
+	return (t.Key == core.TaintNodeUnreachable || t.Key == core.TaintNodeNotReady) &&
+		(t.Effect == core.TaintEffectNoSchedule || t.Effect == core.TaintEffectNoExecute)
+}
+
+// withTaints returns taints with exactly want as condition taints (one
+// already there keeps its timeAdded; a new one is added at now) and every
+// other taint unchanged, and whether that differs from taints. It is a
+// pure function.
+func withTaints(taints []core.Taint, now time.Time, want []core.Taint) ([]core.Taint, bool) {
 	out := slices.DeleteFunc(slices.Clone(taints), func(t core.Taint) bool {
-		return t.Effect == core.TaintEffectNoExecute && slices.Contains(remove, t.Key) && t.Key != add
+		return conditionTaint(&t) && !slices.ContainsFunc(want, func(w core.Taint) bool { return w.MatchTaint(&t) })
 	})
 	changed := len(out) != len(taints)
-	if add != "" && !slices.ContainsFunc(out, func(t core.Taint) bool { return t.Key == add && t.Effect == core.TaintEffectNoExecute }) {
-		ts := meta.NewTime(now)
-		out = append(out, core.Taint{Key: add, Effect: core.TaintEffectNoExecute, TimeAdded: &ts})
-		changed = true
+	for _, w := range want {
+		if !slices.ContainsFunc(out, func(t core.Taint) bool { return t.MatchTaint(&w) }) {
+			ts := meta.NewTime(now)
+			w.TimeAdded = &ts
+			out = append(out, w)
+			changed = true
+		}
 	}
 	return out, changed
 }

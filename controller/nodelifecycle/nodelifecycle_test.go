@@ -62,16 +62,33 @@ func TestEvictionTime(t *testing.T) {
 
 func TestWithTaints(t *testing.T) {
 	now := time.Now()
-	nr := core.Taint{Key: core.TaintNodeNotReady, Effect: core.TaintEffectNoExecute}
+	nrExec := taint(core.TaintNodeNotReady, core.TaintEffectNoExecute)
+	nrSched := taint(core.TaintNodeNotReady, core.TaintEffectNoSchedule)
+	urExec := taint(core.TaintNodeUnreachable, core.TaintEffectNoExecute)
+	urSched := taint(core.TaintNodeUnreachable, core.TaintEffectNoSchedule)
 	other := core.Taint{Key: "x", Effect: core.TaintEffectNoSchedule}
-	out, changed := withTaints([]core.Taint{nr, other}, now, core.TaintNodeUnreachable, []string{core.TaintNodeNotReady})
+	keys := func(ts []core.Taint) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.ToString())
+		}
+		return out
+	}
+	out, changed := withTaints([]core.Taint{nrExec, nrSched, other}, now, []core.Taint{urSched, urExec})
 	require.True(t, changed)
-	require.Len(t, out, 2)
-	assert.Equal(t, other, out[0])
-	assert.Equal(t, core.TaintNodeUnreachable, out[1].Key)
-	_, changed = withTaints(out, now, core.TaintNodeUnreachable, []string{core.TaintNodeNotReady})
+	assert.ElementsMatch(t, keys([]core.Taint{other, urSched, urExec}), keys(out), "not-ready replaced by unreachable; others kept")
+	for _, tt := range out {
+		if conditionTaint(&tt) {
+			require.NotNil(t, tt.TimeAdded)
+		}
+	}
+	again, changed := withTaints(out, now.Add(time.Minute), []core.Taint{urExec, urSched})
 	assert.False(t, changed, "idempotent")
-	out, changed = withTaints(out, now, "", []string{core.TaintNodeUnreachable})
+	assert.Equal(t, out, again, "timeAdded kept")
+	out, changed = withTaints(out, now, []core.Taint{urSched})
+	assert.True(t, changed)
+	assert.ElementsMatch(t, keys([]core.Taint{other, urSched}), keys(out), "full disruption keeps NoSchedule only")
+	out, changed = withTaints(out, now, nil)
 	assert.True(t, changed)
 	assert.Equal(t, []core.Taint{other}, out)
 }
