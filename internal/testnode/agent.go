@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
@@ -83,10 +85,13 @@ func (o *Options) fill() error {
 // concurrent use; Run runs it once, and every goroutine it starts ends
 // before Run returns.
 type Agent struct {
-	c     *client.Client
-	opts  Options
-	nodes []string
-	own   map[string]bool
+	c    *client.Client
+	opts Options
+
+	nodesMu sync.RWMutex
+	nodes   []string       // in order of addition
+	own     map[string]int // node name -> stable index (for its address)
+	added   int
 
 	fate   atomic.Pointer[FateFunc]
 	next   atomic.Uint64 // round-robin binding
@@ -108,12 +113,10 @@ func New(c *client.Client, opts Options) (*Agent, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
-	a := &Agent{c: c, opts: opts, own: map[string]bool{}, ready: make(chan struct{}),
+	a := &Agent{c: c, opts: opts, own: map[string]int{}, ready: make(chan struct{}),
 		seen: map[string]time.Time{}, ips: map[string]string{}}
 	for i := range opts.Nodes {
-		n := fmt.Sprintf("%s%d", opts.NamePrefix, i)
-		a.nodes = append(a.nodes, n)
-		a.own[n] = true
+		a.addName(fmt.Sprintf("%s%d", opts.NamePrefix, i))
 	}
 	f := FateFunc(AlwaysReady)
 	a.fate.Store(&f)
@@ -123,7 +126,68 @@ func New(c *client.Client, opts Options) (*Agent, error) {
 }
 
 // NodeNames returns the names of the agent's nodes.
-func (a *Agent) NodeNames() []string { return append([]string(nil), a.nodes...) }
+func (a *Agent) NodeNames() []string {
+	a.nodesMu.RLock()
+	defer a.nodesMu.RUnlock()
+	return append([]string(nil), a.nodes...)
+}
+
+// addName starts serving node name; it reports false when it already is.
+func (a *Agent) addName(name string) bool {
+	a.nodesMu.Lock()
+	defer a.nodesMu.Unlock()
+	if _, ok := a.own[name]; ok {
+		return false
+	}
+	a.nodes = append(a.nodes, name)
+	a.own[name] = a.added
+	a.added++
+	return true
+}
+
+// nodeIndex returns node name's stable index, or -1 when the agent does
+// not serve it.
+func (a *Agent) nodeIndex(name string) int {
+	a.nodesMu.RLock()
+	defer a.nodesMu.RUnlock()
+	if i, ok := a.own[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// AddNode registers one more node, Ready, and serves its pods from now
+// on (the agent must be running). Adding a node it serves already only
+// reports it Ready again.
+func (a *Agent) AddNode(ctx context.Context, name string) error {
+	a.addName(name)
+	if err := a.registerNode(ctx, a.nodeIndex(name), name); err != nil {
+		return err
+	}
+	if err := a.renewLease(ctx, name); err != nil {
+		return err
+	}
+	a.resync()
+	return nil
+}
+
+// RemoveNode stops serving node name (no more heartbeats, binds or pod
+// updates) and, when deleteObject is set, deletes its Node object; with
+// deleteObject false the node just goes silent, as a crashed one does.
+func (a *Agent) RemoveNode(ctx context.Context, name string, deleteObject bool) error {
+	a.nodesMu.Lock()
+	delete(a.own, name)
+	a.nodes = slices.DeleteFunc(a.nodes, func(n string) bool { return n == name })
+	a.nodesMu.Unlock()
+	if !deleteObject {
+		return nil
+	}
+	err := client.For[core.Node](a.c, "").Delete(ctx, name, nil)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("testnode: delete node %s: %w", name, err)
+	}
+	return nil
+}
 
 // Ready is closed once Run has registered the nodes and its pod cache has
 // synced.
@@ -136,6 +200,11 @@ func (a *Agent) SetFate(f FateFunc) {
 		f = AlwaysReady
 	}
 	a.fate.Store(&f)
+	a.resync()
+}
+
+// resync revisits every pod.
+func (a *Agent) resync() {
 	if q := a.queued.Load(); q != nil {
 		for _, p := range a.pods.Lister().List(nil) {
 			q.Add(informer.KeyOf(p))

@@ -96,3 +96,37 @@ func readyCondition(n *core.Node) (int, *core.NodeCondition) {
 	}
 	return -1, nil
 }
+
+func TestAddRemoveNode(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	ctx := context.Background()
+	a := testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	require.NoError(t, a.AddNode(ctx, "extra"))
+	assert.Equal(t, []string{"test-node-0", "extra"}, a.NodeNames())
+	n, err := client.For[core.Node](c, "").Get(ctx, "extra")
+	require.NoError(t, err)
+	_, cond := readyCondition(n)
+	require.NotNil(t, cond)
+	assert.Equal(t, meta.ConditionTrue, cond.Status)
+
+	pods := client.For[core.Pod](c, "default")
+	p := testPod("on-extra")
+	p.Spec.NodeName = "extra"
+	_, err = pods.Create(ctx, p)
+	require.NoError(t, err)
+	testnode.Eventually(t, 20*time.Second, func() bool {
+		got, err := pods.Get(ctx, "on-extra")
+		return err == nil && core.IsPodReady(got)
+	}, "pod on the added node ready")
+
+	require.NoError(t, a.RemoveNode(ctx, "extra", true))
+	assert.Equal(t, []string{"test-node-0"}, a.NodeNames())
+	_, err = client.For[core.Node](c, "").Get(ctx, "extra")
+	assert.True(t, apierrors.IsNotFound(err))
+	// Its pods are no longer served: a graceful delete stays pending.
+	require.NoError(t, pods.Delete(ctx, "on-extra", nil))
+	got, err := pods.Get(ctx, "on-extra")
+	require.NoError(t, err)
+	assert.NotNil(t, got.DeletionTimestamp)
+}

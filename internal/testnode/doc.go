@@ -7,7 +7,10 @@
 // confirms graceful deletions by deleting with grace period 0.
 //
 // Tests steer it per pod with a Fate function: keep a pod Pending, or
-// Running but not Ready, to hold a rollout where they want it.
+// Running but not Ready, to hold a rollout where they want it; AddNode
+// and RemoveNode change the set of nodes while it runs (RemoveNode
+// without deleting the Node object leaves a silent node, as a crash
+// would).
 //
 //	agent, _ := testnode.New(c, testnode.Options{Nodes: 3, Bind: true})
 //	go agent.Run(ctx) // every goroutine stops when ctx ends

@@ -12,24 +12,14 @@ import (
 	"github.com/orkit/orkit/client"
 )
 
-// nodeIndex returns the index of the agent's node name (-1 if not ours).
-func (a *Agent) nodeIndex(name string) int {
-	for i, n := range a.nodes {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // nodeIP is node i's (never contacted) address, from TEST-NET-2.
 func nodeIP(i int) string { return fmt.Sprintf("198.51.100.%d", 1+i%250) }
 
 // registerNodes creates the agent's nodes (or takes existing ones over)
 // and reports them Ready.
 func (a *Agent) registerNodes(ctx context.Context) error {
-	for i, name := range a.nodes {
-		if err := a.registerNode(ctx, i, name); err != nil {
+	for _, name := range a.NodeNames() {
+		if err := a.registerNode(ctx, a.nodeIndex(name), name); err != nil {
 			return err
 		}
 		if err := a.renewLease(ctx, name); err != nil {
@@ -60,13 +50,13 @@ func (a *Agent) registerNode(ctx context.Context, i int, name string) error {
 }
 
 // nodeStatus returns node i's status: Ready, with capacity and addresses.
-func (a *Agent) nodeStatus(i int, old core.NodeStatus) core.NodeStatus {
+func (a *Agent) nodeStatus(i int, name string, old core.NodeStatus) core.NodeStatus {
 	now := meta.Now()
 	st := old
 	st.Capacity, st.Allocatable = a.opts.Capacity, a.opts.Capacity
 	st.Phase = core.NodeRunning
 	st.Addresses = []core.NodeAddress{{Type: core.NodeInternalIP, Address: nodeIP(i)},
-		{Type: core.NodeHostName, Address: a.nodes[i]}}
+		{Type: core.NodeHostName, Address: name}}
 	st.NodeInfo.KubeletVersion = "v1.32.0-testnode"
 	st.NodeInfo.OperatingSystem, st.NodeInfo.Architecture = "linux", "amd64"
 	conds := []core.NodeCondition{{Type: core.NodeReady, Status: meta.ConditionTrue, Reason: "KubeletReady",
@@ -96,7 +86,11 @@ func (a *Agent) heartbeats(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		for i, name := range a.nodes {
+		for _, name := range a.NodeNames() {
+			i := a.nodeIndex(name)
+			if i < 0 {
+				continue // removed meanwhile
+			}
 			if err := a.heartbeat(ctx, i, name, true); err != nil && ctx.Err() == nil {
 				a.opts.Logger.Debug("testnode: heartbeat", "node", name, "err", err)
 			}
@@ -115,7 +109,7 @@ func (a *Agent) heartbeat(ctx context.Context, i int, name string, lease bool) e
 	if err != nil {
 		return err
 	}
-	n.Status = a.nodeStatus(i, n.Status)
+	n.Status = a.nodeStatus(i, name, n.Status)
 	_, err = nodes.UpdateStatus(ctx, n)
 	return err
 }

@@ -33,7 +33,7 @@ func (a *Agent) sync(ctx context.Context, key string) (time.Duration, error) {
 			return 0, a.bind(ctx, pod)
 		}
 		return 0, nil
-	case !a.own[pod.Spec.NodeName]:
+	case a.nodeIndex(pod.Spec.NodeName) < 0:
 		return 0, nil
 	case pod.DeletionTimestamp != nil:
 		return 0, a.confirmDeletion(ctx, pod)
@@ -67,10 +67,11 @@ func (a *Agent) sync(ctx context.Context, key string) (time.Duration, error) {
 
 // bind binds pod to the next node round-robin.
 func (a *Agent) bind(ctx context.Context, pod *core.Pod) error {
-	if len(a.nodes) == 0 {
+	nodes := a.NodeNames()
+	if len(nodes) == 0 {
 		return errNoNodes
 	}
-	node := a.nodes[(a.next.Add(1)-1)%uint64(len(a.nodes))]
+	node := nodes[(a.next.Add(1)-1)%uint64(len(nodes))]
 	b := &core.Binding{
 		ObjectMeta: meta.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 		Target:     core.ObjectReference{Kind: "Node", Name: node},
