@@ -38,8 +38,10 @@ func milliToQuota(m int64) int64 {
 }
 
 // v1Controllers are the cgroup v1 hierarchies a pod cgroup is made in (and
-// removed from); runc creates the container cgroups below them.
-var v1Controllers = []string{"cpu", "cpuacct", "memory", "pids", "cpuset", "blkio", "devices", "freezer", "hugetlb", "net_cls", "net_prio", "perf_event", "systemd"}
+// removed from), and the hybrid layout's unified (v2) tree; runc creates
+// the container cgroups below them.
+var v1Controllers = []string{"cpu", "cpuacct", "memory", "pids", "cpuset", "blkio", "devices", "freezer", "hugetlb",
+	"net_cls", "net_prio", "perf_event", "systemd", "unified"}
 
 // cgroupManager makes the pod cgroups under the kubepods parent, one level
 // per QoS class: kubepods/pod<uid> (Guaranteed),

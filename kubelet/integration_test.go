@@ -465,7 +465,7 @@ func TestRealKubelet(t *testing.T) {
 		assert.NoFileExists(t, ipFile)
 		assert.NoDirExists(t, podDir)
 		assert.Empty(t, mountsUnder(podDir))
-		for _, ctrl := range []string{"cpu", "memory", "pids", "cpuset", "devices", "freezer", "blkio"} {
+		for _, ctrl := range []string{"cpu", "memory", "pids", "cpuset", "devices", "freezer", "blkio", "unified"} {
 			assert.NoDirExists(t, filepath.Join("/sys/fs/cgroup", ctrl, PodCgroupName(created)))
 		}
 		assert.NoDirExists(t, filepath.Join("/sys/fs/cgroup", PodCgroupName(created)))
