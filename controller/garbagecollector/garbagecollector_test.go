@@ -380,3 +380,35 @@ func gathered(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 	}
 	return out
 }
+
+// TestOwnerOfUnfollowedResource: an owner whose resource the collector
+// does not follow is found by a live GET and checked again every
+// DiscoveryPeriod, so its dependents are still collected when it goes.
+func TestOwnerOfUnfollowedResource(t *testing.T) {
+	c := startServer(t)
+	gc, err := New(Options{Client: c, Logger: quietLogger(), DiscoveryPeriod: 200 * time.Millisecond,
+		Ignored: []meta.GroupResource{{Group: widgetGVR.Group, Resource: widgetGVR.Resource}}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gc.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	ns := newNamespace(t, c, "unfollowed")
+	m, err := c.RESTMapper().ForGroupVersionResource(ctx, widgetGVR)
+	require.NoError(t, err)
+	widgets := client.DynamicFor(c, m, ns)
+	w, err := widgets.Create(ctx, &client.Unstructured{TypeMeta: meta.TypeMeta{APIVersion: "example.orkit.dev/v1", Kind: "Widget"},
+		ObjectMeta: meta.ObjectMeta{Name: "owner"}})
+	require.NoError(t, err)
+	w.APIVersion, w.Kind = "example.orkit.dev/v1", "Widget"
+	createCM(t, c, ns, "dependent", ownerRef(w, false))
+	eventually(t, "collector running", func() bool { return gc.GraphSize() > 0 })
+	_, err = client.For[core.ConfigMap](c, ns).Get(ctx, "dependent")
+	require.NoError(t, err, "kept while its owner exists")
+	require.NoError(t, widgets.Delete(ctx, "owner", nil))
+	eventually(t, "dependent of an unfollowed owner collected", cmGone(c, ns, "dependent"))
+	for _, r := range gc.Resources() {
+		assert.NotEqual(t, widgetGVR, r, "widgets are not followed")
+	}
+}

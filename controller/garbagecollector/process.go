@@ -59,6 +59,11 @@ func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) (time.
 		}
 		switch st {
 		case ownerSolid:
+			if _, inGraph := gc.graph.get(ref.UID); !inGraph {
+				// Found by a live GET only: its resource is not followed
+				// (yet), so no event will tell when it goes. Look again.
+				retry = gc.opts.DiscoveryPeriod
+			}
 			solid = append(solid, ref.UID)
 		case ownerWaiting:
 			waiting = append(waiting, ref.UID)
