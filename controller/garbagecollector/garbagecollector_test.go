@@ -280,6 +280,16 @@ func TestDeploymentChain(t *testing.T) {
 		require.NoError(t, err)
 		assert.Nil(t, pod.DeletionTimestamp)
 		assert.Len(t, pod.OwnerReferences, 1, "the pod's owner, the replicaset, still exists")
+
+		// Orphaning the replicaset's pods updates pods through the
+		// dynamic client.
+		p := meta.DeletePropagationOrphan
+		require.NoError(t, client.For[apps.ReplicaSet](c, ns).Delete(ctx, "web-1", &meta.DeleteOptions{PropagationPolicy: &p}))
+		eventually(t, "replicaset gone", rsGone(ns))
+		pod, err = client.For[core.Pod](c, ns).Get(ctx, "web-1-a")
+		require.NoError(t, err)
+		assert.Empty(t, pod.OwnerReferences)
+		assert.Nil(t, pod.DeletionTimestamp)
 	})
 }
 
