@@ -19,10 +19,10 @@ import (
 // its own cri/fake runtime, with no directories, cgroups or network (pod
 // IPs come from a per-node fake range), sharing one client, one pod
 // informer (every pod, routed by spec.nodeName) and one heartbeat loop.
-// An idle simulated node costs five parked goroutines and about 40 KB
+// An idle simulated node costs four parked goroutines and about 40 KB
 // (BenchmarkSimulatedNodes, which counts the in-process API server's copy
-// of its Node and Lease too); its Lease renewal every 10 s is its only
-// steady work.
+// of its Node and Lease too); a Lease renewal every 10 s and an orphan
+// sweep of its fake runtime every ResyncInterval are its only steady work.
 //
 // Make one with NewSimPool, start it with Run, then Add nodes (before or
 // after Run). All methods are safe for concurrent use.
