@@ -85,3 +85,61 @@ func TestNewRequiresFinalizer(t *testing.T) {
 	_, err = namespace.NewHTTPFinalizer(&client.Config{Host: "https://127.0.0.1:1", CAData: []byte("not pem")})
 	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
 }
+
+// TestNamespaceWaitsForTerminatingContent: a pod whose node never
+// confirms its deletion keeps the namespace Terminating, with the
+// NamespaceContentRemaining condition, until it is gone.
+func TestNamespaceWaitsForTerminatingContent(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	ctx := context.Background()
+	require.NoError(t, agent.AddNode(ctx, "silent"))
+	cfg, err := client.ConfigFromKubeconfig(cl.ControllerKubeconfig, "")
+	require.NoError(t, err)
+	fin, err := namespace.NewHTTPFinalizer(cfg)
+	require.NoError(t, err)
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(nc))
+	testnode.RunManager(t, m)
+
+	nss := client.For[core.Namespace](c, "")
+	_, err = nss.Create(ctx, &core.Namespace{ObjectMeta: meta.ObjectMeta{Name: "stuck"}})
+	require.NoError(t, err)
+	pods := client.For[core.Pod](c, "stuck")
+	_, err = pods.Create(ctx, &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "stuck"},
+		Spec: core.PodSpec{NodeName: "silent", Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}})
+	require.NoError(t, err)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p, err := pods.Get(ctx, "p")
+		return err == nil && p.Status.Phase == core.PodRunning
+	}, "pod running")
+	require.NoError(t, agent.RemoveNode(ctx, "silent", false)) // the node goes silent
+
+	require.NoError(t, nss.Delete(ctx, "stuck", nil))
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		ns, err := nss.Get(ctx, "stuck")
+		if err != nil {
+			return false
+		}
+		for _, c := range ns.Status.Conditions {
+			if c.Type == core.NamespaceContentRemaining && c.Status == meta.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}, "NamespaceContentRemaining")
+	ns, err := nss.Get(ctx, "stuck")
+	require.NoError(t, err)
+	assert.Equal(t, core.NamespaceTerminating, ns.Status.Phase)
+
+	zero := int64(0)
+	require.NoError(t, pods.Delete(ctx, "p", &meta.DeleteOptions{GracePeriodSeconds: &zero}))
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		_, err := nss.Get(ctx, "stuck")
+		return apierrors.IsNotFound(err)
+	}, "namespace gone once the pod is")
+}

@@ -140,37 +140,65 @@ func (r *Reconciler) namespacedResources(ctx context.Context) ([]client.Mapping,
 }
 
 // deleteContent deletes every object of resources in ns and returns
-// "<count> <resource>" for what is still there (being deleted).
+// "<count> <resource>" for what is still there (being deleted). An empty
+// resource costs one list; a non-empty one a list, the deletes and a
+// list to count what is left.
 func (r *Reconciler) deleteContent(ctx context.Context, ns string, resources []client.Mapping) ([]string, error) {
 	var left []string
 	for _, m := range resources {
 		dyn := client.DynamicFor(r.client, m, ns)
-		if slices.Contains(m.Verbs, "deletecollection") {
-			if err := dyn.DeleteCollection(ctx, nil, client.ListOptions{}); err != nil && !ignorable(err) {
-				return nil, fmt.Errorf("delete %s in %s: %w", m.Resource.Resource, ns, err)
-			}
-		}
-		l, err := dyn.List(ctx, client.ListOptions{})
-		if ignorable(err) {
-			continue
-		}
+		n, err := r.deleteResource(ctx, dyn, m, ns)
 		if err != nil {
-			return nil, fmt.Errorf("list %s in %s: %w", m.Resource.Resource, ns, err)
+			return nil, err
 		}
+		if n > 0 {
+			left = append(left, fmt.Sprintf("%d %s", n, m.Resource.GroupResource()))
+		}
+	}
+	return left, nil
+}
+
+// deleteResource deletes the objects of one resource in ns and returns
+// how many are still there.
+func (r *Reconciler) deleteResource(ctx context.Context, dyn *client.Dynamic, m client.Mapping, ns string) (int, error) {
+	l, err := dyn.List(ctx, client.ListOptions{})
+	if ignorable(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("list %s in %s: %w", m.Resource.Resource, ns, err)
+	}
+	pending := 0
+	for i := range l.Items {
+		if l.Items[i].DeletionTimestamp == nil {
+			pending++
+		}
+	}
+	if pending == 0 {
+		return len(l.Items), nil // empty, or everything already terminating
+	}
+	if slices.Contains(m.Verbs, "deletecollection") {
+		if err := dyn.DeleteCollection(ctx, nil, client.ListOptions{}); err != nil && !ignorable(err) {
+			return 0, fmt.Errorf("delete %s in %s: %w", m.Resource.Resource, ns, err)
+		}
+	} else {
 		for i := range l.Items {
 			o := &l.Items[i]
 			if o.DeletionTimestamp != nil {
 				continue
 			}
 			if err := dyn.Delete(ctx, o.Name, nil); err != nil && !ignorable(err) {
-				return nil, fmt.Errorf("delete %s %s/%s: %w", m.Resource.Resource, ns, o.Name, err)
+				return 0, fmt.Errorf("delete %s %s/%s: %w", m.Resource.Resource, ns, o.Name, err)
 			}
 		}
-		if len(l.Items) > 0 {
-			left = append(left, fmt.Sprintf("%d %s", len(l.Items), m.Resource.GroupResource()))
-		}
 	}
-	return left, nil
+	if l, err = dyn.List(ctx, client.ListOptions{}); err != nil && !ignorable(err) {
+		return 0, fmt.Errorf("list %s in %s: %w", m.Resource.Resource, ns, err)
+	}
+	if l == nil {
+		return 0, nil
+	}
+	return len(l.Items), nil
 }
 
 // ignorable: gone already, or a resource the server does not let us
