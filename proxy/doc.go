@@ -21,6 +21,8 @@
 // endpoints has no map element: its cluster IP stays unreachable (the host
 // guard routes the service CIDR nowhere), so clients fail at once.
 //
-// Run removes the table at start and on a clean exit. The rules need nft;
-// there is no iptables fallback yet (New returns ErrNoBackend).
+// Run removes the table at start and on a clean exit. Where nft is not
+// installed the proxy falls back to IPTables: the same model rendered as
+// iptables-restore input (statistic random probabilities instead of numgen,
+// the recent match for affinity), rewritten whole on every sync.
 package proxy

@@ -57,8 +57,9 @@ type cluster struct {
 	admin   *client.Client
 	rt      *ctrd.Runtime
 	gateway netip.Addr
-	table   string
+	table   string // nftables table, or iptables chain prefix
 	node    string
+	ipt     bool
 }
 
 func startControlPlane(t *testing.T, ctx context.Context) *client.Client {
@@ -106,7 +107,7 @@ func freeSubnet(t *testing.T) (netip.Prefix, string) {
 	return netip.Prefix{}, ""
 }
 
-func startCluster(t *testing.T) *cluster {
+func startCluster(t *testing.T, iptables bool) *cluster {
 	if os.Geteuid() != 0 {
 		testenv.Unavailable(t, "proxy integration tests need root")
 	}
@@ -116,7 +117,13 @@ func startCluster(t *testing.T) *cluster {
 	env := testenv.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cl := &cluster{admin: startControlPlane(t, ctx), node: "proxy-node", table: fmt.Sprintf("orkit-proxy-test-%d", os.Getpid())}
+	cl := &cluster{admin: startControlPlane(t, ctx), node: "proxy-node", table: fmt.Sprintf("orkit-proxy-test-%d", os.Getpid()), ipt: iptables}
+	if iptables {
+		if !proxy.IPTablesAvailable() {
+			testenv.Unavailable(t, "needs iptables")
+		}
+		cl.table = fmt.Sprintf("OK%04d-", os.Getpid()%10000)
+	}
 	rt, err := ctrd.New(ctx, env.Address, ctrd.WithNamespace(env.Namespace), ctrd.WithStateDir(env.StateDir), ctrd.WithLogger(quiet()))
 	require.NoError(t, err)
 	t.Cleanup(func() { rt.Close() })
@@ -146,13 +153,13 @@ func startCluster(t *testing.T) *cluster {
 	require.NoError(t, m.Add(ec))
 	run(t, ctx, "controller manager", m.Run)
 	// a table left by a killed run is replaced at start; a clean exit removes it
-	out, err := exec.Command("nft", "add table ip "+cl.table+"; add chain ip "+cl.table+" stale-leftover").CombinedOutput()
-	require.NoError(t, err, string(out))
-	t.Cleanup(func() {
-		out, err := exec.Command("nft", "list", "table", "ip", cl.table).CombinedOutput()
-		assert.Error(t, err, "table left after the proxy stopped: %s", out)
-	})
-	px, err := proxy.New(proxy.Config{Client: cl.admin, Table: cl.table, Logger: quiet(), MinSyncInterval: 20 * time.Millisecond})
+	require.NoError(t, cl.plantStale())
+	t.Cleanup(func() { assert.NotContains(t, cl.rules(), cl.table, "rules left after the proxy stopped") })
+	pcfg := proxy.Config{Client: cl.admin, Table: cl.table, Logger: quiet(), MinSyncInterval: 20 * time.Millisecond}
+	if iptables {
+		pcfg.IPTables = &proxy.IPTables{Prefix: cl.table}
+	}
+	px, err := proxy.New(pcfg)
 	require.NoError(t, err)
 	run(t, ctx, "proxy", px.Run)
 	t.Cleanup(func() { cl.cleanupPods(t) })
@@ -229,9 +236,51 @@ func (cl *cluster) exec(t *testing.T, pod *core.Pod, cmd ...string) (string, boo
 	return string(res.Stdout) + string(res.Stderr), res.ExitCode == 0
 }
 
-func (cl *cluster) listTable() string {
-	out, _ := exec.Command("nft", "list", "table", "ip", cl.table).CombinedOutput()
-	return string(out)
+// rules lists what the proxy programmed: its nftables table, or its
+// iptables chains and hooks.
+func (cl *cluster) rules() string {
+	if !cl.ipt {
+		out, err := exec.Command("nft", "list", "table", "ip", cl.table).CombinedOutput()
+		if err != nil {
+			return ""
+		}
+		return string(out)
+	}
+	out, _ := exec.Command("iptables-save", "-t", "nat").CombinedOutput()
+	var mine []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, cl.table) {
+			mine = append(mine, l)
+		}
+	}
+	return strings.Join(mine, "\n")
+}
+
+func (cl *cluster) plantStale() error {
+	cmd := exec.Command("nft", "add table ip "+cl.table+"; add chain ip "+cl.table+" stale-leftover")
+	if cl.ipt {
+		cmd = exec.Command("iptables", "-w", "-t", "nat", "-N", cl.table+"stale-leftover")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	return nil
+}
+
+// dnats counts the DNAT rules to port.
+func (cl *cluster) dnats(port int) int {
+	n := 0
+	for _, l := range strings.Split(cl.rules(), "\n") {
+		if (strings.Contains(l, "dnat to") || strings.Contains(l, "DNAT")) && strings.Contains(l, fmt.Sprintf(":%d", port)) {
+			n++
+		}
+	}
+	return n
+}
+
+// affinityRules counts the rules that record a client's backend.
+func (cl *cluster) affinityRules() int {
+	return strings.Count(cl.rules(), "update @aff-") + strings.Count(cl.rules(), "-m recent --set")
 }
 
 // backends asks the service n times from the client pod and counts the
@@ -248,7 +297,12 @@ func (cl *cluster) backends(t *testing.T, clientPod *core.Pod, url string, n int
 }
 
 func TestServiceProxyAndDNS(t *testing.T) {
-	cl := startCluster(t)
+	t.Run("nftables", func(t *testing.T) { testServiceProxyAndDNS(t, false) })
+	t.Run("iptables", func(t *testing.T) { testServiceProxyAndDNS(t, true) })
+}
+
+func testServiceProxyAndDNS(t *testing.T, iptables bool) {
+	cl := startCluster(t, iptables)
 	ctx := context.Background()
 	svcs := client.For[core.Service](cl.admin, "default")
 	app := map[string]string{"app": "hello"}
@@ -270,8 +324,8 @@ func TestServiceProxyAndDNS(t *testing.T) {
 	url := "http://" + svc.Spec.ClusterIP + ":80/"
 
 	t.Run("cluster IP reaches all three backends", func(t *testing.T) {
-		eventually(t, time.Minute, "three ready endpoints programmed", func() bool { return strings.Count(cl.listTable(), "dnat to") == 3 })
-		assert.NotContains(t, cl.listTable(), "stale-leftover")
+		eventually(t, time.Minute, "three ready endpoints programmed", func() bool { return cl.dnats(8080) == 3 })
+		assert.NotContains(t, cl.rules(), "stale-leftover")
 		seen := cl.backends(t, clientPod, url, 61)
 		t.Logf("61 requests: %v", seen)
 		assert.Len(t, seen, 3, "%v", seen)
@@ -349,7 +403,7 @@ func TestServiceProxyAndDNS(t *testing.T) {
 		cur.Spec.SessionAffinity = core.ServiceAffinityClientIP
 		_, err = svcs.Update(ctx, cur)
 		require.NoError(t, err)
-		eventually(t, time.Minute, "affinity sets programmed", func() bool { return strings.Count(cl.listTable(), "update @aff-") == 3 })
+		eventually(t, time.Minute, "affinity programmed", func() bool { return cl.affinityRules() == 3 })
 		seen := cl.backends(t, clientPod, url, 20)
 		assert.Len(t, seen, 1, "%v", seen)
 		cur, err = svcs.Get(ctx, "hello")
@@ -357,17 +411,14 @@ func TestServiceProxyAndDNS(t *testing.T) {
 		cur.Spec.SessionAffinity, cur.Spec.SessionAffinityConfig = core.ServiceAffinityNone, nil
 		_, err = svcs.Update(ctx, cur)
 		require.NoError(t, err)
-		eventually(t, time.Minute, "affinity sets removed", func() bool { return !strings.Contains(cl.listTable(), "aff-") })
+		eventually(t, time.Minute, "affinity removed", func() bool { return cl.affinityRules() == 0 })
 	})
 
 	t.Run("scale to one: only that backend answers", func(t *testing.T) {
 		pods := client.For[core.Pod](cl.admin, "default")
 		require.NoError(t, pods.Delete(ctx, "hello-1", nil))
 		require.NoError(t, pods.Delete(ctx, "hello-2", nil))
-		eventually(t, time.Minute, "one endpoint programmed", func() bool {
-			tbl := cl.listTable()
-			return !strings.Contains(tbl, "numgen") || !strings.Contains(tbl, "mod 3")
-		})
+		eventually(t, time.Minute, "one endpoint programmed", func() bool { return cl.dnats(8080) == 1 })
 		eventually(t, time.Minute, "only hello-0 answers", func() bool {
 			seen := cl.backends(t, clientPod, url, 10)
 			return len(seen) == 1 && seen["hello-0"] == 10
@@ -377,8 +428,9 @@ func TestServiceProxyAndDNS(t *testing.T) {
 	t.Run("service deleted: its rules are gone", func(t *testing.T) {
 		require.NoError(t, svcs.Delete(ctx, "hello", nil))
 		eventually(t, time.Minute, "rules removed", func() bool {
-			tbl := cl.listTable()
-			return !strings.Contains(tbl, svc.Spec.ClusterIP+" ") && !strings.Contains(tbl, fmt.Sprint(nodePort))
+			r := cl.rules()
+			return cl.dnats(8080) == 0 && !strings.Contains(r, svc.Spec.ClusterIP+" ") && !strings.Contains(r, svc.Spec.ClusterIP+"/32") &&
+				!strings.Contains(r, fmt.Sprintf(". %d ", nodePort)) && !strings.Contains(r, fmt.Sprintf("--dport %d ", nodePort))
 		})
 		_, ok := cl.exec(t, clientPod, "/hello", "wget", url)
 		assert.False(t, ok)

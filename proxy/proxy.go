@@ -15,9 +15,13 @@ import (
 type Config struct {
 	// Client reads Services and Endpoints. Required.
 	Client *client.Client
-	// Runner applies the scripts; nil means NFT{} (nft on PATH, in this
-	// network namespace).
+	// Runner applies the nft scripts; nil means NFT{} (nft on PATH, in
+	// this network namespace).
 	Runner Runner
+	// IPTables, when set, selects the iptables backend with these
+	// settings. When neither it nor Runner is set, New takes nft when it
+	// is installed and falls back to IPTables{} only when it is not.
+	IPTables *IPTables
 	// MinSyncInterval is the least time between two applies; changes in
 	// between are batched. Zero means 100ms.
 	MinSyncInterval time.Duration
@@ -47,12 +51,15 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Client == nil {
 		return nil, fmt.Errorf("%w: Client is required", ErrInvalidConfig)
 	}
-	if cfg.Runner == nil {
-		n := &NFT{}
-		if !n.Available() {
+	if cfg.Runner == nil && cfg.IPTables == nil {
+		switch n := (&NFT{}); {
+		case n.Available():
+			cfg.Runner = n
+		case IPTablesAvailable():
+			cfg.IPTables = &IPTables{}
+		default:
 			return nil, ErrNoBackend
 		}
-		cfg.Runner = n
 	}
 	if cfg.MinSyncInterval <= 0 {
 		cfg.MinSyncInterval = 100 * time.Millisecond
@@ -78,7 +85,7 @@ func (p *Proxy) Err() error {
 // table. It returns the error of the first removal (nft missing or
 // refusing) or nil.
 func (p *Proxy) Run(ctx context.Context) error {
-	if err := p.cfg.Runner.Apply(ctx, DeleteScript(p.cfg.Table)); err != nil {
+	if err := p.cleanup(ctx); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -87,7 +94,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := p.cfg.Runner.Apply(cctx, DeleteScript(p.cfg.Table)); err != nil {
+		if err := p.cleanup(cctx); err != nil {
 			p.cfg.Logger.Warn("proxy: remove table", "err", err)
 		}
 	}()
@@ -125,10 +132,28 @@ func (p *Proxy) Run(ctx context.Context) error {
 	}
 }
 
+// cleanup removes everything the backend programs.
+func (p *Proxy) cleanup(ctx context.Context) error {
+	if p.cfg.IPTables != nil {
+		return p.cfg.IPTables.Cleanup(ctx)
+	}
+	return p.cfg.Runner.Apply(ctx, DeleteScript(p.cfg.Table))
+}
+
 // sync renders the cache and applies the difference from what the table
 // holds (the whole ruleset after a failure or at start).
 func (p *Proxy) sync(ctx context.Context) error {
 	svcs, eps := p.cache.Snapshot()
+	if p.cfg.IPTables != nil {
+		err := p.cfg.IPTables.Sync(ctx, svcs, eps)
+		p.mu.Lock()
+		p.lastErr = err
+		p.mu.Unlock()
+		if err == nil {
+			p.syncs.Add(1)
+		}
+		return err
+	}
 	want := Render(svcs, eps)
 	want.Table = p.cfg.Table
 	var script string

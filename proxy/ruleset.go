@@ -57,10 +57,31 @@ func (e Endpoint) String() string { return netip.AddrPortFrom(e.IP, uint16(e.Por
 // addresses are left out. It is a pure function of its arguments.
 func Render(services []*core.Service, endpoints []*core.Endpoints) Ruleset {
 	rs := Ruleset{Chains: map[string]string{}, Sets: map[string]string{}, ServiceIPs: map[string]string{}, NodePorts: map[string]string{}}
+	for _, sp := range servicePorts(services, endpoints) {
+		rs.addServicePort(sp)
+	}
+	return rs
+}
+
+// servicePort is one programmable Service port: the backend-neutral
+// model both the nftables and the iptables rules are rendered from.
+type servicePort struct {
+	id       string // namespace/name:port/proto, names chains and comments
+	ip       netip.Addr
+	proto    string
+	port     int32
+	nodePort int32 // 0: none
+	affinity int   // ClientIP affinity timeout in seconds; 0: none
+	backends []Endpoint
+}
+
+// servicePorts lists the programmable ports of services in order.
+func servicePorts(services []*core.Service, endpoints []*core.Endpoints) []servicePort {
 	eps := make(map[string]*core.Endpoints, len(endpoints))
 	for _, e := range endpoints {
 		eps[e.Namespace+"/"+e.Name] = e
 	}
+	var out []servicePort
 	for _, svc := range services {
 		if svc.Spec.Type == core.ServiceTypeExternalName {
 			continue
@@ -69,15 +90,28 @@ func Render(services []*core.Service, endpoints []*core.Endpoints) Ruleset {
 		if err != nil || !ip.Is4() {
 			continue
 		}
-		for _, sp := range svc.Spec.Ports {
-			backends := ReadyEndpoints(eps[svc.Namespace+"/"+svc.Name], sp)
+		affinity := 0
+		if svc.Spec.SessionAffinity == core.ServiceAffinityClientIP {
+			affinity = defaultAffinityTime
+			if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil && *c.ClientIP.TimeoutSeconds > 0 {
+				affinity = int(*c.ClientIP.TimeoutSeconds)
+			}
+		}
+		external := svc.Spec.Type == core.ServiceTypeNodePort || svc.Spec.Type == core.ServiceTypeLoadBalancer
+		for _, p := range svc.Spec.Ports {
+			backends := ReadyEndpoints(eps[svc.Namespace+"/"+svc.Name], p)
 			if len(backends) == 0 {
 				continue
 			}
-			rs.addServicePort(svc, ip, sp, backends)
+			sp := servicePort{id: svc.Namespace + "/" + svc.Name + ":" + p.Name + "/" + proto(p.Protocol),
+				ip: ip, proto: proto(p.Protocol), port: p.Port, affinity: affinity, backends: backends}
+			if external && p.NodePort > 0 && p.NodePort <= 65535 {
+				sp.nodePort = p.NodePort
+			}
+			out = append(out, sp)
 		}
 	}
-	return rs
+	return out
 }
 
 // ReadyEndpoints returns the ready addresses of ep for the Service port sp
@@ -126,31 +160,24 @@ func proto(p core.Protocol) string {
 }
 
 // addServicePort adds the chains, sets and map elements of one port.
-func (rs *Ruleset) addServicePort(svc *core.Service, ip netip.Addr, sp core.ServicePort, backends []Endpoint) {
-	id := svc.Namespace + "/" + svc.Name + ":" + sp.Name + "/" + proto(sp.Protocol)
+func (rs *Ruleset) addServicePort(sp servicePort) {
+	id := sp.id
 	svcChain := "svc-" + hash(id)
-	affinity := 0
-	if svc.Spec.SessionAffinity == core.ServiceAffinityClientIP {
-		affinity = defaultAffinityTime
-		if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil && *c.ClientIP.TimeoutSeconds > 0 {
-			affinity = int(*c.ClientIP.TimeoutSeconds)
-		}
-	}
 	comment := fmt.Sprintf(" comment %q", id)
 	var svcRules []string
-	targets := make([]string, len(backends))
-	for i, b := range backends {
+	targets := make([]string, len(sp.backends))
+	for i, b := range sp.backends {
 		epChain := "ep-" + hash(id+"|"+b.String())
 		targets[i] = epChain
 		var ep []string
 		ep = append(ep, fmt.Sprintf("ip saddr %s meta mark set meta mark | 0x%x", b.IP, MasqueradeMark))
-		if affinity > 0 {
+		if sp.affinity > 0 {
 			set := "aff-" + hash(id+"|"+b.String())
-			rs.Sets[set] = fmt.Sprintf("type ipv4_addr; flags dynamic,timeout; timeout %ds;", affinity)
+			rs.Sets[set] = fmt.Sprintf("type ipv4_addr; flags dynamic,timeout; timeout %ds;", sp.affinity)
 			svcRules = append(svcRules, fmt.Sprintf("ip saddr @%s goto %s", set, epChain))
 			ep = append(ep, fmt.Sprintf("update @%s { ip saddr }", set))
 		}
-		ep = append(ep, fmt.Sprintf("meta l4proto %s dnat to %s%s", proto(sp.Protocol), b, comment))
+		ep = append(ep, fmt.Sprintf("meta l4proto %s dnat to %s%s", sp.proto, b, comment))
 		rs.Chains[epChain] = strings.Join(ep, "\n")
 	}
 	if len(targets) == 1 {
@@ -163,11 +190,11 @@ func (rs *Ruleset) addServicePort(svc *core.Service, ip netip.Addr, sp core.Serv
 		svcRules = append(svcRules, fmt.Sprintf("numgen random mod %d vmap { %s }%s", len(targets), strings.Join(vm, ", "), comment))
 	}
 	rs.Chains[svcChain] = strings.Join(svcRules, "\n")
-	rs.ServiceIPs[fmt.Sprintf("%s . %s . %d", ip, proto(sp.Protocol), sp.Port)] = "goto " + svcChain
-	if sp.NodePort > 0 && (svc.Spec.Type == core.ServiceTypeNodePort || svc.Spec.Type == core.ServiceTypeLoadBalancer) {
+	rs.ServiceIPs[fmt.Sprintf("%s . %s . %d", sp.ip, sp.proto, sp.port)] = "goto " + svcChain
+	if sp.nodePort > 0 {
 		ext := "ext-" + hash(id)
 		rs.Chains[ext] = fmt.Sprintf("meta mark set meta mark | 0x%x\ngoto %s", MasqueradeMark, svcChain)
-		rs.NodePorts[fmt.Sprintf("%s . %d", proto(sp.Protocol), sp.NodePort)] = "goto " + ext
+		rs.NodePorts[fmt.Sprintf("%s . %d", sp.proto, sp.nodePort)] = "goto " + ext
 	}
 }
 
