@@ -206,6 +206,8 @@ func (gc *GarbageCollector) sync(ctx context.Context, wg *sync.WaitGroup) error 
 	if err != nil {
 		return err
 	}
+	served := map[meta.GroupVersionResource]bool{}
+	known := map[string]bool{} // groups whose resources were listed
 	for _, g := range groups {
 		version := g.PreferredVersion.Version
 		if version == "" && len(g.Versions) > 0 {
@@ -217,13 +219,46 @@ func (gc *GarbageCollector) sync(ctx context.Context, wg *sync.WaitGroup) error 
 			gc.opts.Logger.Warn("discovery: skipping group version", "groupVersion", gv.String(), "err", err)
 			continue
 		}
+		known[g.Name] = true
 		for _, r := range list.Resources {
 			if gc.wanted(gv, r) {
-				gc.watch(ctx, wg, client.Mapping{Resource: gv.WithResource(r.Name), Kind: gv.WithKind(r.Kind), Namespaced: r.Namespaced})
+				m := client.Mapping{Resource: gv.WithResource(r.Name), Kind: gv.WithKind(r.Kind), Namespaced: r.Namespaced}
+				served[m.Resource] = true
+				gc.watch(ctx, wg, m)
 			}
 		}
 	}
+	gc.unwatchGone(served, known, groups)
 	return nil
+}
+
+// unwatchGone stops following resources the server no longer serves: of
+// a group that is gone, or missing from a group whose resources were
+// listed (a group discovery failed for is left as it is). Their objects
+// leave the graph as deleted objects do, so their dependents are checked
+// (by a live GET, which finds nothing if they are really gone).
+func (gc *GarbageCollector) unwatchGone(served map[meta.GroupVersionResource]bool, known map[string]bool, groups []client.APIGroup) {
+	present := map[string]bool{}
+	for _, g := range groups {
+		present[g.Name] = true
+	}
+	gc.mu.Lock()
+	var gone []meta.GroupVersionResource
+	for gvr, cancel := range gc.watched {
+		if served[gvr] || (present[gvr.Group] && !known[gvr.Group]) {
+			continue
+		}
+		cancel()
+		delete(gc.watched, gvr)
+		gone = append(gone, gvr)
+	}
+	gc.mu.Unlock()
+	for _, gvr := range gone {
+		gc.opts.Logger.Info("resource no longer served; not following it", "resource", gvr.String())
+		for _, uid := range gc.graph.uidsOf(gvr) {
+			gc.forget(uid)
+		}
+	}
 }
 
 func (gc *GarbageCollector) wanted(gv meta.GroupVersion, r client.APIResource) bool {
@@ -252,8 +287,8 @@ func (gc *GarbageCollector) watch(ctx context.Context, wg *sync.WaitGroup, m cli
 		Name: m.Resource.String(), Logger: gc.opts.Logger, Transform: metadataOnly,
 	})
 	inf.AddEventHandler(informer.HandlerFuncs[*client.Unstructured]{
-		AddFunc:    func(u *client.Unstructured, _ bool) { gc.observe(m, u) },
-		UpdateFunc: func(_, u *client.Unstructured) { gc.observe(m, u) },
+		AddFunc:    func(u *client.Unstructured, _ bool) { gc.observeIfWatched(m, u) },
+		UpdateFunc: func(_, u *client.Unstructured) { gc.observeIfWatched(m, u) },
 		DeleteFunc: func(obj any) {
 			if u, ok := informer.ObjectOf[*client.Unstructured](obj); ok {
 				gc.forget(u.UID)
@@ -277,6 +312,17 @@ func metadataOnly(u *client.Unstructured) (*client.Unstructured, error) {
 	u.ManagedFields = nil
 	u.Annotations = nil
 	return u, nil
+}
+
+// observeIfWatched observes u unless its resource stopped being
+// followed (an informer may deliver a last event after it was stopped).
+func (gc *GarbageCollector) observeIfWatched(m client.Mapping, u *client.Unstructured) {
+	gc.mu.Lock()
+	_, ok := gc.watched[m.Resource]
+	gc.mu.Unlock()
+	if ok {
+		gc.observe(m, u)
+	}
 }
 
 // observe records an added or changed object and queues what it may

@@ -139,6 +139,19 @@ func (g *graph) dependentUIDs(owner meta.UID) []meta.UID {
 	return out
 }
 
+// uidsOf returns the UIDs of the objects seen through resource gvr.
+func (g *graph) uidsOf(gvr meta.GroupVersionResource) []meta.UID {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []meta.UID
+	for uid, n := range g.nodes {
+		if n.mapping.Resource == gvr {
+			out = append(out, uid)
+		}
+	}
+	return out
+}
+
 // len returns how many objects the graph holds.
 func (g *graph) len() int {
 	g.mu.RLock()

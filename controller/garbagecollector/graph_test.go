@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer/workqueue"
 )
 
 func ref(uid meta.UID, block bool) meta.OwnerReference {
@@ -63,4 +65,31 @@ func TestMetadataEdits(t *testing.T) {
 	assert.Nil(t, m.Finalizers)
 	assert.True(t, dropOwners(m, []meta.UID{"a", "c"}))
 	assert.Nil(t, m.OwnerReferences)
+}
+
+func TestUnwatchGone(t *testing.T) {
+	gc, err := New(Options{Client: &client.Client{}, Logger: quietLogger()})
+	require.NoError(t, err)
+	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
+	defer gc.queue.ShutDown()
+	widgets := client.Mapping{Resource: widgetGVR}
+	cms := client.Mapping{Resource: meta.GroupVersionResource{Version: "v1", Resource: "configmaps"}}
+	deploys := client.Mapping{Resource: meta.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}}
+	cancelled := map[string]bool{}
+	for _, m := range []client.Mapping{widgets, cms, deploys} {
+		gc.watched[m.Resource] = func() { cancelled[m.Resource.Resource] = true }
+	}
+	gc.graph.upsert(&node{uid: "w", mapping: widgets})
+	gc.graph.upsert(&node{uid: "dep", mapping: cms, owners: []meta.OwnerReference{ref("w", false)}})
+	gc.graph.upsert(&node{uid: "d", mapping: deploys})
+
+	// The widgets' group is gone; discovery failed for apps (not known).
+	groups := []client.APIGroup{{Name: ""}, {Name: "apps"}}
+	gc.unwatchGone(map[meta.GroupVersionResource]bool{cms.Resource: true}, map[string]bool{"": true}, groups)
+	assert.Equal(t, map[string]bool{"widgets": true}, cancelled, "only the resource that is really gone")
+	_, ok := gc.graph.get("w")
+	assert.False(t, ok, "its objects left the graph")
+	_, ok = gc.graph.get("d")
+	assert.True(t, ok, "a group discovery failed for is left alone")
+	assert.Equal(t, 1, gc.queue.Len(), "the dependent is queued for a check")
 }
