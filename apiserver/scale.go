@@ -35,8 +35,13 @@ func (s *Server) handleScale(ctx context.Context, w http.ResponseWriter, r *http
 				if err := patchInto(mt, sc, body); err != nil {
 					return nil, err
 				}
-			} else if err := decodeStrict(body, sc, false); err != nil {
-				return nil, err
+			} else {
+				// A PUT replaces the Scale: decode into a fresh one, so an
+				// omitted replicas (0, under omitempty) means 0.
+				sc = &autoscaling.Scale{}
+				if err := decodeStrict(body, sc, false); err != nil {
+					return nil, err
+				}
 			}
 			if sc.ResourceVersion != "" && sc.ResourceVersion != cur.GetObjectMeta().ResourceVersion {
 				return nil, apierrors.NewConflict(res.gr(), req.Info.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))

@@ -131,6 +131,15 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 // clientFor writes a kubeconfig for user in groups under the data
 // directory and returns a client using it.
 func (c *cluster) clientFor(user string, groups ...string) (*client.Client, error) {
+	cfg, err := c.configFor(user, groups...)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg)
+}
+
+// configFor writes a kubeconfig for user in groups and returns its settings.
+func (c *cluster) configFor(user string, groups ...string) (*client.Config, error) {
 	path := filepath.Join(c.opts.DataDir, "kubeconfigs", sanitize(user)+".kubeconfig")
 	if err := c.cp.WriteKubeconfig(path, user, groups...); err != nil {
 		return nil, err
@@ -140,7 +149,7 @@ func (c *cluster) clientFor(user string, groups ...string) (*client.Client, erro
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
-	return client.New(cfg)
+	return cfg, nil
 }
 
 func sanitize(s string) string {

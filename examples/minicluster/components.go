@@ -3,16 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
+	"path/filepath"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/daemonset"
 	"github.com/orkit/orkit/controller/deployment"
+	"github.com/orkit/orkit/controller/endpoints"
 	"github.com/orkit/orkit/controller/garbagecollector"
+	"github.com/orkit/orkit/controller/namespace"
+	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/statefulset"
+	"github.com/orkit/orkit/controller/volumebinding"
 	"github.com/orkit/orkit/kubelet"
 )
 
@@ -20,7 +28,11 @@ import (
 // system:kube-controller-manager, with leader election on a Lease in
 // kube-system: the built-in controllers run while this process leads.
 func (c *cluster) startControllers(ctx context.Context) error {
-	cl, err := c.clientFor("system:kube-controller-manager")
+	cfg, err := c.configFor("system:kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	cl, err := client.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -66,9 +78,48 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err := add("garbagecollector", gc, err); err != nil {
 		return err
 	}
+	ep, _, err := endpoints.New(m, endpoints.Options{Logger: log})
+	if err := add("endpoints", ep, err); err != nil {
+		return err
+	}
+	if err := c.addMoreControllers(m, cfg, add); err != nil {
+		return err
+	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
-	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): replicaset, deployment, statefulset, daemonset, node lifecycle, pod GC, garbage collector")
+	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): " +
+		"replicaset, deployment, statefulset, daemonset, endpoints, namespace, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
 	return nil
+}
+
+// addMoreControllers adds the controllers that need settings of the cluster.
+func (c *cluster) addMoreControllers(m *controller.Manager, cfg *client.Config, add func(string, controller.Runnable, error) error) error {
+	log := c.opts.Logger
+	fin, err := namespace.NewHTTPFinalizer(cfg)
+	if err != nil {
+		return err
+	}
+	ns, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Logger: log})
+	if err := add("namespace", ns, err); err != nil {
+		return err
+	}
+	// Real nodes take 10.244.<i>.0/24 themselves; IPAM hands the upper half
+	// of the cluster CIDR to nodes that register without one.
+	ipam, _, err := nodeipam.New(m, nodeipam.Options{ClusterCIDR: netip.MustParsePrefix("10.244.128.0/17"), NodeMaskSize: 24, Logger: log})
+	if err := add("nodeipam", ipam, err); err != nil {
+		return err
+	}
+	// LoadBalancer Services get loopback addresses, reachable on this host.
+	lb, err := servicelb.NewLoopback(netip.MustParsePrefix("127.0.100.0/24"))
+	if err != nil {
+		return err
+	}
+	slb, _, err := servicelb.New(m, servicelb.Options{Provider: lb, Logger: log})
+	if err := add("servicelb", slb, err); err != nil {
+		return err
+	}
+	vb, err := volumebinding.New(m, volumebinding.Options{LocalStorageClass: "local-path",
+		LocalDir: filepath.Join(c.opts.DataDir, "volumes"), Logger: log})
+	return add("volumebinding", vb, err)
 }
 
 // simTaint keeps ordinary pods off simulated nodes: only pods that
