@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +253,60 @@ func TestOptionsValidation(t *testing.T) {
 		_, err := New(m, o)
 		assert.ErrorIs(t, err, ErrInvalidOptions)
 	}
+}
+
+// TestClaimNamingItsVolume: a claim that names its volume gets it (the
+// volume's side is completed); one naming a volume that does not exist
+// is Lost; one naming a volume bound elsewhere is Lost.
+func TestClaimNamingItsVolume(t *testing.T) {
+	e := setup(t)
+	e.createPV(t, volume("chosen", "", "1Gi", core.PersistentVolumeReclaimRetain))
+	e.createPV(t, volume("smaller-but-not-chosen", "", "500Mi", core.PersistentVolumeReclaimRetain))
+	named := claim("named", "", "100Mi")
+	named.Spec.VolumeName = "chosen"
+	e.createPVC(t, named)
+	assert.Equal(t, "chosen", e.boundTo(t, "named"))
+
+	ghost := claim("ghost", "", "1Gi")
+	ghost.Spec.VolumeName = "no-such-volume"
+	e.createPVC(t, ghost)
+	testnode.Eventually(t, 10*time.Second, func() bool { return e.pvc(t, "ghost").Status.Phase == core.ClaimLost }, "claim Lost")
+
+	thief := claim("thief", "", "1Gi")
+	thief.Spec.VolumeName = "chosen"
+	e.createPVC(t, thief)
+	testnode.Eventually(t, 10*time.Second, func() bool { return e.pvc(t, "thief").Status.Phase == core.ClaimLost }, "claim Lost")
+	assert.Equal(t, "chosen", e.boundTo(t, "named"), "the first binding stands")
+}
+
+// FuzzFits: Fits never panics on odd claims and volumes, and a volume
+// FindVolume picks always fits.
+func FuzzFits(f *testing.F) {
+	f.Add("1Gi", "2Gi", "", "", "ReadWriteOnce", "app=web")
+	f.Add("0", "1", "fast", "fast", "ReadWriteMany", "")
+	f.Fuzz(func(t *testing.T, want, have, claimClass, volClass, mode, selector string) {
+		wq, err1 := resource.ParseQuantity(want)
+		hq, err2 := resource.ParseQuantity(have)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		pv := &core.PersistentVolume{Spec: core.PersistentVolumeSpec{Capacity: core.ResourceList{core.ResourceStorage: hq},
+			AccessModes: []core.PersistentVolumeAccessMode{core.PersistentVolumeAccessMode(mode)}, StorageClassName: volClass}}
+		pvc := &core.PersistentVolumeClaim{Spec: core.PersistentVolumeClaimSpec{
+			AccessModes: []core.PersistentVolumeAccessMode{core.PersistentVolumeAccessMode(mode)},
+			Resources:   core.VolumeResourceRequirements{Requests: core.ResourceList{core.ResourceStorage: wq}}}}
+		if claimClass != "" {
+			pvc.Spec.StorageClassName = &claimClass
+		}
+		if k, v, ok := strings.Cut(selector, "="); ok {
+			pvc.Spec.Selector = &meta.LabelSelector{MatchLabels: map[string]string{k: v}}
+		}
+		fits := Fits(pv, pvc)
+		if fits && hq.Cmp(wq) < 0 {
+			t.Fatalf("%s volume fits a %s claim", have, want)
+		}
+		if got := FindVolume([]*core.PersistentVolume{pv}, pvc); (got != nil) != fits {
+			t.Fatalf("FindVolume %v disagrees with Fits %v", got != nil, fits)
+		}
+	})
 }
