@@ -20,6 +20,9 @@ var (
 	ErrAllocated = errors.New("provided value is already allocated")
 	// ErrOutOfRange: a requested address or port is outside the range.
 	ErrOutOfRange = errors.New("provided value is not in the valid range")
+	// ErrCorruptRange: the stored bitmap does not decode; the start-up
+	// repair rewrites it from the Services.
+	ErrCorruptRange = errors.New("allocation range does not decode")
 )
 
 // rangeRecord is how one allocation bitmap is stored: the range it
@@ -50,8 +53,15 @@ type bitRange struct {
 }
 
 // update runs fn on the current bitmap and stores the result with one CAS,
-// retrying on conflicts. fn returns false to store nothing.
+// retrying on conflicts. fn returns false to store nothing. A stored value
+// that does not decode is an error (ErrCorruptRange).
 func (r *bitRange) update(ctx context.Context, fn func(bits []byte) (bool, error)) error {
+	return r.updateRaw(ctx, false, fn)
+}
+
+// updateRaw is update; with overwrite, an undecodable stored value counts
+// as an empty bitmap (the repair rewrites it whole).
+func (r *bitRange) updateRaw(ctx context.Context, overwrite bool, fn func(bits []byte) (bool, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
@@ -66,8 +76,8 @@ func (r *bitRange) update(ctx context.Context, fn func(bits []byte) (bool, error
 		bits := make([]byte, (r.size+7)/8)
 		if exists {
 			var rec rangeRecord
-			if err := json.Unmarshal(kv.Value, &rec); err != nil {
-				return fmt.Errorf("decode allocation range %s: %w", r.key, err)
+			if err := json.Unmarshal(kv.Value, &rec); err != nil && !overwrite {
+				return fmt.Errorf("%w: %s: %v", ErrCorruptRange, r.key, err)
 			}
 			if rec.Range == r.name && len(rec.Data) == len(bits) {
 				copy(bits, rec.Data)

@@ -71,7 +71,7 @@ func (a *ServiceAllocator) repair(ctx context.Context) (int64, error) {
 		r    *bitRange
 		used map[int]bool
 	}{{a.ips, ips}, {a.ports, ports}} {
-		err := x.r.update(ctx, func(bits []byte) (bool, error) {
+		err := x.r.updateRaw(ctx, true, func(bits []byte) (bool, error) {
 			clear(bits)
 			for o := range x.used {
 				set(bits, o)

@@ -249,6 +249,29 @@ func TestServiceAllocationRepair(t *testing.T) {
 	assert.NoError(t, err, "two sweeps release")
 }
 
+func TestServiceAllocationCorruptRange(t *testing.T) {
+	ts, a := newAllocServer(t, ServiceAllocatorConfig{})
+	code, svc, body := createSvc(t, ts, "web", nil)
+	require.Equal(t, http.StatusCreated, code, body)
+	ctx := context.Background()
+	kv, err := a.svcs.store.Get(ctx, serviceIPRangeKey)
+	require.NoError(t, err)
+	_, err = a.svcs.store.Update(ctx, serviceIPRangeKey, []byte("{not json"), kv.ModRevision)
+	require.NoError(t, err)
+	code, _, body = createSvc(t, ts, "next", nil)
+	assert.Equal(t, http.StatusInternalServerError, code, "a corrupt bitmap refuses allocation rather than risk duplicates: %s", body)
+	_, err = a.ips.allocate(ctx, nil, 1)
+	assert.ErrorIs(t, err, ErrCorruptRange)
+
+	b, err := NewServiceAllocator(ts.srv, ServiceAllocatorConfig{})
+	require.NoError(t, err)
+	_, err = b.repair(ctx)
+	require.NoError(t, err, "the repair rewrites a corrupt bitmap")
+	off, _ := b.ipOffset(svc.Spec.ClusterIP)
+	_, err = b.ips.allocate(ctx, []int{off}, 0)
+	assert.ErrorIs(t, err, ErrAllocated)
+}
+
 func TestServiceAllocatorConfig(t *testing.T) {
 	ts := newTestServer(t, nil)
 	tests := []struct {
