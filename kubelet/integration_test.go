@@ -252,6 +252,10 @@ func TestRealKubelet(t *testing.T) {
 		require.NotNil(t, got.Status.InitContainerStatuses[0].State.Terminated)
 		assert.Equal(t, "written-by-init", n.exec(t, got, "app", "/hello", "cat", "/work/index.html"))
 		assert.Equal(t, "s3cret", n.exec(t, got, "app", "/hello", "cat", "/etc/creds/password"))
+		full, err := podsAPI.Get(ctx, "full")
+		require.NoError(t, err)
+		assert.True(t, isMountPoint(filepath.Join(n.cfg.RootDir, "pods", string(full.UID), "volumes", pluginSecret, "creds")),
+			"secret volume is a tmpfs")
 		env := n.exec(t, got, "app", "/hello", "env")
 		assert.Contains(t, env, "GREETING=hola")
 		assert.Contains(t, env, "POD_NAME=full")

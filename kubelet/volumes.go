@@ -132,7 +132,9 @@ func (k *Kubelet) setUpVolume(ctx context.Context, src *refSource, pod *core.Pod
 		if err != nil {
 			return prev, err
 		}
-		return mountedVolume{path: dir, readOnly: true}, writeAtomic(dir, files)
+		mv := mountedVolume{path: dir, readOnly: true}
+		mv.tmpfs = k.memoryBacked(dir)
+		return mv, writeAtomic(dir, files)
 	case v.ConfigMap != nil:
 		dir := k.volumeDir(pod, pluginConfigMap, v.Name)
 		files, err := configMapFiles(ctx, src, v.ConfigMap)
@@ -179,6 +181,20 @@ func (k *Kubelet) setUpEmptyDir(pod *core.Pod, v *core.Volume, prev mountedVolum
 		return prev, fmt.Errorf("mount tmpfs: %w", err)
 	}
 	return mv, nil
+}
+
+// memoryBacked mounts a tmpfs on dir (once), so secrets never reach the
+// node's disk, as the kubelet does. Without the right to mount it logs and
+// leaves dir on disk.
+func (k *Kubelet) memoryBacked(dir string) bool {
+	if err := os.MkdirAll(dir, 0o750); err != nil || isMountPoint(dir) {
+		return err == nil
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=0755"); err != nil {
+		k.cfg.Logger.Warn("secret volume stays on disk: cannot mount tmpfs", "dir", dir, "err", err)
+		return false
+	}
+	return true
 }
 
 // setUpHostPath checks the host path against its type, creating it for the
