@@ -58,35 +58,27 @@ func Diff(old, rs Ruleset) string {
 	var b strings.Builder
 	changed := func(name string) bool { c, ok := old.Chains[name]; return !ok || c != rs.Chains[name] }
 	// 1. chains that are gone or changed lose their rules (and so their references)
-	for _, name := range sortedKeys(old.Chains) {
-		if c, ok := rs.Chains[name]; !ok || c != old.Chains[name] {
-			fmt.Fprintf(&b, "flush chain %s %s\n", table, name)
-		}
+	for _, name := range sortedKeysWhere(old.Chains, func(k, v string) bool { c, ok := rs.Chains[k]; return !ok || c != v }) {
+		fmt.Fprintf(&b, "flush chain %s %s\n", table, name)
 	}
 	// 2. map elements that are gone or changed go
 	for _, m := range []struct {
 		name     string
 		old, new map[string]string
 	}{{serviceIPsMap, old.ServiceIPs, rs.ServiceIPs}, {nodePortsMap, old.NodePorts, rs.NodePorts}} {
-		for _, k := range sortedKeys(m.old) {
-			if v, ok := m.new[k]; !ok || v != m.old[k] {
-				fmt.Fprintf(&b, "delete element %s %s { %s }\n", table, m.name, k)
-			}
+		for _, k := range sortedKeysWhere(m.old, func(k, v string) bool { n, ok := m.new[k]; return !ok || n != v }) {
+			fmt.Fprintf(&b, "delete element %s %s { %s }\n", table, m.name, k)
 		}
 	}
 	// 3. sets: a changed declaration is deleted and added again
-	for _, name := range sortedKeys(old.Sets) {
-		if d, ok := rs.Sets[name]; !ok || d != old.Sets[name] {
-			fmt.Fprintf(&b, "delete set %s %s\n", table, name)
-		}
+	for _, name := range sortedKeysWhere(old.Sets, func(k, v string) bool { d, ok := rs.Sets[k]; return !ok || d != v }) {
+		fmt.Fprintf(&b, "delete set %s %s\n", table, name)
 	}
 	// 4. new chains and sets, rules of new and changed chains, new elements
 	rs.writeAdds(&b, old, changed)
 	// 5. chains that are gone
-	for _, name := range sortedKeys(old.Chains) {
-		if _, ok := rs.Chains[name]; !ok {
-			fmt.Fprintf(&b, "delete chain %s %s\n", table, name)
-		}
+	for _, name := range sortedKeysWhere(old.Chains, func(k, _ string) bool { _, ok := rs.Chains[k]; return !ok }) {
+		fmt.Fprintf(&b, "delete chain %s %s\n", table, name)
 	}
 	return b.String()
 }
@@ -95,22 +87,14 @@ func Diff(old, rs Ruleset) string {
 // lacks (or, for chains, that write says to write).
 func (rs Ruleset) writeAdds(b *strings.Builder, old Ruleset, write func(string) bool) {
 	table := tableRef(rs.Table)
-	for _, name := range sortedKeys(rs.Sets) {
-		if d, ok := old.Sets[name]; !ok || d != rs.Sets[name] {
-			fmt.Fprintf(b, "add set %s %s { %s }\n", table, name, rs.Sets[name])
-		}
+	for _, name := range sortedKeysWhere(rs.Sets, func(k, v string) bool { d, ok := old.Sets[k]; return !ok || d != v }) {
+		fmt.Fprintf(b, "add set %s %s { %s }\n", table, name, rs.Sets[name])
 	}
-	names := sortedKeys(rs.Chains)
-	for _, name := range names {
-		if _, ok := old.Chains[name]; !ok {
-			fmt.Fprintf(b, "add chain %s %s\n", table, name)
-		}
+	for _, name := range sortedKeysWhere(rs.Chains, func(k, _ string) bool { _, ok := old.Chains[k]; return !ok }) {
+		fmt.Fprintf(b, "add chain %s %s\n", table, name)
 	}
-	// endpoint chains first is not needed: all chains exist by now
-	for _, name := range names {
-		if !write(name) {
-			continue
-		}
+	// every chain exists by now, so rules may jump to any of them
+	for _, name := range sortedKeysWhere(rs.Chains, func(k, _ string) bool { return write(k) }) {
 		for _, r := range strings.Split(rs.Chains[name], "\n") {
 			fmt.Fprintf(b, "add rule %s %s %s\n", table, name, r)
 		}
@@ -120,10 +104,8 @@ func (rs Ruleset) writeAdds(b *strings.Builder, old Ruleset, write func(string) 
 		old, new map[string]string
 	}{{serviceIPsMap, old.ServiceIPs, rs.ServiceIPs}, {nodePortsMap, old.NodePorts, rs.NodePorts}} {
 		var elems []string
-		for _, k := range sortedKeys(m.new) {
-			if v, ok := m.old[k]; !ok || v != m.new[k] {
-				elems = append(elems, k+" : "+m.new[k])
-			}
+		for _, k := range sortedKeysWhere(m.new, func(k, v string) bool { o, ok := m.old[k]; return !ok || o != v }) {
+			elems = append(elems, k+" : "+m.new[k])
 		}
 		for len(elems) > 0 { // keep lines short for nft's parser
 			n := min(len(elems), 500)
@@ -133,10 +115,14 @@ func (rs Ruleset) writeAdds(b *strings.Builder, old Ruleset, write func(string) 
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// sortedKeysWhere returns the keys of m that keep accepts, sorted (only
+// those are sorted: a small change to a big ruleset stays cheap).
+func sortedKeysWhere(m map[string]string, keep func(k, v string) bool) []string {
+	var out []string
+	for k, v := range m {
+		if keep(k, v) {
+			out = append(out, k)
+		}
 	}
 	sort.Strings(out)
 	return out
