@@ -1,0 +1,94 @@
+package proxy_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/testnode"
+	"github.com/orkit/orkit/proxy"
+)
+
+// fakeRunner records scripts and fails when told to.
+type fakeRunner struct {
+	mu      sync.Mutex
+	scripts []string
+	fail    int // the next fail applies fail
+}
+
+func (f *fakeRunner) Apply(_ context.Context, script string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scripts = append(f.scripts, script)
+	if f.fail > 0 {
+		f.fail--
+		return errors.New("boom")
+	}
+	return nil
+}
+
+func (f *fakeRunner) last() (string, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.scripts) == 0 {
+		return "", 0
+	}
+	return f.scripts[len(f.scripts)-1], len(f.scripts)
+}
+
+func TestProxyRunFollowsChanges(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	fr := &fakeRunner{}
+	px, err := proxy.New(proxy.Config{Client: c, Runner: fr, MinSyncInterval: time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- px.Run(ctx) }()
+
+	testnode.Eventually(t, 30*time.Second, func() bool { return px.Syncs() >= 1 }, "first sync")
+	first, _ := fr.last()
+	assert.Contains(t, first, "delete table ip orkit-proxy", "the first sync replaces the table")
+
+	svc := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: core.ServiceSpec{ClusterIP: "10.96.0.50", Ports: []core.ServicePort{{Name: "http", Port: 80}}}}
+	_, err = client.For[core.Service](c, "default").Create(ctx, svc)
+	require.NoError(t, err)
+	fr.mu.Lock()
+	fr.fail = 1 // the sync with the endpoints fails once: the retry is a full script
+	fr.mu.Unlock()
+	_, err = client.For[core.Endpoints](c, "default").Create(ctx, &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
+		Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: "10.244.0.2"}}, Ports: []core.EndpointPort{{Name: "http", Port: 8080}}}}})
+	require.NoError(t, err)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		s, _ := fr.last()
+		return strings.Contains(s, "dnat to 10.244.0.2:8080") && px.Err() == nil
+	}, "endpoint programmed after a failed apply")
+	s, _ := fr.last()
+	assert.Contains(t, s, "delete table", "after a failure the whole table is rewritten")
+
+	require.NoError(t, client.For[core.Service](c, "default").Delete(ctx, "web", nil))
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		s, _ := fr.last()
+		return strings.Contains(s, "delete element") && !strings.Contains(s, "delete table")
+	}, "incremental removal")
+
+	cancel()
+	require.NoError(t, <-done)
+	s, _ = fr.last()
+	assert.Equal(t, proxy.DeleteScript(""), s, "a clean exit removes the table")
+}
+
+func TestProxyNewErrors(t *testing.T) {
+	_, err := proxy.New(proxy.Config{})
+	assert.ErrorIs(t, err, proxy.ErrInvalidConfig)
+}
