@@ -49,6 +49,7 @@ type Endpoint struct {
 	Port int32
 }
 
+// String returns "ip:port".
 func (e Endpoint) String() string { return netip.AddrPortFrom(e.IP, uint16(e.Port)).String() }
 
 // Render computes the Ruleset for services and their endpoints (matched by
