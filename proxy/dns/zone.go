@@ -24,9 +24,12 @@ type SRV struct {
 type Zone struct {
 	// Domain is the cluster domain with a trailing dot, "cluster.local.".
 	Domain string
-	A      map[string][]netip.Addr
-	SRV    map[string][]SRV
-	PTR    map[string][]string
+	// A maps a name to its addresses (IPv4 and IPv6 alike).
+	A map[string][]netip.Addr
+	// SRV maps a _port._proto name to its service records.
+	SRV map[string][]SRV
+	// PTR maps a reverse name to the names that point to it.
+	PTR map[string][]string
 	// names holds every name that exists, with or without records of its
 	// own (e.g. "default.svc.cluster.local."): those answer NOERROR with
 	// no records instead of NXDOMAIN.
