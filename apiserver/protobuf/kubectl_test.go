@@ -83,7 +83,10 @@ func kubectlCases() []kubectlCase {
 // TestKubectlBodies runs the real kubectl against a recording server and
 // checks that ToJSON of every protobuf body it sends equals the JSON kubectl
 // prints for the same object. With -update it rewrites the golden files.
-func TestKubectlBodies(t *testing.T) {
+// lookKubectl returns kubectl's path; without it the test skips, or fails
+// when CI=true.
+func lookKubectl(t *testing.T) string {
+	t.Helper()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -91,6 +94,11 @@ func TestKubectlBodies(t *testing.T) {
 		}
 		t.Skipf("kubectl not installed: %v", err)
 	}
+	return kubectl
+}
+
+func TestKubectlBodies(t *testing.T) {
+	kubectl := lookKubectl(t)
 	rec := newRecorder(t)
 	bin := filepath.Join(t.TempDir(), "data.bin")
 	require.NoError(t, os.WriteFile(bin, []byte{0xff, 0xfe, 0x00, 0x01, 'k', '8', 's'}, 0o600))
@@ -120,10 +128,7 @@ func TestKubectlBodies(t *testing.T) {
 // TestKubectlUnknownKind checks that a kind without a schema (batch/v1 Job,
 // sent by kubectl create job) gives ErrUnknownKind naming it.
 func TestKubectlUnknownKind(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skipf("kubectl not installed: %v", err)
-	}
+	kubectl := lookKubectl(t)
 	rec := newRecorder(t)
 	body := rec.capture(t, kubectl, []string{"create", "job", "j", "--image=busybox"})
 	_, gvk, err := ToJSON(body)
@@ -318,10 +323,7 @@ func indentJSON(t *testing.T, s string) []byte {
 // the source with exactly what "kubectl debug --copy-to" changes, plus
 // Kubernetes' canonical forms (quantities, omitted zero non-pointer fields).
 func TestKubectlDebugCopy(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skipf("kubectl not installed: %v", err)
-	}
+	kubectl := lookKubectl(t)
 	rec := newRecorder(t)
 	body := rec.capture(t, kubectl, []string{"debug", "full", "--copy-to=full-copy", "--image=busybox",
 		"--container=dbg", "--keep-annotations", "--keep-liveness", "--keep-readiness", "--keep-startup", "--profile=legacy"})
