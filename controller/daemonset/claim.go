@@ -15,10 +15,11 @@ import (
 )
 
 // claimPods adopts orphan pods the DaemonSet's selector matches and
-// releases pods it controls that the selector no longer matches. A
-// DaemonSet being deleted adopts nothing (checked live: the cache may
-// lag).
-func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labels.Selector) error {
+// releases pods it controls that the selector no longer matches, and
+// returns the pods it adopted (the cache does not show them as owned
+// yet). A DaemonSet being deleted adopts nothing (checked live: the
+// cache may lag).
+func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labels.Selector) ([]*core.Pod, error) {
 	var adopt []*core.Pod
 	for _, p := range c.pods.Namespace(ds.Namespace).List(nil) {
 		ref := meta.ControllerOf(&p.ObjectMeta)
@@ -26,30 +27,30 @@ func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labe
 		switch {
 		case ref != nil && ref.UID == ds.UID && !match:
 			if err := c.setPodOwners(ctx, p, withoutOwner(p.OwnerReferences, ds.UID)); err != nil {
-				return err
+				return nil, err
 			}
 		case ref == nil && match && p.DeletionTimestamp == nil:
 			adopt = append(adopt, p)
 		}
 	}
 	if len(adopt) == 0 {
-		return nil
+		return nil, nil
 	}
 	fresh, err := client.For[apps.DaemonSet](c.client, ds.Namespace).Get(ctx, ds.Name)
 	if err != nil {
-		return fmt.Errorf("recheck daemonset %s/%s before adopting: %w", ds.Namespace, ds.Name, err)
+		return nil, fmt.Errorf("recheck daemonset %s/%s before adopting: %w", ds.Namespace, ds.Name, err)
 	}
 	if fresh.UID != ds.UID || fresh.DeletionTimestamp != nil {
-		return nil
+		return nil, nil
 	}
 	for _, p := range adopt {
 		refs := append(append([]meta.OwnerReference(nil), p.OwnerReferences...), ownerRef(ds))
 		if err := c.setPodOwners(ctx, p, refs); err != nil {
-			return err
+			return nil, err
 		}
 		c.log.Info("adopted pod", "daemonset", ds.Namespace+"/"+ds.Name, "pod", p.Name)
 	}
-	return nil
+	return adopt, nil
 }
 
 func ownerRef(ds *apps.DaemonSet) meta.OwnerReference {

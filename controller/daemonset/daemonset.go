@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/apps"
@@ -146,10 +147,17 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, err
 	}
-	if err := c.claimPods(ctx, ds, sel); err != nil {
+	adopted, err := c.claimPods(ctx, ds, sel)
+	if err != nil {
 		return controller.Result{}, err
 	}
 	byNode := c.podsByNode(ds, sel)
+	for _, p := range adopted {
+		n := TargetNode(p)
+		if !slices.ContainsFunc(byNode[n], func(q *core.Pod) bool { return q.UID == p.UID }) { // the cache may show it already
+			byNode[n] = append(byNode[n], p)
+		}
+	}
 	var retry time.Duration
 	if c.exp.Satisfied(req) {
 		if retry, err = c.manage(ctx, req, ds, byNode, hash); err != nil {
@@ -207,7 +215,7 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 				}
 				del = append(del, p)
 			}
-			slices.SortFunc(running, func(a, b *core.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+			slices.SortFunc(running, olderFirst)
 			switch {
 			case len(running) <= 1:
 			case surging(ds):
@@ -232,6 +240,23 @@ func (c *Controller) manage(ctx context.Context, req controller.Request, ds *app
 		}
 	}
 	return retry, c.apply(ctx, req, ds, create, del, hash)
+}
+
+// olderFirst orders a node's duplicate pods so that the one kept comes
+// first: a ready pod before one that is not, then the oldest, then by
+// name (creation times have one-second resolution), the same on every
+// pass.
+func olderFirst(a, b *core.Pod) int {
+	if ra, rb := core.IsPodReady(a), core.IsPodReady(b); ra != rb {
+		if ra {
+			return -1
+		}
+		return 1
+	}
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
 }
 
 func minPositive(a, b time.Duration) time.Duration {

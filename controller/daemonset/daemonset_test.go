@@ -411,6 +411,7 @@ func TestRollingUpdateChoice(t *testing.T) {
 // adopted instead of getting a twin.
 func TestAdoptsOrphan(t *testing.T) {
 	c, _ := setup(t)
+	logPodEvents(t, c)
 	ctx := context.Background()
 	ns := "default"
 	ds := daemonSet(ns)
@@ -422,6 +423,10 @@ func TestAdoptsOrphan(t *testing.T) {
 		Spec:       core.PodSpec{NodeName: "test-node-0", Containers: ds.Spec.Template.Spec.Containers},
 	})
 	require.NoError(t, err)
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		p, err := client.For[core.Pod](c, ns).Get(ctx, "hand-made")
+		return err == nil && core.IsPodReady(p)
+	}, "the orphan running")
 	created, err := client.For[apps.DaemonSet](c, ns).Create(ctx, ds)
 	require.NoError(t, err)
 	testnode.Eventually(t, 30*time.Second, onNodes(t, c, ns, "test-node-0", "test-node-1"), "one pod per node")
@@ -430,7 +435,10 @@ func TestAdoptsOrphan(t *testing.T) {
 	assert.Equal(t, orphan.UID, pods[0].UID, "adopted, no twin")
 	testnode.Eventually(t, 10*time.Second, func() bool {
 		p, err := client.For[core.Pod](c, ns).Get(ctx, "hand-made")
+		if err != nil {
+			return false
+		}
 		ref := meta.ControllerOf(&p.ObjectMeta)
-		return err == nil && ref != nil && ref.UID == created.UID
+		return ref != nil && ref.UID == created.UID
 	}, "controller reference set")
 }
