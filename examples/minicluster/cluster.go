@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/internal/containerdproc"
 	"github.com/orkit/orkit/internal/controlplane"
@@ -100,7 +102,8 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	// context ends in the first cleanup registered, which runs last.
 	cpCtx, cpCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.onStop(cpCancel)
-	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger})
+	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
+		Admission: func(srv *apiserver.Server) *admission.Chain { return admissionChain(cpCtx, srv) }})
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +129,22 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 		}
 	}
 	return c, nil
+}
+
+// admissionChain is the built-in chain plus the Service IP and node-port
+// allocator, last (it reserves addresses when it admits).
+func admissionChain(ctx context.Context, srv *apiserver.Server) *admission.Chain {
+	chain := controlplane.DefaultAdmission(srv)
+	alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
+	if err == nil {
+		err = alloc.Start(ctx)
+	}
+	if err != nil {
+		slog.Error("service allocator not started: Services get no cluster IP", "err", err)
+		return chain
+	}
+	chain.Validators = append(chain.Validators, alloc)
+	return chain
 }
 
 // clientFor writes a kubeconfig for user in groups under the data

@@ -92,4 +92,12 @@ func TestDemo(t *testing.T) {
 	assert.Contains(t, string(got), "node/node-1")
 	assert.Contains(t, string(got), "node/sim-node-0", "state from the first run is still there")
 	assert.True(t, strings.Contains(out2.String(), "API server ready"))
+
+	// Services get a cluster IP from the allocator, and the proxy runs.
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "create", "service", "clusterip", "svc", "--tcp=80:8080").CombinedOutput()
+	require.NoError(t, err, string(got))
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "get", "service", "svc", "-o", "jsonpath={.spec.clusterIP}").CombinedOutput()
+	require.NoError(t, err, string(got))
+	assert.True(t, strings.HasPrefix(string(got), "10."), "cluster IP from 10.96.0.0/12: %q", got)
+	assert.Contains(t, out2.String(), "service proxy started")
 }

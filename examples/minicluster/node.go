@@ -20,6 +20,7 @@ import (
 	"github.com/orkit/orkit/internal/containerdproc"
 	"github.com/orkit/orkit/internal/imagebuild"
 	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/proxy"
 )
 
 // helloV2 is a second tag of the hello image, for the demo's rollout.
@@ -86,7 +87,26 @@ func (c *cluster) ensureContainerd(ctx context.Context) (*containerdproc.Daemon,
 		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
 	}
 	c.onStop(func() { _ = guard.Remove() })
+	if err := c.startProxy(ctx); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// startProxy runs the service proxy for the host's network namespace
+// (every real node shares it), as system:kube-proxy.
+func (c *cluster) startProxy(ctx context.Context) error {
+	cl, err := c.clientFor("system:kube-proxy")
+	if err != nil {
+		return err
+	}
+	px, err := proxy.New(proxy.Config{Client: cl, Logger: c.opts.Logger})
+	if err != nil {
+		return fmt.Errorf("service proxy: %w", err)
+	}
+	c.goRun("service proxy", func() error { return px.Run(ctx) })
+	c.step("service proxy started (user system:kube-proxy, nftables table orkit-proxy)")
+	return nil
 }
 
 // importImages builds the bundled images (cached) and imports them.
