@@ -68,6 +68,11 @@ func (s *Server) delete(ctx context.Context, req *Request, ns, name string, opts
 				if nm.DeletionTimestamp == nil {
 					nm.DeletionTimestamp = &now
 				}
+			} else if nm.DeletionGracePeriodSeconds != nil {
+				// No longer graceful (the pod terminated while its grace
+				// period ran): nothing is pending any more.
+				zero := int64(0)
+				nm.DeletionGracePeriodSeconds = &zero
 			}
 		}
 		if len(nm.Finalizers) > 0 || res.storage.pending(next) {

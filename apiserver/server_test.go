@@ -423,3 +423,20 @@ func TestRegisterAfterStart(t *testing.T) {
 	name, _ := objName(t, ev.Object)
 	assert.Equal(t, "t1", name)
 }
+
+// TestDeleteTerminatedPodWithPendingGrace: a pod that terminated while a
+// graceful deletion was pending goes with the next delete.
+func TestDeleteTerminatedPodWithPendingGrace(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]}}`))
+	require.Equal(t, http.StatusCreated, code, string(body))
+	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/pods/p", "", nil)
+	require.Equal(t, http.StatusAccepted, code, string(body))
+	code, body = ts.do(t, "PATCH", "/api/v1/namespaces/default/pods/p/status", "application/merge-patch+json", []byte(`{"status":{"phase":"Succeeded"}}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/pods/p", "application/json", []byte(`{"gracePeriodSeconds":0}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	code, _ = ts.do(t, "GET", "/api/v1/namespaces/default/pods/p", "", nil)
+	assert.Equal(t, http.StatusNotFound, code)
+}
