@@ -58,12 +58,13 @@ type GarbageCollector struct {
 	graph *graph
 	queue *workqueue.Queue[meta.UID]
 
-	running atomic.Bool
-	absent  absentOwners
-	metrics *Metrics
-	mu      sync.Mutex
-	watched map[meta.GroupVersionResource]context.CancelFunc
-	synced  []func() bool
+	running      atomic.Bool
+	absent       absentOwners
+	unknownKinds unknownKinds
+	metrics      *Metrics
+	mu           sync.Mutex
+	watched      map[meta.GroupVersionResource]context.CancelFunc
+	synced       []func() bool
 }
 
 // New checks opts and returns a stopped collector. It fails with
@@ -412,4 +413,32 @@ func (a *absentOwners) add(uid meta.UID) {
 		a.set = map[meta.UID]struct{}{}
 	}
 	a.set[uid] = struct{}{}
+}
+
+// unknownKinds remembers, until a deadline, owner kinds discovery did not
+// know. Safe for concurrent use.
+type unknownKinds struct {
+	mu    sync.Mutex
+	until map[meta.GroupVersionKind]time.Time
+}
+
+func (u *unknownKinds) has(gvk meta.GroupVersionKind, now time.Time) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	t, ok := u.until[gvk]
+	return ok && now.Before(t)
+}
+
+func (u *unknownKinds) add(gvk meta.GroupVersionKind, now time.Time, d time.Duration) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.until == nil {
+		u.until = map[meta.GroupVersionKind]time.Time{}
+	}
+	for k, t := range u.until {
+		if !now.Before(t) {
+			delete(u.until, k) // expired
+		}
+	}
+	u.until[gvk] = now.Add(d)
 }

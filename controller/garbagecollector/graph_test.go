@@ -1,6 +1,8 @@
 package garbagecollector
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,4 +94,17 @@ func TestUnwatchGone(t *testing.T) {
 	_, ok = gc.graph.get("d")
 	assert.True(t, ok, "a group discovery failed for is left alone")
 	assert.Equal(t, 1, gc.queue.Len(), "the dependent is queued for a check")
+}
+
+func TestUnknownKinds(t *testing.T) {
+	var u unknownKinds
+	now := time.Now()
+	alien := meta.GroupVersionKind{Group: "x", Version: "v1", Kind: "Alien"}
+	other := meta.GroupVersionKind{Group: "y", Version: "v1", Kind: "Other"}
+	assert.False(t, u.has(alien, now))
+	u.add(alien, now, time.Second)
+	assert.True(t, u.has(alien, now.Add(500*time.Millisecond)))
+	assert.False(t, u.has(alien, now.Add(time.Second)), "expired")
+	u.add(other, now.Add(2*time.Second), time.Second)
+	assert.Len(t, u.until, 1, "expired entries are dropped")
 }

@@ -135,6 +135,19 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.Ow
 // served, else in the group's preferred one.
 func (gc *GarbageCollector) mappingFor(ctx context.Context, ref meta.OwnerReference) (client.Mapping, error) {
 	gvk := meta.ParseGroupVersion(ref.APIVersion).WithKind(ref.Kind)
+	if gc.unknownKinds.has(gvk, time.Now()) {
+		// A miss refreshes discovery; once per kind and DiscoveryPeriod
+		// is enough.
+		return client.Mapping{}, fmt.Errorf("%w: %s", ErrUnresolvableOwner, gvk)
+	}
+	m, err := gc.resolve(ctx, gvk)
+	if errors.Is(err, ErrUnresolvableOwner) {
+		gc.unknownKinds.add(gvk, time.Now(), gc.opts.DiscoveryPeriod)
+	}
+	return m, err
+}
+
+func (gc *GarbageCollector) resolve(ctx context.Context, gvk meta.GroupVersionKind) (client.Mapping, error) {
 	mapper := gc.opts.Client.RESTMapper()
 	m, err := mapper.ForKind(ctx, gvk)
 	if errors.Is(err, client.ErrNoMatch) && gvk.Version != "" {
