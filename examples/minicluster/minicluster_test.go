@@ -99,5 +99,22 @@ func TestDemo(t *testing.T) {
 	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "get", "service", "svc", "-o", "jsonpath={.spec.clusterIP}").CombinedOutput()
 	require.NoError(t, err, string(got))
 	assert.True(t, strings.HasPrefix(string(got), "10."), "cluster IP from 10.96.0.0/12: %q", got)
+	clusterIP := string(got)
 	assert.Contains(t, out2.String(), "service proxy started")
+
+	// A pod resolves the Service's name through cluster DNS (via the proxy).
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "run", "dnsclient", "--image=orkit.local/hello:v1",
+		"--restart=Never", "--", "resolve", "svc.default.svc.cluster.local").CombinedOutput()
+	require.NoError(t, err, string(got))
+	deadline := time.Now().Add(2 * time.Minute)
+	var logs []byte
+	for time.Now().Before(deadline) {
+		phase, _ := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "get", "pod", "dnsclient", "-o", "jsonpath={.status.phase}").Output()
+		if string(phase) == "Succeeded" || string(phase) == "Failed" {
+			logs, _ = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "logs", "dnsclient").CombinedOutput()
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	assert.Contains(t, string(logs), clusterIP, "the pod resolved the Service through cluster DNS")
 }

@@ -168,6 +168,16 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 		return fmt.Errorf("%s: network: %w", name, err)
 	}
 	c.onStop(func() { c.stopRealNode(n) })
+	gw, err := ensureBridge(n.bridge, subnet)
+	if err != nil {
+		return fmt.Errorf("%s: bridge: %w", name, err)
+	}
+	if i == 1 {
+		// Real nodes share the host's network namespace: one DNS server.
+		if err := c.startDNS(ctx, gw); err != nil {
+			c.step("cluster DNS not started: %v (pods resolve nothing)", err)
+		}
+	}
 	if err := c.startKubelet(ctx, n, stateDir, subnet); err != nil {
 		return err
 	}
@@ -193,7 +203,8 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 		NodeName: n.name, Client: cl, Runtime: n.runtime, Network: n.network,
 		RootDir: filepath.Join(stateDir, "kubelet"), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(),
 		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
-		Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
+		Labels:     map[string]string{"node-role.kubernetes.io/worker": ""},
+		ClusterDNS: []netip.Addr{clusterDNSIP}, ClusterDomain: "cluster.local",
 	})
 	if err != nil {
 		return err
