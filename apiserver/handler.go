@@ -148,24 +148,31 @@ func parseFilter(req *Request) (Filter, error) {
 	return f, nil
 }
 
-func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
+// decodeRequestObject reads the body of a create or update into a new
+// object of the resource's kind, checks its kind and settles its namespace.
+func (s *Server) decodeRequestObject(r *http.Request, req *Request) (meta.Object, error) {
 	res := req.resource
 	body, _, err := readBody(r, "application/json", "application/yaml")
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	obj := res.Type.New()
 	if err := decodeStrict(body, obj, req.Query.Get("fieldValidation") == "Strict"); err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	if err := s.checkKind(obj, res); err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
-	m := obj.GetObjectMeta()
-	if err := setNamespace(m, req.Info.Namespace, res.Type.Namespaced); err != nil {
+	if err := setNamespace(obj.GetObjectMeta(), req.Info.Namespace, res.Type.Namespaced); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
+	res := req.resource
+	obj, err := s.decodeRequestObject(r, req)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
@@ -280,25 +287,12 @@ func isDryRun(q url.Values) bool { return len(q["dryRun"]) > 0 }
 
 func (s *Server) handleUpdate(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	res := req.resource
-	body, _, err := readBody(r, "application/json", "application/yaml")
+	obj, err := s.decodeRequestObject(r, req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	obj := res.Type.New()
-	if err := decodeStrict(body, obj, req.Query.Get("fieldValidation") == "Strict"); err != nil {
-		writeError(w, err)
-		return
-	}
-	if err := s.checkKind(obj, res); err != nil {
-		writeError(w, err)
-		return
-	}
 	m := obj.GetObjectMeta()
-	if err := setNamespace(m, req.Info.Namespace, res.Type.Namespaced); err != nil {
-		writeError(w, err)
-		return
-	}
 	if m.Name != req.Info.Name {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, req.Info.Name)))
 		return
