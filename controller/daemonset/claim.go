@@ -2,12 +2,10 @@ package daemonset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
@@ -26,7 +24,7 @@ func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labe
 		match := sel.Matches(labels.Set(p.Labels))
 		switch {
 		case ref != nil && ref.UID == ds.UID && !match:
-			if err := c.setPodOwners(ctx, p, withoutOwner(p.OwnerReferences, ds.UID)); err != nil {
+			if err := controller.SetOwners(ctx, c.client, p, controller.WithoutOwner(p.OwnerReferences, ds.UID)); err != nil {
 				return nil, err
 			}
 		case ref == nil && match && p.DeletionTimestamp == nil:
@@ -45,7 +43,7 @@ func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labe
 	}
 	for _, p := range adopt {
 		refs := append(append([]meta.OwnerReference(nil), p.OwnerReferences...), ownerRef(ds))
-		if err := c.setPodOwners(ctx, p, refs); err != nil {
+		if err := controller.SetOwners(ctx, c.client, p, refs); err != nil {
 			return nil, err
 		}
 		c.log.Info("adopted pod", "daemonset", ds.Namespace+"/"+ds.Name, "pod", p.Name)
@@ -56,32 +54,6 @@ func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labe
 func ownerRef(ds *apps.DaemonSet) meta.OwnerReference {
 	yes := true
 	return meta.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: &yes, BlockOwnerDeletion: &yes}
-}
-
-func withoutOwner(refs []meta.OwnerReference, uid meta.UID) []meta.OwnerReference {
-	out := []meta.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// setPodOwners replaces pod's ownerReferences, conditional on the
-// version the cache has (a conflict fails the reconcile, which retries
-// on fresh state). A pod that is gone is not an error.
-func (c *Controller) setPodOwners(ctx context.Context, pod *core.Pod, refs []meta.OwnerReference) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": pod.ResourceVersion, "ownerReferences": refs}})
-	if err != nil {
-		return err
-	}
-	_, err = client.For[core.Pod](c.client, pod.Namespace).Patch(ctx, pod.Name, client.MergePatchType, patch)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set owners of pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	return nil
 }
 
 // orphanRequests maps a pod without a controller to the DaemonSets of its

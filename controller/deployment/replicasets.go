@@ -2,8 +2,8 @@ package deployment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/orkit/orkit/controller"
 	"maps"
 	"slices"
 	"strconv"
@@ -36,12 +36,12 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *apps.Deployment, s
 		case ref != nil && ref.UID == d.UID && match:
 			out = append(out, meta.DeepCopy(rs))
 		case ref != nil && ref.UID == d.UID:
-			refs := slices.DeleteFunc(slices.Clone(rs.OwnerReferences), func(o meta.OwnerReference) bool { return o.UID == d.UID })
-			if err := r.patchOwners(ctx, rs, refs); err != nil {
+			refs := controller.WithoutOwner(rs.OwnerReferences, d.UID)
+			if err := controller.SetOwners(ctx, r.client, rs, refs); err != nil {
 				return nil, err
 			}
 		case ref == nil && match && rs.DeletionTimestamp == nil:
-			if err := r.patchOwners(ctx, rs, append(slices.Clone(rs.OwnerReferences), OwnerReference(d))); err != nil {
+			if err := controller.SetOwners(ctx, r.client, rs, append(slices.Clone(rs.OwnerReferences), OwnerReference(d))); err != nil {
 				return nil, err
 			}
 			c := meta.DeepCopy(rs)
@@ -51,18 +51,6 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *apps.Deployment, s
 	}
 	slices.SortFunc(out, byCreation)
 	return out, nil
-}
-
-func (r *Reconciler) patchOwners(ctx context.Context, rs *apps.ReplicaSet, refs []meta.OwnerReference) error {
-	if refs == nil {
-		refs = []meta.OwnerReference{}
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": rs.ResourceVersion, "ownerReferences": refs}})
-	_, err := client.For[apps.ReplicaSet](r.client, rs.Namespace).Patch(ctx, rs.Name, client.MergePatchType, patch)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set owners of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
-	}
-	return nil
 }
 
 // findNewReplicaSet returns the ReplicaSet running d's template (the

@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -120,7 +119,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 		}
 	}
 	for _, p := range release {
-		if err := r.patchOwners(ctx, p, without(p.OwnerReferences, rs.UID)); err != nil {
+		if err := controller.SetOwners(ctx, r.client, p, controller.WithoutOwner(p.OwnerReferences, rs.UID)); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +135,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 		}
 	}
 	for _, p := range adopt {
-		if err := r.patchOwners(ctx, p, append(append([]meta.OwnerReference(nil), p.OwnerReferences...), OwnerReference(rs))); err != nil {
+		if err := controller.SetOwners(ctx, r.client, p, append(append([]meta.OwnerReference(nil), p.OwnerReferences...), OwnerReference(rs))); err != nil {
 			return nil, err
 		}
 		owned = append(owned, p)
@@ -148,32 +147,6 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 		}
 	}
 	return active, nil
-}
-
-func without(refs []meta.OwnerReference, uid meta.UID) []meta.OwnerReference {
-	out := []meta.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// patchOwners sets pod's ownerReferences, conditional on the version the
-// cache has (a conflict retries the reconcile); a pod that is gone is
-// not an error.
-func (r *Reconciler) patchOwners(ctx context.Context, pod *core.Pod, refs []meta.OwnerReference) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": pod.ResourceVersion, "ownerReferences": refs}})
-	if err != nil {
-		return err
-	}
-	_, err = client.For[core.Pod](r.client, pod.Namespace).Patch(ctx, pod.Name, client.MergePatchType, patch)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set owners of pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	return nil
 }
 
 // manage creates or deletes pods so that rs has spec.replicas of them.

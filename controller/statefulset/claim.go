@@ -2,12 +2,10 @@ package statefulset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
@@ -27,7 +25,7 @@ func (c *Controller) claimPods(ctx context.Context, set *apps.StatefulSet, sel l
 		ord, named := ParseOrdinal(set, p.Name)
 		switch {
 		case ref != nil && ref.UID == set.UID && !match:
-			if err := c.setPodOwners(ctx, p, withoutOwner(p.OwnerReferences, set.UID)); err != nil {
+			if err := controller.SetOwners(ctx, c.client, p, controller.WithoutOwner(p.OwnerReferences, set.UID)); err != nil {
 				return nil, err
 			}
 		case ref != nil && ref.UID == set.UID && named:
@@ -48,7 +46,7 @@ func (c *Controller) claimPods(ctx context.Context, set *apps.StatefulSet, sel l
 	}
 	for _, p := range adopt {
 		refs := append(append([]meta.OwnerReference(nil), p.OwnerReferences...), controllerRef(set))
-		if err := c.setPodOwners(ctx, p, refs); err != nil {
+		if err := controller.SetOwners(ctx, c.client, p, refs); err != nil {
 			return nil, err
 		}
 		c.log.Info("adopted pod", "set", set.Namespace+"/"+set.Name, "pod", p.Name)
@@ -56,32 +54,6 @@ func (c *Controller) claimPods(ctx context.Context, set *apps.StatefulSet, sel l
 		out[ord] = p
 	}
 	return out, nil
-}
-
-func withoutOwner(refs []meta.OwnerReference, uid meta.UID) []meta.OwnerReference {
-	out := []meta.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// setPodOwners replaces pod's ownerReferences, conditional on the
-// version the cache has (a conflict fails the reconcile, which retries
-// on fresh state). A pod that is gone is not an error.
-func (c *Controller) setPodOwners(ctx context.Context, pod *core.Pod, refs []meta.OwnerReference) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": pod.ResourceVersion, "ownerReferences": refs}})
-	if err != nil {
-		return err
-	}
-	_, err = client.For[core.Pod](c.client, pod.Namespace).Patch(ctx, pod.Name, client.MergePatchType, patch)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set owners of pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	return nil
 }
 
 // orphanRequests maps a pod without a controller to the sets of its
