@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -19,6 +20,9 @@ import (
 func TestKubectlRollout(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kubectl is required with CI=true: %v", err)
+		}
 		t.Skip("kubectl not installed")
 	}
 	c, kc := setup(t)

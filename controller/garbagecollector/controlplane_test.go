@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 
@@ -31,6 +32,9 @@ func TestAsControllerManager(t *testing.T) {
 func TestKubectlCascade(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kubectl is required with CI=true: %v", err)
+		}
 		t.Skip("kubectl not installed")
 	}
 	cl := testnode.StartCluster(t)

@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ import (
 func TestKubectlRollout(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kubectl is required with CI=true: %v", err)
+		}
 		t.Skip("kubectl not installed")
 	}
 	cl := testnode.StartCluster(t)
