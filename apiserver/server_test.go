@@ -233,17 +233,16 @@ func TestTooManyRequests(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	// Poll until the slot is taken and a second request is refused.
+	// Wait until the holder owns the slot before probing: a probe sent
+	// earlier could itself hold the slot and get the holder refused.
 	deadline := time.Now().Add(10 * time.Second)
-	var resp *http.Response
-	for time.Now().Before(deadline) {
-		resp, err = ts.http.Get(ts.url + "/api/v1/namespaces")
-		require.NoError(t, err)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests {
-			break
-		}
+	for len(ts.srv.inflight) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
 	}
+	require.Equal(t, 1, len(ts.srv.inflight), "the blocked request never took the slot")
+	resp, err := ts.http.Get(ts.url + "/api/v1/namespaces")
+	require.NoError(t, err)
+	resp.Body.Close()
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 	pw.Close()
