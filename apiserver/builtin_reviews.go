@@ -35,7 +35,7 @@ func (s *Server) createAccessReview(ctx context.Context, req *Request, obj meta.
 		}
 		spec, status, user = o.Spec, &o.Status, reviewUser(o.Spec)
 	case *authorization.SelfSubjectRulesReview:
-		return obj, nil // rules are not enumerated; kubectl auth can-i --list shows none
+		return s.createRulesReview(ctx, req, o)
 	default:
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unexpected review %T", obj))
 	}
@@ -57,6 +57,42 @@ func (s *Server) createAccessReview(ctx context.Context, req *Request, obj meta.
 	}
 	obj.GetObjectMeta().CreationTimestamp = meta.Now()
 	return obj, nil
+}
+
+// createRulesReview answers a SelfSubjectRulesReview (`kubectl auth can-i
+// --list`) with the caller's rules in spec.namespace, as kube-apiserver
+// does: from every authorizer of the chain that can list rules, with
+// incomplete set when one cannot (a Node or Webhook authorizer, or an
+// authorizer without authz.RuleResolver) and evaluationError telling why.
+// A review without a namespace is a 400 ("no namespace on request").
+func (s *Server) createRulesReview(ctx context.Context, req *Request, r *authorization.SelfSubjectRulesReview) (meta.Object, error) {
+	if r.Spec.Namespace == "" {
+		return nil, apierrors.NewBadRequest("no namespace on request")
+	}
+	rs := authz.RuleSet{Incomplete: true}
+	var err error
+	if rr, ok := s.cfg.Authorizer.(authz.RuleResolver); ok {
+		rs, err = rr.RulesFor(ctx, req.User, r.Spec.Namespace)
+	} else {
+		err = fmt.Errorf("authorizer %T %w", s.cfg.Authorizer, authz.ErrRulesUnsupported)
+	}
+	r.Status = authorization.SubjectRulesReviewStatus{
+		ResourceRules:    rs.ResourceRules,
+		NonResourceRules: rs.NonResourceRules,
+		Incomplete:       rs.Incomplete,
+	}
+	// Both lists are required in the wire format: empty, never null.
+	if r.Status.ResourceRules == nil {
+		r.Status.ResourceRules = []authorization.ResourceRule{}
+	}
+	if r.Status.NonResourceRules == nil {
+		r.Status.NonResourceRules = []authorization.NonResourceRule{}
+	}
+	if err != nil {
+		r.Status.EvaluationError = err.Error()
+	}
+	r.CreationTimestamp = meta.Now()
+	return r, nil
 }
 
 func reviewUser(spec authorization.SubjectAccessReviewSpec) *authn.User {

@@ -18,6 +18,10 @@ var (
 	// ErrNotFound: a role named by a binding does not exist (returned by
 	// Policy's RBACSource methods).
 	ErrNotFound = errors.New("not found")
+	// ErrRulesUnsupported: an authorizer cannot list a user's rules (Node
+	// for nodes, Webhook); the RuleSet is then Incomplete. The error that
+	// wraps it names the authorizer.
+	ErrRulesUnsupported = errors.New("does not support user rule resolution")
 )
 
 // LineError reports a malformed line of a policy file. It wraps
