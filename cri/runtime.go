@@ -89,6 +89,14 @@ type ContainerManager interface {
 	// ErrNotFound; ErrFailedPrecondition when the container is not
 	// running. Output beyond MaxExecOutput per stream is dropped.
 	ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (ExecResult, error)
+	// Exec runs req.Cmd in the running container with req's streams
+	// attached (kubectl exec) and returns its exit code once the process
+	// has exited and all its output has been written. A non-zero exit
+	// code is not an error. When ctx ends first the process is killed and
+	// ctx's error returned. ErrInvalidArgument (empty command);
+	// ErrNotFound; ErrFailedPrecondition when the container is not
+	// running.
+	Exec(ctx context.Context, id string, req ExecRequest) (exitCode int32, err error)
 }
 
 // MaxExecOutput is the most ExecSync keeps of each of stdout and stderr

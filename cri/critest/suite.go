@@ -35,6 +35,7 @@ func Run(t *testing.T, h Harness) {
 		{"CreateContainerErrors", testCreateContainerErrors},
 		{"ListFilters", testListFilters},
 		{"ExecSync", testExecSync},
+		{"Exec", testExec},
 		{"StopAndRemoveSandboxWithContainers", testStopAndRemoveSandbox},
 		{"UpdateContainerResources", testUpdateResources},
 		{"Images", testImages},

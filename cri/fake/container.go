@@ -283,18 +283,10 @@ func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout
 	if len(cmd) == 0 {
 		return cri.ExecResult{}, fmt.Errorf("exec in container %q: empty command: %w", id, cri.ErrInvalidArgument)
 	}
-	r.mu.Lock()
-	c, ok := r.containers[id]
-	if !ok {
-		r.mu.Unlock()
-		return cri.ExecResult{}, fmt.Errorf("exec in container %q: %w", id, cri.ErrNotFound)
+	cfg, err := r.execConfig(id)
+	if err != nil {
+		return cri.ExecResult{}, err
 	}
-	if c.status.State != cri.ContainerRunning {
-		r.mu.Unlock()
-		return cri.ExecResult{}, fmt.Errorf("exec in container %q: it is %s: %w", id, c.status.State, cri.ErrFailedPrecondition)
-	}
-	cfg := c.cfg
-	r.mu.Unlock()
 	res, err := r.opts.exec(ctx, cfg, slices.Clone(cmd), timeout)
 	if err != nil {
 		return cri.ExecResult{}, fmt.Errorf("exec in container %q: %w", id, err)
@@ -302,6 +294,21 @@ func (r *Runtime) ExecSync(ctx context.Context, id string, cmd []string, timeout
 	res.Stdout = capOutput(res.Stdout)
 	res.Stderr = capOutput(res.Stderr)
 	return res, nil
+}
+
+// execConfig returns the configuration of running container id, or
+// ErrNotFound / ErrFailedPrecondition.
+func (r *Runtime) execConfig(id string) (cri.ContainerConfig, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.containers[id]
+	if !ok {
+		return cri.ContainerConfig{}, fmt.Errorf("exec in container %q: %w", id, cri.ErrNotFound)
+	}
+	if c.status.State != cri.ContainerRunning {
+		return cri.ContainerConfig{}, fmt.Errorf("exec in container %q: it is %s: %w", id, c.status.State, cri.ErrFailedPrecondition)
+	}
+	return c.cfg, nil
 }
 
 func capOutput(b []byte) []byte {

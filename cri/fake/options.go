@@ -20,7 +20,7 @@ const (
 var methods = []string{
 	"RunPodSandbox", "StopPodSandbox", "RemovePodSandbox", "PodSandboxStatus", "ListPodSandbox",
 	"UpdatePodSandboxNetwork", "CreateContainer", "StartContainer", "StopContainer", "RemoveContainer",
-	"ListContainers", "ContainerStatus", "UpdateContainerResources", "ExecSync", "PullImage",
+	"ListContainers", "ContainerStatus", "UpdateContainerResources", "ExecSync", "Exec", "PullImage",
 	"ImageStatus", "ListImages", "RemoveImage", "ImportImage", "Version", "Status",
 }
 

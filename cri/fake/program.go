@@ -15,7 +15,7 @@ import (
 var helloSubcommands = map[string]bool{
 	"serve": true, "wget": true, "cat": true, "write": true, "sleep": true, "sleep-ignore-term": true,
 	"exit": true, "env": true, "ls": true, "resolve": true, "echo": true, "echo-err": true, "print": true,
-	"alloc": true,
+	"alloc": true, "ttysize": true,
 }
 
 // helloArgv splits a command line as the hello tool dispatches it: the

@@ -12,7 +12,7 @@
 // Subcommands, chosen by argv[1] or by the basename of argv[0]:
 //
 //	wget URL              print the body; exit 1 on failure or a non-2xx status
-//	cat FILE              print the file
+//	cat FILE              print the file ("-": copy stdin to stdout until EOF)
 //	write FILE TEXT       write TEXT to FILE
 //	sleep DURATION        sleep (SIGTERM ends it with code 0)
 //	sleep-ignore-term D   sleep D, ignoring SIGTERM
@@ -24,6 +24,7 @@
 //	echo-err ARGS...      print ARGS on stderr
 //	print TEXT            print TEXT with no newline
 //	alloc MIB             allocate and touch MIB MiB, then sleep
+//	ttysize               for each line on stdin print stdin's terminal size "ROWS COLS" (until "q")
 package main
 
 import (
@@ -115,4 +116,5 @@ var commands = map[string]command{
 	"echo-err":          {0, "ARGS...", cmdEchoErr},
 	"print":             {1, "TEXT", cmdPrint},
 	"alloc":             {1, "MIB", cmdAlloc},
+	"ttysize":           {0, "", cmdTTYSize},
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func fail(stderr io.Writer, format string, a ...any) int {
@@ -37,9 +40,12 @@ func cmdWget(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCat(args []string, stdout, stderr io.Writer) int {
-	f, err := os.Open(args[0])
-	if err != nil {
-		return fail(stderr, "cat: %v", err)
+	var f io.ReadCloser = os.Stdin
+	if args[0] != "-" {
+		var err error
+		if f, err = os.Open(args[0]); err != nil {
+			return fail(stderr, "cat: %v", err)
+		}
 	}
 	defer f.Close()
 	if _, err := io.Copy(stdout, f); err != nil {
@@ -156,4 +162,18 @@ func cmdAlloc(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "allocated %d MiB\n", len(chunks))
 	return cmdSleep([]string{"1h"}, stdout, stderr)
+}
+
+// cmdTTYSize answers each line read from stdin with stdin's terminal size
+// (exec resize tests), until EOF or a line "q".
+func cmdTTYSize(_ []string, stdout, stderr io.Writer) int {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() && sc.Text() != "q" {
+		ws, err := unix.IoctlGetWinsize(int(os.Stdin.Fd()), unix.TIOCGWINSZ)
+		if err != nil {
+			return fail(stderr, "ttysize: %v", err)
+		}
+		fmt.Fprintf(stdout, "%d %d\n", ws.Row, ws.Col)
+	}
+	return 0
 }
