@@ -30,6 +30,7 @@ type CycleState struct {
 	// skipScore lists priorities whose PreScore returned Skip.
 	skipScore map[string]bool
 	snapshot  *Snapshot
+	ns        Namespaces
 	podInfo   *PodInfo
 	filters   []Predicate // the cycle's predicates, minus those skipped
 }
@@ -50,6 +51,19 @@ func (c *CycleState) PodInfoFor(pod *core.Pod) *PodInfo {
 // SetSnapshot records the snapshot the cycle reads; the scheduler sets it
 // before PreFilter.
 func (c *CycleState) SetSnapshot(s *Snapshot) { c.snapshot = s }
+
+// SetNamespaces records the namespaces (and their labels) the cycle's
+// affinity terms are matched against; the scheduler sets it before
+// PreFilter.
+func (c *CycleState) SetNamespaces(ns Namespaces) { c.ns = ns }
+
+// Namespaces returns what SetNamespaces recorded, nil if nothing.
+func (c *CycleState) Namespaces() Namespaces {
+	if c == nil {
+		return nil
+	}
+	return c.ns
+}
 
 // Snapshot returns the snapshot of the cycle (nil if none was set).
 // Plugins read it in PreFilter, Filter, PreScore, Score, PostFilter and
@@ -134,7 +148,7 @@ func (c *CycleState) Clone() *CycleState {
 	for i, e := range src {
 		m[i] = stateEntry{e.key, e.val.Clone()}
 	}
-	n := &CycleState{snapshot: c.snapshot, podInfo: c.podInfo, filters: c.filters}
+	n := &CycleState{snapshot: c.snapshot, ns: c.ns, podInfo: c.podInfo, filters: c.filters}
 	n.data.Store(&m)
 	if c.skipScore != nil {
 		n.skipScore = make(map[string]bool, len(c.skipScore))

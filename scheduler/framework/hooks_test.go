@@ -215,9 +215,51 @@ func TestAffinityTerms(t *testing.T) {
 		q.Namespace, q.Labels = ns, map[string]string{"app": "db"}
 		return q
 	}
-	assert.True(t, pi.RequiredAntiAffinity[0].Matches(db("a")))
-	assert.False(t, pi.RequiredAntiAffinity[0].Matches(db("b")), "own namespace by default")
-	assert.True(t, pi.RequiredAntiAffinity[1].Matches(db("b")))
-	assert.True(t, pi.RequiredAntiAffinity[2].Matches(db("zzz")), "namespaceSelector: all")
+	assert.True(t, pi.RequiredAntiAffinity[0].Matches(db("a"), nil))
+	assert.False(t, pi.RequiredAntiAffinity[0].Matches(db("b"), nil), "own namespace by default")
+	assert.True(t, pi.RequiredAntiAffinity[1].Matches(db("b"), nil))
+	assert.True(t, pi.RequiredAntiAffinity[2].Matches(db("zzz"), nil), "namespaceSelector: all")
 	assert.True(t, pi.HasAffinity())
+}
+
+func TestAffinityNamespaceSelector(t *testing.T) {
+	nss := framework.StaticNamespaces{"prod-a": {"env": "prod"}, "prod-b": {"env": "prod"}, "dev": {"env": "dev"}}
+	db := func(ns string) *core.Pod {
+		q := pod("db", "", "")
+		q.Namespace, q.Labels = ns, map[string]string{"app": "db"}
+		return q
+	}
+	sel := &meta.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+	prod := &meta.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+	tests := []struct {
+		name  string
+		term  core.PodAffinityTerm
+		match map[string]bool // namespace of the db pod → selected
+	}{
+		{"selector only", core.PodAffinityTerm{TopologyKey: "zone", LabelSelector: sel, NamespaceSelector: prod},
+			map[string]bool{"prod-a": true, "prod-b": true, "dev": false, "own": false}},
+		{"selector and names are a union", core.PodAffinityTerm{TopologyKey: "zone", LabelSelector: sel, NamespaceSelector: prod, Namespaces: []string{"dev"}},
+			map[string]bool{"prod-a": true, "dev": true, "own": false}},
+		{"empty selector is every namespace", core.PodAffinityTerm{TopologyKey: "zone", LabelSelector: sel, NamespaceSelector: &meta.LabelSelector{}},
+			map[string]bool{"prod-a": true, "dev": true, "own": true, "unknown": true}},
+		{"no selector, no names: own namespace", core.PodAffinityTerm{TopologyKey: "zone", LabelSelector: sel},
+			map[string]bool{"own": true, "prod-a": false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			term, err := framework.NewAffinityTerm("own", &tc.term)
+			require.NoError(t, err)
+			resolved := term.Resolved(nss)
+			for ns, want := range tc.match {
+				// An existing pod's term is matched with the namespace's labels;
+				// the pod being scheduled has its terms resolved to names.
+				assert.Equal(t, want, term.Matches(db(ns), nss.Labels(ns)), "by labels: %s", ns)
+				assert.Equal(t, want, resolved.Matches(db(ns), nil), "resolved: %s", ns)
+			}
+		})
+	}
+	_, err := framework.NewAffinityTerm("own", &core.PodAffinityTerm{TopologyKey: "zone", LabelSelector: sel,
+		NamespaceSelector: &meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "env", Operator: "Nope"}}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "namespaceSelector")
 }

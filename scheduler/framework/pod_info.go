@@ -8,13 +8,19 @@ import (
 )
 
 // AffinityTerm is a parsed PodAffinityTerm: the pods it selects (by label
-// selector and namespace) and the topology key whose domains count as
-// "together". Immutable once built; safe for concurrent use.
+// selector, and by namespace name or namespace labels) and the topology
+// key whose domains count as "together". Immutable once built; safe for
+// concurrent use.
 type AffinityTerm struct {
-	Selector    labels.Selector
-	Namespaces  map[string]struct{}
-	AllNSpaces  bool
-	TopologyKey string
+	Selector labels.Selector
+	// Namespaces holds the namespaces named by the term (the pod's own
+	// when it names none and has no namespaceSelector).
+	Namespaces map[string]struct{}
+	// NamespaceSelector selects further namespaces by their labels; nil
+	// when the term has none, Everything for an empty one ({}: every
+	// namespace).
+	NamespaceSelector labels.Selector
+	TopologyKey       string
 }
 
 // WeightedAffinityTerm is a preferred AffinityTerm with its weight.
@@ -23,36 +29,58 @@ type WeightedAffinityTerm struct {
 	Weight int32
 }
 
-// Matches reports whether pod is selected by the term.
-func (t *AffinityTerm) Matches(pod *core.Pod) bool {
-	if !t.AllNSpaces {
-		if _, ok := t.Namespaces[pod.Namespace]; !ok {
+// Matches reports whether pod, whose namespace carries nsLabels, is
+// selected by the term.
+func (t *AffinityTerm) Matches(pod *core.Pod, nsLabels labels.Set) bool {
+	if _, ok := t.Namespaces[pod.Namespace]; !ok {
+		if t.NamespaceSelector == nil || !t.NamespaceSelector.Matches(nsLabels) {
 			return false
 		}
 	}
 	return t.Selector.Matches(labels.Set(pod.Labels))
 }
 
+// Resolved returns the term with its namespaceSelector turned into
+// namespace names through ns, as kube-scheduler does for the pod being
+// scheduled, so it can be matched against pods of any namespace without
+// their namespaces' labels. An empty selector (every namespace) and a
+// term without one are returned as they are.
+func (t AffinityTerm) Resolved(ns Namespaces) AffinityTerm {
+	if t.NamespaceSelector == nil || t.NamespaceSelector.Empty() {
+		return t
+	}
+	merged := make(map[string]struct{}, len(t.Namespaces))
+	for n := range t.Namespaces {
+		merged[n] = struct{}{}
+	}
+	if ns != nil {
+		for _, n := range ns.Matching(t.NamespaceSelector) {
+			merged[n] = struct{}{}
+		}
+	}
+	t.Namespaces, t.NamespaceSelector = merged, nil
+	return t
+}
+
 // NewAffinityTerm parses term for a pod in namespace ns: no namespaces and
 // no namespaceSelector means ns; an empty namespaceSelector means every
-// namespace (a non-empty one is treated as every namespace too, since the
-// scheduler keeps no namespace labels). A nil labelSelector selects
-// nothing. The error wraps the selector's parse error.
+// namespace. A nil labelSelector selects nothing. The error wraps the
+// selector's parse error.
 func NewAffinityTerm(ns string, term *core.PodAffinityTerm) (AffinityTerm, error) {
 	sel, err := labels.SelectorFromLabelSelector(term.LabelSelector)
 	if err != nil {
 		return AffinityTerm{}, fmt.Errorf("affinity term (topologyKey %q): %w", term.TopologyKey, err)
 	}
-	t := AffinityTerm{Selector: sel, TopologyKey: term.TopologyKey}
+	t := AffinityTerm{Selector: sel, TopologyKey: term.TopologyKey, Namespaces: map[string]struct{}{}}
 	if term.NamespaceSelector != nil {
-		t.AllNSpaces = true
-		return t, nil
+		if t.NamespaceSelector, err = labels.SelectorFromLabelSelector(term.NamespaceSelector); err != nil {
+			return AffinityTerm{}, fmt.Errorf("affinity term (topologyKey %q) namespaceSelector: %w", term.TopologyKey, err)
+		}
 	}
-	t.Namespaces = map[string]struct{}{}
 	for _, n := range term.Namespaces {
 		t.Namespaces[n] = struct{}{}
 	}
-	if len(t.Namespaces) == 0 {
+	if len(t.Namespaces) == 0 && term.NamespaceSelector == nil {
 		t.Namespaces[ns] = struct{}{}
 	}
 	return t, nil
@@ -94,6 +122,55 @@ func NewPodInfo(pod *core.Pod) *PodInfo {
 		pi.PreferredAntiAffinity = pi.weighted(a.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	return pi
+}
+
+// Resolved returns pi with the namespaceSelectors of its own terms turned
+// into namespace names through ns (see AffinityTerm.Resolved), or pi
+// itself when no term has a non-empty namespaceSelector. The copy shares
+// everything else with pi.
+func (pi *PodInfo) Resolved(ns Namespaces) *PodInfo {
+	if !needsResolving(pi.RequiredAffinity) && !needsResolving(pi.RequiredAntiAffinity) &&
+		!needsResolvingWeighted(pi.PreferredAffinity) && !needsResolvingWeighted(pi.PreferredAntiAffinity) {
+		return pi
+	}
+	out := *pi
+	resolve := func(in []AffinityTerm) []AffinityTerm {
+		r := make([]AffinityTerm, len(in))
+		for i := range in {
+			r[i] = in[i].Resolved(ns)
+		}
+		return r
+	}
+	resolveWeighted := func(in []WeightedAffinityTerm) []WeightedAffinityTerm {
+		r := make([]WeightedAffinityTerm, len(in))
+		for i := range in {
+			r[i] = WeightedAffinityTerm{in[i].AffinityTerm.Resolved(ns), in[i].Weight}
+		}
+		return r
+	}
+	out.RequiredAffinity = resolve(pi.RequiredAffinity)
+	out.RequiredAntiAffinity = resolve(pi.RequiredAntiAffinity)
+	out.PreferredAffinity = resolveWeighted(pi.PreferredAffinity)
+	out.PreferredAntiAffinity = resolveWeighted(pi.PreferredAntiAffinity)
+	return &out
+}
+
+func needsResolving(terms []AffinityTerm) bool {
+	for i := range terms {
+		if sel := terms[i].NamespaceSelector; sel != nil && !sel.Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+func needsResolvingWeighted(terms []WeightedAffinityTerm) bool {
+	for i := range terms {
+		if sel := terms[i].NamespaceSelector; sel != nil && !sel.Empty() {
+			return true
+		}
+	}
+	return false
 }
 
 func (pi *PodInfo) terms(in []core.PodAffinityTerm) []AffinityTerm {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/scheduler/framework"
 )
 
@@ -51,14 +52,14 @@ func (s *affinityState) Clone() framework.StateData { return s }
 // required terms and the existing pods' anti-affinity terms touch; Skip
 // when there is nothing to check.
 func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *core.Pod) *framework.Status {
-	pi := state.PodInfoFor(pod)
+	pi := state.PodInfoFor(pod).Resolved(state.Namespaces())
 	if pi.ParseErr != nil {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInvalidAffinity+": "+pi.ParseErr.Error())
 	}
 	s := &affinityState{pod: pi}
 	snap := state.Snapshot()
 	if snap != nil {
-		s.existingAnti = countExistingAnti(pod, snap.HavePodsWithRequiredAntiAffinityList())
+		s.existingAnti = countExistingAnti(pod, namespaceLabels(state, pod), snap.HavePodsWithRequiredAntiAffinityList())
 		if len(pi.RequiredAffinity)+len(pi.RequiredAntiAffinity) > 0 {
 			s.affinity, s.anti = countRequired(pi, snap.List())
 		}
@@ -70,14 +71,25 @@ func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState
 	return nil
 }
 
-func countExistingAnti(pod *core.Pod, nodes []*framework.NodeInfo) DomainCounts {
+// namespaceLabels returns the labels of pod's namespace, which existing
+// pods' terms with a namespaceSelector are matched against.
+func namespaceLabels(state *framework.CycleState, pod *core.Pod) labels.Set {
+	if ns := state.Namespaces(); ns != nil {
+		return ns.Labels(pod.Namespace)
+	}
+	return nil
+}
+
+// countExistingAnti counts the domains where existing pods' required
+// anti-affinity selects pod (whose namespace has nsLabels).
+func countExistingAnti(pod *core.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo) DomainCounts {
 	var c DomainCounts
 	for _, ni := range nodes {
 		for _, ep := range ni.PodsWithRequiredAntiAffinity {
 			for i := range ep.RequiredAntiAffinity {
 				t := &ep.RequiredAntiAffinity[i]
 				v, ok := ni.Node().Labels[t.TopologyKey]
-				if ok && t.Matches(pod) {
+				if ok && t.Matches(pod, nsLabels) {
 					if c == nil {
 						c = DomainCounts{}
 					}
@@ -103,7 +115,7 @@ func countRequired(pi *framework.PodInfo, nodes []*framework.NodeInfo) (aff, ant
 			}
 			for i := range pi.RequiredAntiAffinity {
 				t := &pi.RequiredAntiAffinity[i]
-				if v, ok := lbls[t.TopologyKey]; ok && t.Matches(ep.Pod) {
+				if v, ok := lbls[t.TopologyKey]; ok && t.Matches(ep.Pod, nil) {
 					anti[Domain{t.TopologyKey, v}]++
 				}
 			}
@@ -112,12 +124,14 @@ func countRequired(pi *framework.PodInfo, nodes []*framework.NodeInfo) (aff, ant
 	return aff, anti
 }
 
+// matchesAll reports whether pod matches every one of terms, which are
+// resolved (their namespaceSelectors turned into names).
 func matchesAll(terms []framework.AffinityTerm, pod *core.Pod) bool {
 	if len(terms) == 0 {
 		return false
 	}
 	for i := range terms {
-		if !terms[i].Matches(pod) {
+		if !terms[i].Matches(pod, nil) {
 			return false
 		}
 	}
@@ -189,7 +203,7 @@ func (s affinityScores) Clone() framework.StateData { return s }
 // the pod (anti-affinity subtracts). Skip when nothing applies.
 func (InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *core.Pod, _ []*framework.NodeInfo) *framework.Status {
 	snap := state.Snapshot()
-	pi := state.PodInfoFor(pod)
+	pi := state.PodInfoFor(pod).Resolved(state.Namespaces())
 	hasOwn := len(pi.PreferredAffinity)+len(pi.PreferredAntiAffinity) > 0
 	if snap == nil || (!hasOwn && len(snap.HavePodsWithAffinityList()) == 0) {
 		return framework.NewStatus(framework.Skip)
@@ -198,29 +212,31 @@ func (InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState,
 	if hasOwn {
 		nodes = snap.List()
 	}
-	scores := affinityScores{}
+	scores, nsLabels := affinityScores{}, namespaceLabels(state, pod)
 	for _, ni := range nodes {
 		for _, ep := range ni.Pods {
-			addPreferred(scores, ni.Node(), pi, ep)
+			addPreferred(scores, ni.Node(), pi, ep, nsLabels)
 		}
 	}
 	state.Write(affinityScoreKey, scores)
 	return nil
 }
 
-func addPreferred(scores affinityScores, node *core.Node, pi, ep *framework.PodInfo) {
-	add := func(terms []framework.WeightedAffinityTerm, target *core.Pod, sign int64) {
+// addPreferred adds to scores the preferred terms of pi (resolved) that
+// select ep and those of ep that select pi, whose namespace has nsLabels.
+func addPreferred(scores affinityScores, node *core.Node, pi, ep *framework.PodInfo, nsLabels labels.Set) {
+	add := func(terms []framework.WeightedAffinityTerm, target *core.Pod, targetNS labels.Set, sign int64) {
 		for i := range terms {
 			t := &terms[i]
-			if v, ok := node.Labels[t.TopologyKey]; ok && t.Matches(target) {
+			if v, ok := node.Labels[t.TopologyKey]; ok && t.Matches(target, targetNS) {
 				scores[Domain{t.TopologyKey, v}] += sign * int64(t.Weight)
 			}
 		}
 	}
-	add(pi.PreferredAffinity, ep.Pod, 1)
-	add(pi.PreferredAntiAffinity, ep.Pod, -1)
-	add(ep.PreferredAffinity, pi.Pod, 1)
-	add(ep.PreferredAntiAffinity, pi.Pod, -1)
+	add(pi.PreferredAffinity, ep.Pod, nil, 1)
+	add(pi.PreferredAntiAffinity, ep.Pod, nil, -1)
+	add(ep.PreferredAffinity, pi.Pod, nsLabels, 1)
+	add(ep.PreferredAntiAffinity, pi.Pod, nsLabels, -1)
 }
 
 // Score implements framework.Priority: the sum over the node's labels of
