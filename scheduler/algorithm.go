@@ -62,6 +62,7 @@ type algorithm struct {
 	parallelism int
 	extenders   []*Extender
 	nominator   Nominator
+	namespaces  framework.Namespaces // for affinity namespaceSelectors; may be nil
 	nextStart   int
 	rng         *rand.Rand
 	statusBuf   []*framework.Status   // reused by findNodesThatFit
@@ -79,6 +80,7 @@ func (a *algorithm) schedule(ctx context.Context, fwk *framework.Framework, stat
 		return ScheduleResult{}, ErrNoNodes
 	}
 	state.SetSnapshot(snap)
+	state.SetNamespaces(a.namespaces)
 	if s := fwk.RunPreFilter(ctx, state, pod); !s.IsSuccess() {
 		if s.Code() == framework.Error {
 			return ScheduleResult{}, s.Err()

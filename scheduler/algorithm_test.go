@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
 	"github.com/orkit/orkit/scheduler/internal/simcluster"
@@ -106,4 +107,51 @@ func ExampleSimulator() {
 	}
 	fmt.Printf("%d of %d pods fit\n", placed, len(pods))
 	// Output: 64 of 200 pods fit
+}
+
+// TestSimulatorAffinityNamespaceSelector checks both directions of a
+// namespaceSelector: the scheduled pod's own anti-affinity (resolved to
+// namespace names) and an existing pod's anti-affinity (matched against
+// the labels of the scheduled pod's namespace).
+func TestSimulatorAffinityNamespaceSelector(t *testing.T) {
+	nss := framework.StaticNamespaces{"prod": {"env": "prod"}, "web": {"team": "web"}}
+	antiTo := func(app string, nsSel map[string]string) *core.Affinity {
+		return &core.Affinity{PodAntiAffinity: &core.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []core.PodAffinityTerm{{
+				TopologyKey:       core.LabelTopologyZone,
+				LabelSelector:     &meta.LabelSelector{MatchLabels: map[string]string{"app": app}},
+				NamespaceSelector: &meta.LabelSelector{MatchLabels: nsSel}}}}}
+	}
+	tests := []struct {
+		name            string
+		dbAnti, webAnti *core.Affinity
+		fits            bool
+	}{
+		{"no terms", nil, nil, true},
+		{"web avoids db in env=prod namespaces", nil, antiTo("db", map[string]string{"env": "prod"}), false},
+		{"web avoids db in env=dev namespaces only", nil, antiTo("db", map[string]string{"env": "dev"}), true},
+		{"db avoids web in team=web namespaces", antiTo("web", map[string]string{"team": "web"}), nil, false},
+		{"db avoids web in team=api namespaces only", antiTo("web", map[string]string{"team": "api"}), nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			node := simcluster.Node("n0", "a", "4", "8Gi")
+			db := simcluster.Pod("db", "", "")
+			db.Namespace, db.Labels, db.Spec.NodeName, db.Spec.Affinity = "prod", map[string]string{"app": "db"}, "n0", tc.dbAnti
+			web := simcluster.Pod("web", "", "")
+			web.Namespace, web.Labels, web.Spec.Affinity = "web", map[string]string{"app": "web"}, tc.webAnti
+			sim, err := scheduler.NewSimulator(nil)
+			require.NoError(t, err)
+			sim.SetNamespaces(nss)
+			got, err := sim.ScheduleOne(context.Background(), framework.NewSnapshot([]*core.Node{node}, []*core.Pod{db}), web)
+			if tc.fits {
+				require.NoError(t, err)
+				assert.Equal(t, "n0", got)
+				return
+			}
+			var fe *scheduler.FitError
+			require.ErrorAs(t, err, &fe)
+			assert.Contains(t, fe.Error(), "anti-affinity")
+		})
+	}
 }

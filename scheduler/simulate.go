@@ -40,6 +40,12 @@ func NewSimulator(profiles []framework.Profile, extenders ...*Extender) (*Simula
 	return &Simulator{profiles: fwks, algo: newAlgorithm(runtime.GOMAXPROCS(0), extenders, nil)}, nil
 }
 
+// SetNamespaces gives the simulation the namespaces and their labels,
+// which affinity terms with a namespaceSelector select by; without it
+// only an empty namespaceSelector (every namespace) selects anything.
+// Call it before scheduling, not concurrently with it.
+func (s *Simulator) SetNamespaces(ns framework.Namespaces) { s.algo.namespaces = ns }
+
 // Schedule places pods one after the other, in the order given, into
 // snap: each placed pod is added to snap (which is modified) so later
 // pods see it. Pods that do not fit are left out and reported. It stops
