@@ -9,6 +9,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/rbac"
+	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/apiserver/authz"
 )
 
@@ -16,7 +17,8 @@ import (
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Bootstrap creates what a fresh cluster needs and leaves what exists
-// alone: the system namespaces and the RBAC bootstrap policy. It writes
+// alone: the system namespaces, the RBAC bootstrap policy and (when
+// PriorityClasses are served) the system PriorityClasses. It writes
 // through storage, past admission, as the server's own identity.
 func (s *Server) Bootstrap(ctx context.Context) error {
 	for _, ns := range SystemNamespaces {
@@ -44,6 +46,14 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	for _, b := range p.RoleBindings {
 		if err := s.createIfMissing(ctx, rbacGVR("rolebindings"), b); err != nil {
 			return err
+		}
+	}
+	pcs := meta.GroupVersionResource{Group: scheduling.GroupName, Version: scheduling.Version, Resource: "priorityclasses"}
+	if _, ok := s.lookup(pcs); ok {
+		for _, pc := range scheduling.SystemPriorityClasses() {
+			if err := s.createIfMissing(ctx, pcs, pc); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

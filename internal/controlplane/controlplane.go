@@ -1,9 +1,3 @@
-// Package controlplane assembles the store, the PKI and the API server
-// into a running control plane in one data directory. The minicluster and
-// the integration tests start the control plane through it, so both run
-// the same wiring: x509 and token authentication, the Masters, Node and
-// RBAC authorizers, the admission chain, initializers and the bootstrap
-// objects.
 package controlplane
 
 import (
@@ -20,8 +14,6 @@ import (
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/apiserver"
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/internal/pki"
 	"github.com/orkit/orkit/store/bbolt"
@@ -33,8 +25,12 @@ type Config struct {
 	DataDir string
 	// Listen is the API server address; default 127.0.0.1:6443.
 	Listen string
-	// TokenFile, when set, enables static bearer tokens (Kubernetes CSV).
+	// TokenFile (--token-auth-file), when set, enables static bearer
+	// tokens (Kubernetes CSV: token,user,uid,"group1,group2").
 	TokenFile string
+	// Auth chooses the other authenticators and the authorizers; the zero
+	// value is x509 (and TokenFile) with Node and RBAC. See AuthConfig.
+	Auth AuthConfig
 	// Admission builds the admission chain for the server; nil means
 	// DefaultAdmission. Start from DefaultAdmission to add plugins and
 	// choose their order.
@@ -115,17 +111,13 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		return err
 	}
 	sch := api.NewScheme()
-	auths := []authn.Authenticator{authn.X509(cp.CA.Pool())}
-	if cfg.TokenFile != "" {
-		ta, err := authn.TokenFile(cfg.TokenFile)
-		if err != nil {
-			return fmt.Errorf("controlplane: %w", err)
-		}
-		auths = append(auths, ta)
+	authenticator, err := cfg.authenticator(cp.CA.Pool())
+	if err != nil {
+		return err
 	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
-		Authenticator: authn.Union(false, auths...), Logger: cfg.Logger,
+		Authenticator: authenticator, Logger: cfg.Logger,
 		WatchHistory: cfg.WatchHistory,
 	})
 	if err != nil {
@@ -139,8 +131,12 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err := srv.RegisterScheme(sch); err != nil {
 		return err
 	}
+	authorizer, err := cfg.authorizer(srv)
+	if err != nil {
+		return err
+	}
 	srv.SetAdmission(cfg.Admission(srv))
-	srv.SetAuthorizer(authz.Chain(authz.Masters(), authz.Node(srv.NodeGraph()), authz.RBAC(srv.RBACSource())))
+	srv.SetAuthorizer(authorizer)
 	if err := srv.EnableInitializers(); err != nil {
 		return err
 	}
@@ -168,19 +164,27 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 }
 
 // DefaultAdmission returns the built-in admission chain for srv, in
-// order: LimitRanger defaults, then NamespaceLifecycle, NodeRestriction,
-// LimitRanger limits and ResourceQuota (last, because it charges usage
-// when it admits). SecurityContextDeny and Privileged exist but are off,
-// as in Kubernetes' defaults; add them to the chain to use them.
+// Kubernetes' order: the mutating phase runs LimitRanger defaults then
+// Priority (a pod's priority from its PriorityClass); the validating phase
+// runs NamespaceLifecycle, NodeRestriction, LimitRanger limits, Priority
+// (one default PriorityClass) and ResourceQuota (last, because it charges
+// usage when it admits). SecurityContextDeny and Privileged exist but are
+// off, as in Kubernetes' defaults; add them to the chain to use them.
+//
+// The scheduler still resolves priorityClassName for a pod that reaches
+// it without spec.priority (one written past admission); with Priority in
+// the chain every pod created through the API has it.
 func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
 	src := srv.AdmissionSources()
 	lr := admission.NewLimitRanger(src)
+	prio := admission.NewPriority(priorityClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{lr},
+		Mutators: []admission.Mutator{lr, prio},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(),
 			lr,
+			prio,
 			admission.NewResourceQuota(src),
 		},
 	}
