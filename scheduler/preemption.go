@@ -166,18 +166,27 @@ func prioritySum(pods []*core.Pod) int64 {
 
 // SelectVictims returns the smallest set of lower-priority pods on ni
 // (greedy: most important re-added first) whose removal lets pod pass
-// the predicates, or false when removing all of them is not enough.
+// the predicates, or false when removing all of them is not enough. It
+// works on copies of ni and of state, telling the predicates that count
+// pods cluster-wide (inter-pod affinity, topology spread) about each pod
+// it removes and re-adds, so their counts match the node being tried.
 func (p *Preemption) SelectVictims(ctx context.Context, state *framework.CycleState, pod *core.Pod, ni *framework.NodeInfo) ([]*core.Pod, bool) {
 	prio := framework.PodPriority(pod)
-	c := ni.Clone()
+	c, st := ni.Clone(), state.Clone()
+	remove := func(pi *framework.PodInfo) bool {
+		_ = c.RemovePod(pi.Pod)
+		return p.fwk.RunPreFilterExtensionRemovePod(ctx, st, pod, pi, c).IsSuccess()
+	}
 	var lower []*framework.PodInfo
 	for _, pi := range ni.Pods {
 		if framework.PodPriority(pi.Pod) < prio && !framework.IsTerminating(pi.Pod) {
 			lower = append(lower, pi)
-			_ = c.RemovePod(pi.Pod)
+			if !remove(pi) {
+				return nil, false
+			}
 		}
 	}
-	if len(lower) == 0 || !p.fwk.RunFilter(ctx, state, pod, c).IsSuccess() {
+	if len(lower) == 0 || !p.fwk.RunFilter(ctx, st, pod, c).IsSuccess() {
 		return nil, false
 	}
 	sort.SliceStable(lower, func(i, j int) bool {
@@ -186,10 +195,15 @@ func (p *Preemption) SelectVictims(ctx context.Context, state *framework.CycleSt
 	var victims []*core.Pod
 	for _, pi := range lower {
 		c.AddPod(pi)
-		if p.fwk.RunFilter(ctx, state, pod, c).IsSuccess() {
+		if !p.fwk.RunPreFilterExtensionAddPod(ctx, st, pod, pi, c).IsSuccess() {
+			return nil, false
+		}
+		if p.fwk.RunFilter(ctx, st, pod, c).IsSuccess() {
 			continue // reprieved
 		}
-		_ = c.RemovePod(pi.Pod)
+		if !remove(pi) {
+			return nil, false
+		}
 		victims = append(victims, pi.Pod)
 	}
 	return victims, true

@@ -104,3 +104,38 @@ func TestSelectVictimsReprievesWhatFits(t *testing.T) {
 	}
 	assert.Equal(t, []string{"y", "x"}, names, "z (most important) is reprieved; the two others must go")
 }
+
+// TestPreemptionRecountsAntiAffinity: the only node holds a low-priority
+// pod that the preemptor's required anti-affinity forbids. Removing it
+// must also remove it from the inter-pod affinity counts of PreFilter,
+// or no node ever looks feasible and nothing is preempted.
+func TestPreemptionRecountsAntiAffinity(t *testing.T) {
+	n := simcluster.Node("a", "z", "4", "8Gi")
+	db := bound(simcluster.Pod("db", "100m", ""), "a", 1)
+	db.Labels = map[string]string{"app": "db"}
+	other := bound(simcluster.Pod("other", "100m", ""), "a", 1)
+	ev := &recordingEvictor{}
+	p := scheduler.NewPreemption(ev, 1)
+	prof := plugins.DefaultProfile("")
+	prof.Plugins = []framework.Plugin{p}
+	fwk, err := framework.New(prof)
+	require.NoError(t, err)
+	p.SetFramework(fwk)
+	snap := framework.NewSnapshot([]*core.Node{n}, []*core.Pod{db, other})
+	preemptor := withPriority(simcluster.Pod("high", "100m", ""), 100)
+	preemptor.Spec.Affinity = &core.Affinity{PodAntiAffinity: &core.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []core.PodAffinityTerm{{TopologyKey: core.LabelHostname,
+			LabelSelector: &meta.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}}}
+	state := framework.NewCycleState()
+	state.SetSnapshot(snap)
+	require.Nil(t, fwk.RunPreFilter(context.Background(), state, preemptor))
+	ni, _ := snap.Get("a")
+	st := fwk.RunFilter(context.Background(), state, preemptor, ni)
+	require.False(t, st.IsSuccess(), "db is in the way")
+	node, st := fwk.RunPostFilter(context.Background(), state, preemptor, framework.NodeToStatus{"a": st})
+	require.Nil(t, st)
+	assert.Equal(t, "a", node)
+	assert.Equal(t, []string{"db"}, ev.evicted, "only db goes; other is reprieved")
+	// The cycle's own state is untouched: db still counts there.
+	assert.False(t, fwk.RunFilter(context.Background(), state, preemptor, ni).IsSuccess())
+}

@@ -172,6 +172,30 @@ func (f *Framework) RunPreFilter(ctx context.Context, state *CycleState, pod *co
 	return nil
 }
 
+// RunPreFilterExtensionAddPod tells every predicate of the cycle (those
+// not skipped) that implements PreFilterExtensions that podToAdd now runs
+// on node; the first failure is returned, naming its plugin.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, pod *core.Pod, podToAdd *PodInfo, node *NodeInfo) *Status {
+	return runExtensions(state, func(x PreFilterExtensions) *Status { return x.AddPod(ctx, state, pod, podToAdd, node) })
+}
+
+// RunPreFilterExtensionRemovePod is RunPreFilterExtensionAddPod for a pod
+// taken off node.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, pod *core.Pod, podToRemove *PodInfo, node *NodeInfo) *Status {
+	return runExtensions(state, func(x PreFilterExtensions) *Status { return x.RemovePod(ctx, state, pod, podToRemove, node) })
+}
+
+func runExtensions(state *CycleState, call func(PreFilterExtensions) *Status) *Status {
+	for _, pl := range state.filters {
+		if x, ok := pl.(PreFilterExtensions); ok {
+			if s := call(x); !s.IsSuccess() {
+				return s.WithPlugin(pl.Name())
+			}
+		}
+	}
+	return nil
+}
+
 // RunFilter runs the predicates on one node (those not skipped by their
 // PreFilter when RunPreFilter ran on state) and returns the first
 // rejection, naming its plugin; nil when the pod fits.

@@ -61,6 +61,17 @@ type PreFilter interface {
 	PreFilter(ctx context.Context, state *CycleState, pod *core.Pod) *Status
 }
 
+// PreFilterExtensions is an optional ability of a PreFilter whose state
+// counts pods cluster-wide (inter-pod affinity, topology spread).
+// Preemption evaluates "what if these pods were gone" on a copy of the
+// cycle state and calls RemovePod and AddPod as it takes pods off a node
+// and puts them back, so Filter sees counts that match the node it is
+// given. Both are called only for plugins whose PreFilter did not Skip.
+type PreFilterExtensions interface {
+	AddPod(ctx context.Context, state *CycleState, podToSchedule *core.Pod, podToAdd *PodInfo, node *NodeInfo) *Status
+	RemovePod(ctx context.Context, state *CycleState, podToSchedule *core.Pod, podToRemove *PodInfo, node *NodeInfo) *Status
+}
+
 // PreScore is an optional ability of a Priority: called once per cycle
 // with the feasible nodes before scoring; Skip means the priority has
 // nothing to say for this pod and its Score calls are skipped.

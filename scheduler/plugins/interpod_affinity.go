@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"maps"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
@@ -16,11 +17,12 @@ import (
 type InterPodAffinity struct{}
 
 var (
-	_ framework.Predicate       = InterPodAffinity{}
-	_ framework.PreFilter       = InterPodAffinity{}
-	_ framework.Priority        = InterPodAffinity{}
-	_ framework.PreScore        = InterPodAffinity{}
-	_ framework.ScoreNormalizer = InterPodAffinity{}
+	_ framework.Predicate           = InterPodAffinity{}
+	_ framework.PreFilter           = InterPodAffinity{}
+	_ framework.PreFilterExtensions = InterPodAffinity{}
+	_ framework.Priority            = InterPodAffinity{}
+	_ framework.PreScore            = InterPodAffinity{}
+	_ framework.ScoreNormalizer     = InterPodAffinity{}
 )
 
 // Name implements framework.Plugin.
@@ -29,8 +31,18 @@ func (InterPodAffinity) Name() string { return NameInterPodAffinity }
 // Domain is one topology domain: a node label key and value.
 type Domain struct{ Key, Value string }
 
-// DomainCounts counts matching pods per topology domain.
+// DomainCounts counts matching pods per topology domain. A domain whose
+// count drops to zero is removed, so an empty map means "no pod matches
+// anywhere".
 type DomainCounts map[Domain]int64
+
+func (c DomainCounts) add(d Domain, delta int64) {
+	if n := c[d] + delta; n != 0 {
+		c[d] = n
+	} else {
+		delete(c, d)
+	}
+}
 
 const (
 	affinityKey      framework.StateKey = "PreFilter" + NameInterPodAffinity
@@ -39,14 +51,30 @@ const (
 
 // affinityState is what PreFilter counts for one pod.
 type affinityState struct {
-	pod          *framework.PodInfo
-	existingAnti DomainCounts // existing pods' required anti-affinity matching the pod
-	affinity     DomainCounts // pods matching all the pod's required affinity terms
-	anti         DomainCounts // pods matching the pod's required anti-affinity terms
+	pod          *framework.PodInfo // resolved: namespaceSelectors turned into names
+	nsLabels     labels.Set         // labels of the pod's namespace
+	existingAnti DomainCounts       // existing pods' required anti-affinity matching the pod
+	affinity     DomainCounts       // pods matching all the pod's required affinity terms
+	anti         DomainCounts       // pods matching the pod's required anti-affinity terms
 }
 
-// Clone implements framework.StateData; the value is immutable.
-func (s *affinityState) Clone() framework.StateData { return s }
+// Clone implements framework.StateData: the counts are copied, since
+// preemption's AddPod and RemovePod change them.
+func (s *affinityState) Clone() framework.StateData {
+	c := *s
+	c.existingAnti, c.affinity, c.anti = maps.Clone(s.existingAnti), maps.Clone(s.affinity), maps.Clone(s.anti)
+	return &c
+}
+
+// add counts ep, running on node, delta times (+1 added, -1 removed) in
+// every count it takes part in.
+func (s *affinityState) add(ep *framework.PodInfo, node *core.Node, delta int64) {
+	if node == nil || ep.Pod == s.pod.Pod {
+		return
+	}
+	s.existingAnti = addExistingAnti(s.existingAnti, ep, node.Labels, s.pod.Pod, s.nsLabels, delta)
+	addRequired(s.affinity, s.anti, s.pod, ep.Pod, node.Labels, delta)
+}
 
 // PreFilter counts, over the snapshot, the domains that the pod's
 // required terms and the existing pods' anti-affinity terms touch; Skip
@@ -56,12 +84,19 @@ func (InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState
 	if pi.ParseErr != nil {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInvalidAffinity+": "+pi.ParseErr.Error())
 	}
-	s := &affinityState{pod: pi}
-	snap := state.Snapshot()
-	if snap != nil {
-		s.existingAnti = countExistingAnti(pod, namespaceLabels(state, pod), snap.HavePodsWithRequiredAntiAffinityList())
+	s := &affinityState{pod: pi, nsLabels: namespaceLabels(state, pod), affinity: DomainCounts{}, anti: DomainCounts{}}
+	if snap := state.Snapshot(); snap != nil {
+		for _, ni := range snap.HavePodsWithRequiredAntiAffinityList() {
+			for _, ep := range ni.PodsWithRequiredAntiAffinity {
+				s.existingAnti = addExistingAnti(s.existingAnti, ep, ni.Node().Labels, pod, s.nsLabels, 1)
+			}
+		}
 		if len(pi.RequiredAffinity)+len(pi.RequiredAntiAffinity) > 0 {
-			s.affinity, s.anti = countRequired(pi, snap.List())
+			for _, ni := range snap.List() {
+				for _, ep := range ni.Pods {
+					addRequired(s.affinity, s.anti, pi, ep.Pod, ni.Node().Labels, 1)
+				}
+			}
 		}
 	}
 	state.Write(affinityKey, s)
@@ -80,48 +115,38 @@ func namespaceLabels(state *framework.CycleState, pod *core.Pod) labels.Set {
 	return nil
 }
 
-// countExistingAnti counts the domains where existing pods' required
-// anti-affinity selects pod (whose namespace has nsLabels).
-func countExistingAnti(pod *core.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo) DomainCounts {
-	var c DomainCounts
-	for _, ni := range nodes {
-		for _, ep := range ni.PodsWithRequiredAntiAffinity {
-			for i := range ep.RequiredAntiAffinity {
-				t := &ep.RequiredAntiAffinity[i]
-				v, ok := ni.Node().Labels[t.TopologyKey]
-				if ok && t.Matches(pod, nsLabels) {
-					if c == nil {
-						c = DomainCounts{}
-					}
-					c[Domain{t.TopologyKey, v}]++
-				}
+// addExistingAnti adds delta to c (allocated when nil) for each of ep's
+// required anti-affinity terms that selects pod (whose namespace has
+// nsLabels), in the domain of ep's node (labels nodeLabels).
+func addExistingAnti(c DomainCounts, ep *framework.PodInfo, nodeLabels map[string]string, pod *core.Pod, nsLabels labels.Set, delta int64) DomainCounts {
+	for i := range ep.RequiredAntiAffinity {
+		t := &ep.RequiredAntiAffinity[i]
+		if v, ok := nodeLabels[t.TopologyKey]; ok && t.Matches(pod, nsLabels) {
+			if c == nil {
+				c = DomainCounts{}
 			}
+			c.add(Domain{t.TopologyKey, v}, delta)
 		}
 	}
 	return c
 }
 
-func countRequired(pi *framework.PodInfo, nodes []*framework.NodeInfo) (aff, anti DomainCounts) {
-	aff, anti = DomainCounts{}, DomainCounts{}
-	for _, ni := range nodes {
-		lbls := ni.Node().Labels
-		for _, ep := range ni.Pods {
-			if matchesAll(pi.RequiredAffinity, ep.Pod) {
-				for _, t := range pi.RequiredAffinity {
-					if v, ok := lbls[t.TopologyKey]; ok {
-						aff[Domain{t.TopologyKey, v}]++
-					}
-				}
-			}
-			for i := range pi.RequiredAntiAffinity {
-				t := &pi.RequiredAntiAffinity[i]
-				if v, ok := lbls[t.TopologyKey]; ok && t.Matches(ep.Pod, nil) {
-					anti[Domain{t.TopologyKey, v}]++
-				}
+// addRequired adds delta to aff and anti for existing pod ep on a node
+// with nodeLabels, by the required terms of pi (resolved).
+func addRequired(aff, anti DomainCounts, pi *framework.PodInfo, ep *core.Pod, nodeLabels map[string]string, delta int64) {
+	if matchesAll(pi.RequiredAffinity, ep) {
+		for _, t := range pi.RequiredAffinity {
+			if v, ok := nodeLabels[t.TopologyKey]; ok {
+				aff.add(Domain{t.TopologyKey, v}, delta)
 			}
 		}
 	}
-	return aff, anti
+	for i := range pi.RequiredAntiAffinity {
+		t := &pi.RequiredAntiAffinity[i]
+		if v, ok := nodeLabels[t.TopologyKey]; ok && t.Matches(ep, nil) {
+			anti.add(Domain{t.TopologyKey, v}, delta)
+		}
+	}
 }
 
 // matchesAll reports whether pod matches every one of terms, which are
@@ -145,6 +170,25 @@ func (p InterPodAffinity) Filter(_ context.Context, state *framework.CycleState,
 		return framework.AsStatus(err)
 	}
 	return AffinityFits(s.pod, s.existingAnti, s.affinity, s.anti, ni.Node())
+}
+
+// AddPod implements framework.PreFilterExtensions.
+func (InterPodAffinity) AddPod(_ context.Context, state *framework.CycleState, _ *core.Pod, add *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return updateAffinity(state, add, ni, 1)
+}
+
+// RemovePod implements framework.PreFilterExtensions.
+func (InterPodAffinity) RemovePod(_ context.Context, state *framework.CycleState, _ *core.Pod, rm *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return updateAffinity(state, rm, ni, -1)
+}
+
+func updateAffinity(state *framework.CycleState, ep *framework.PodInfo, ni *framework.NodeInfo, delta int64) *framework.Status {
+	s, err := framework.ReadAs[*affinityState](state, affinityKey)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.add(ep, ni.Node(), delta)
+	return nil
 }
 
 // AffinityFits is InterPodAffinity's decision for node given the counts

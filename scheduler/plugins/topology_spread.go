@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
@@ -19,11 +20,12 @@ import (
 type PodTopologySpread struct{}
 
 var (
-	_ framework.Predicate       = PodTopologySpread{}
-	_ framework.PreFilter       = PodTopologySpread{}
-	_ framework.Priority        = PodTopologySpread{}
-	_ framework.PreScore        = PodTopologySpread{}
-	_ framework.ScoreNormalizer = PodTopologySpread{}
+	_ framework.Predicate           = PodTopologySpread{}
+	_ framework.PreFilter           = PodTopologySpread{}
+	_ framework.PreFilterExtensions = PodTopologySpread{}
+	_ framework.Priority            = PodTopologySpread{}
+	_ framework.PreScore            = PodTopologySpread{}
+	_ framework.ScoreNormalizer     = PodTopologySpread{}
 )
 
 // Name implements framework.Plugin.
@@ -46,8 +48,38 @@ type SpreadCounts struct {
 	SelfMatch []int64
 }
 
-// Clone implements framework.StateData; the value is immutable.
-func (s *SpreadCounts) Clone() framework.StateData { return s }
+// Clone implements framework.StateData: the counts are copied, since
+// preemption's AddPod and RemovePod change them.
+func (s *SpreadCounts) Clone() framework.StateData {
+	if s == nil {
+		return s
+	}
+	c := *s
+	c.Counts = make([]map[string]int64, len(s.Counts))
+	for i, m := range s.Counts {
+		c.Counts[i] = maps.Clone(m)
+	}
+	return &c
+}
+
+// covers reports whether node n is one of the nodes pod's counts cover:
+// it passes the pod's node affinity and carries every constraint's key.
+func (s *SpreadCounts) covers(pod *core.Pod, n *core.Node) bool {
+	return n != nil && PodMatchesNodeAffinity(pod, n) && hasAllKeys(n, s.Constraints)
+}
+
+// add counts p, running on node n (which s covers), delta times for every
+// constraint whose selector matches it.
+func (s *SpreadCounts) add(pod, p *core.Pod, n *core.Node, delta int64) {
+	if p.Namespace != pod.Namespace || framework.IsTerminating(p) {
+		return
+	}
+	for i := range s.Constraints {
+		if s.Constraints[i].Selector.Matches(labels.Set(p.Labels)) {
+			s.Counts[i][n.Labels[s.Constraints[i].TopologyKey]] += delta
+		}
+	}
+}
 
 const (
 	spreadKey      framework.StateKey = "PreFilter" + NamePodTopologySpread
@@ -90,21 +122,39 @@ func CountSpread(pod *core.Pod, cs []Constraint, nodes []*framework.NodeInfo) *S
 	}
 	for _, ni := range nodes {
 		n := ni.Node()
-		if n == nil || !PodMatchesNodeAffinity(pod, n) || !hasAllKeys(n, cs) {
+		if !s.covers(pod, n) {
 			continue
 		}
 		for i := range cs {
 			v := n.Labels[cs[i].TopologyKey]
-			cnt := s.Counts[i][v]
-			for _, p := range ni.Pods {
-				if p.Pod.Namespace == pod.Namespace && !framework.IsTerminating(p.Pod) && cs[i].Selector.Matches(labels.Set(p.Pod.Labels)) {
-					cnt++
-				}
-			}
-			s.Counts[i][v] = cnt
+			s.Counts[i][v] += 0 // a domain with no pods is present with 0
+		}
+		for _, p := range ni.Pods {
+			s.add(pod, p.Pod, n, 1)
 		}
 	}
 	return s
+}
+
+// AddPod implements framework.PreFilterExtensions.
+func (PodTopologySpread) AddPod(_ context.Context, state *framework.CycleState, pod *core.Pod, add *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return updateSpread(state, pod, add, ni, 1)
+}
+
+// RemovePod implements framework.PreFilterExtensions.
+func (PodTopologySpread) RemovePod(_ context.Context, state *framework.CycleState, pod *core.Pod, rm *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return updateSpread(state, pod, rm, ni, -1)
+}
+
+func updateSpread(state *framework.CycleState, pod *core.Pod, p *framework.PodInfo, ni *framework.NodeInfo, delta int64) *framework.Status {
+	s, err := framework.ReadAs[*SpreadCounts](state, spreadKey)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if s != nil && s.covers(pod, ni.Node()) {
+		s.add(pod, p.Pod, ni.Node(), delta)
+	}
+	return nil
 }
 
 func hasAllKeys(n *core.Node, cs []Constraint) bool {
