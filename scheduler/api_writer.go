@@ -2,31 +2,27 @@ package scheduler
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/scheduler/framework"
 )
 
 // apiWriter writes what the scheduler reports to the API server off the
-// scheduling goroutine: Events (dropped, and counted, when the buffer is
-// full), PodScheduled=False conditions, and, as the Evictor, preemption's
-// deletions and nominations. Its workers stop when run's ctx ends.
+// scheduling goroutine: Events (through a record.Recorder, which drops
+// and counts them rather than wait), PodScheduled=False conditions, and,
+// as the Evictor, preemption's deletions and nominations. Its status
+// workers stop when run's ctx ends.
 type apiWriter struct {
-	c        *client.Client
-	instance string
-	log      *slog.Logger
-	events   chan *core.Event
-	status   chan statusUpdate
-	disabled bool
-	dropped  atomic.Int64
+	c      *client.Client
+	log    *slog.Logger
+	rec    record.Recorder
+	status chan statusUpdate
 }
 
 type statusUpdate struct {
@@ -37,12 +33,11 @@ type statusUpdate struct {
 
 var _ Evictor = (*apiWriter)(nil)
 
-func newAPIWriter(c *client.Client, instance string, buffer int, disabled bool, log *slog.Logger) *apiWriter {
-	return &apiWriter{c: c, instance: instance, log: log, disabled: disabled,
-		events: make(chan *core.Event, buffer), status: make(chan statusUpdate, buffer)}
+func newAPIWriter(c *client.Client, rec record.Recorder, buffer int, log *slog.Logger) *apiWriter {
+	return &apiWriter{c: c, rec: rec, log: log, status: make(chan statusUpdate, buffer)}
 }
 
-// run writes events and status updates on two goroutines each until ctx ends.
+// run writes status updates on two goroutines until ctx ends.
 func (w *apiWriter) run(ctx context.Context) {
 	done := make(chan struct{})
 	for range 2 {
@@ -60,38 +55,15 @@ func (w *apiWriter) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev := <-w.events:
-			if _, err := client.For[core.Event](w.c, ev.Namespace).Create(ctx, ev); err != nil && ctx.Err() == nil {
-				w.log.Debug("scheduler: event not written", "pod", ev.InvolvedObject.Name, "err", err)
-			}
 		case u := <-w.status:
 			w.writeStatus(ctx, u)
 		}
 	}
 }
 
-// event queues an Event about pod; it never blocks.
+// event records an Event about pod; it never blocks.
 func (w *apiWriter) event(pod *core.Pod, typ, reason, msg string) {
-	if w.disabled {
-		return
-	}
-	now := meta.Now()
-	var suffix [8]byte
-	_, _ = rand.Read(suffix[:])
-	ev := &core.Event{
-		ObjectMeta: meta.ObjectMeta{Name: pod.Name + "." + hex.EncodeToString(suffix[:]), Namespace: pod.Namespace},
-		InvolvedObject: core.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace,
-			Name: pod.Name, UID: pod.UID, ResourceVersion: pod.ResourceVersion},
-		Reason: reason, Message: msg, Type: typ, Count: 1,
-		FirstTimestamp: now, LastTimestamp: now,
-		Source:              core.EventSource{Component: framework.DefaultSchedulerName},
-		ReportingController: framework.DefaultSchedulerName, ReportingInstance: w.instance,
-	}
-	select {
-	case w.events <- ev:
-	default:
-		w.dropped.Add(1)
-	}
+	w.rec.Event(pod, typ, reason, msg)
 }
 
 // setUnschedulable queues PodScheduled=False (and nominatedNodeName) for
@@ -139,7 +111,7 @@ func (w *apiWriter) Evict(ctx context.Context, victim, preemptor *core.Pod) erro
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	w.event(victim, "Normal", "Preempted", "Preempted by pod "+framework.PodKey(preemptor)+" on node "+victim.Spec.NodeName)
+	w.event(victim, core.EventTypeNormal, "Preempted", "Preempted by pod "+framework.PodKey(preemptor)+" on node "+victim.Spec.NodeName)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/scheduler/framework"
 	"github.com/orkit/orkit/scheduler/plugins"
@@ -48,12 +49,20 @@ type Config struct {
 	// value (and the global default to pods naming none). It needs
 	// list/watch rights on priorityclasses.
 	PriorityClasses bool
-	// DisableEvents stops the Scheduled/FailedScheduling Events.
+	// Recorder records the Scheduled, FailedScheduling and Preempted
+	// Events. Nil means a record.Writer of the scheduler's own over Client
+	// (source "default-scheduler", host Instance), run and flushed by Run;
+	// a Recorder given here is run by its owner. Recording never blocks a
+	// scheduling cycle: Events that do not fit are dropped and counted.
+	Recorder record.Recorder
+	// DisableEvents stops the Scheduled/FailedScheduling Events (Recorder
+	// is ignored).
 	DisableEvents bool
-	// EventBuffer bounds the Events waiting to be written; more are
-	// dropped (and counted). Default 4096.
+	// EventBuffer bounds the Events waiting to be written by the
+	// scheduler's own Writer; more are dropped (and counted). Default 4096.
 	EventBuffer int
-	// Instance names this scheduler in Events; default "default-scheduler".
+	// Instance names this scheduler in its own Writer's Events
+	// (source.host, reportingInstance); default none.
 	Instance string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
@@ -82,6 +91,7 @@ type Scheduler struct {
 	algo      *algorithm
 	nominator *nominator
 	writer    *apiWriter
+	events    *record.Writer // the scheduler's own, or nil
 	bindCh    chan *bindTask
 
 	pods    *informer.Informer[*core.Pod]
@@ -101,7 +111,11 @@ func New(cfg Config) (*Scheduler, error) {
 	s := &Scheduler{cfg: cfg, log: cfg.Logger, cache: NewCache(cfg.AssumeTTL), queue: NewQueue(cfg.Queue),
 		snap: framework.NewEmptySnapshot(), nominator: newNominator(), synced: make(chan struct{}),
 		bindCh: make(chan *bindTask, cfg.BindWorkers)}
-	s.writer = newAPIWriter(cfg.Client, cfg.Instance, cfg.EventBuffer, cfg.DisableEvents, cfg.Logger)
+	rec, err := s.recorder()
+	if err != nil {
+		return nil, err
+	}
+	s.writer = newAPIWriter(cfg.Client, rec, cfg.EventBuffer, cfg.Logger)
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
 		profiles = []framework.Profile{defaultProfile()}
@@ -148,12 +162,27 @@ func (cfg *Config) fill() {
 	if cfg.EventBuffer <= 0 {
 		cfg.EventBuffer = 4096
 	}
-	if cfg.Instance == "" {
-		cfg.Instance = framework.DefaultSchedulerName
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+}
+
+// recorder returns the Recorder of cfg, making the scheduler's own Writer
+// when none is given.
+func (s *Scheduler) recorder() (record.Recorder, error) {
+	switch {
+	case s.cfg.DisableEvents:
+		return record.Discard{}, nil
+	case s.cfg.Recorder != nil:
+		return s.cfg.Recorder, nil
+	}
+	w, err := record.New(s.cfg.Client, record.Options{Buffer: s.cfg.EventBuffer, Logger: s.cfg.Logger,
+		Source: core.EventSource{Component: framework.DefaultSchedulerName, Host: s.cfg.Instance}})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	s.events = w
+	return w, nil
 }
 
 func defaultProfile() framework.Profile { return plugins.DefaultProfile("") }
@@ -205,7 +234,16 @@ func (s *Scheduler) Framework(schedulerName string) *framework.Framework {
 func (s *Scheduler) Stats() Stats {
 	return Stats{Attempts: s.attempts.Load(), Scheduled: s.scheduled.Load(), Unschedulable: s.unschedulable.Load(),
 		Errors: s.errs.Load(), BindErrors: s.bindErrs.Load(), Preemptions: s.preemptions.Load(),
-		EventsDropped: s.writer.dropped.Load()}
+		EventsDropped: s.eventsDropped()}
+}
+
+// eventsDropped counts the Events the scheduler's own Writer dropped (a
+// Recorder given in Config counts its own).
+func (s *Scheduler) eventsDropped() int64 {
+	if s.events == nil {
+		return 0
+	}
+	return s.events.Stats().Dropped
 }
 
 // Run starts the informers, waits for them to sync, then schedules until
@@ -241,6 +279,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	close(s.synced)
 	goRun(func() { s.queue.Run(ctx) })
 	goRun(func() { s.writer.run(ctx) })
+	if s.events != nil {
+		goRun(func() { _ = s.events.Run(ctx) })
+	}
 	goRun(func() { s.cleanupLoop(ctx) })
 	for range s.cfg.BindWorkers {
 		goRun(func() { s.bindWorker(ctx) })

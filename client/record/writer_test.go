@@ -27,7 +27,9 @@ type fakeClock struct {
 	now time.Time
 }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)} }
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+}
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()

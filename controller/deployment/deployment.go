@@ -12,6 +12,7 @@ import (
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 )
@@ -20,6 +21,9 @@ import (
 type Options struct {
 	// Workers reconcile different Deployments at once; default 5.
 	Workers int
+	// Recorder records the ScalingReplicaSet Events; nil means a
+	// record.Writer of the controller's own, added to the manager.
+	Recorder record.Recorder
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -32,6 +36,7 @@ type Reconciler struct {
 	ds     informer.Lister[*apps.Deployment]
 	rss    informer.Lister[*apps.ReplicaSet]
 	pods   informer.Lister[*core.Pod]
+	rec    record.Recorder
 	log    *slog.Logger
 	now    func() time.Time
 }
@@ -65,6 +70,9 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	}
 	r := &Reconciler{client: m.Client(), ds: dInf.Lister(), rss: rsInf.Lister(), pods: podInf.Lister(),
 		log: opts.Logger, now: time.Now}
+	if r.rec, err = newRecorder(m, opts); err != nil {
+		return nil, nil, err
+	}
 	c, err := controller.New("deployment", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err

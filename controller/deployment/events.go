@@ -6,30 +6,34 @@ import (
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
-	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
+	"github.com/orkit/orkit/controller"
 )
 
-// recordScaling records a ScalingReplicaSet event on d, as Kubernetes'
-// deployment controller does (kubectl describe shows them). Best effort:
-// a failure is logged, never returned.
-func (r *Reconciler) recordScaling(ctx context.Context, d *apps.Deployment, rs *apps.ReplicaSet, from, to int32) {
+// Component is the source of the controller's Events.
+const Component = "deployment-controller"
+
+// newRecorder returns opts.Recorder, or a record.Writer of the
+// controller's own over the manager's client, which the manager runs (and
+// flushes when it stops).
+func newRecorder(m *controller.Manager, opts Options) (record.Recorder, error) {
+	if opts.Recorder != nil {
+		return opts.Recorder, nil
+	}
+	w, err := record.New(m.Client(), record.Options{Source: core.EventSource{Component: Component}, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	return w, m.Add(w)
+}
+
+// recordScaling records a ScalingReplicaSet Event on d, as Kubernetes'
+// deployment controller does (kubectl describe shows them). It never
+// blocks nor fails: the recorder drops what it cannot write.
+func (r *Reconciler) recordScaling(_ context.Context, d *apps.Deployment, rs *apps.ReplicaSet, from, to int32) {
 	dir := "up"
 	if to < from {
 		dir = "down"
 	}
-	t := r.now()
-	now := meta.NewTime(t)
-	ev := &core.Event{
-		ObjectMeta: meta.ObjectMeta{Name: fmt.Sprintf("%s.%x", d.Name, t.UnixNano()), Namespace: d.Namespace},
-		InvolvedObject: core.ObjectReference{Kind: "Deployment", APIVersion: "apps/v1", Namespace: d.Namespace, Name: d.Name,
-			UID: d.UID, ResourceVersion: d.ResourceVersion},
-		Reason:  "ScalingReplicaSet",
-		Message: fmt.Sprintf("Scaled %s replica set %s from %d to %d", dir, rs.Name, from, to),
-		Source:  core.EventSource{Component: "deployment-controller"}, Type: core.EventTypeNormal,
-		FirstTimestamp: now, LastTimestamp: now, Count: 1, ReportingController: "deployment-controller",
-	}
-	if _, err := client.For[core.Event](r.client, d.Namespace).Create(ctx, ev); err != nil && ctx.Err() == nil {
-		r.log.Debug("event not recorded", "deployment", d.Namespace+"/"+d.Name, "err", err)
-	}
+	r.rec.Event(d, core.EventTypeNormal, "ScalingReplicaSet", fmt.Sprintf("Scaled %s replica set %s from %d to %d", dir, rs.Name, from, to))
 }

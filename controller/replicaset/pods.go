@@ -160,7 +160,7 @@ func (r *Reconciler) manage(ctx context.Context, key controller.Request, rs *app
 	case diff < 0:
 		return r.createPods(ctx, key, rs, min(-diff, r.burst))
 	case diff > 0:
-		return r.deletePods(ctx, key, PodsToDelete(pods, min(diff, r.burst)))
+		return r.deletePods(ctx, key, rs, PodsToDelete(pods, min(diff, r.burst)))
 	}
 	return nil
 }
@@ -188,10 +188,13 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := pods.Create(ctx, NewPod(rs)); err != nil {
+				created, err := pods.Create(ctx, NewPod(rs))
+				if err != nil {
 					r.exp.CreationObserved(key) // no event will come
 					errs[i] = err
+					return
 				}
+				r.recordCreated(rs, created)
 			}()
 		}
 		wg.Wait()
@@ -201,7 +204,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 				for range n - done {
 					r.exp.CreationObserved(key)
 				}
-				r.recordFailedCreate(ctx, rs, err)
+				r.recordFailedCreate(rs, err)
 				return fmt.Errorf("create pods for replicaset %s: %w", key, err)
 			}
 		}
@@ -210,7 +213,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 }
 
 // deletePods deletes victims at once, waiting for each deletion's event.
-func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, victims []*core.Pod) error {
+func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
 	r.mu.Lock()
 	uids := map[string]bool{} // ExpectDeletions replaces what was expected
 	r.deleting[key] = uids
@@ -230,8 +233,11 @@ func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, vic
 				r.deletionObserved(p) // no event will come
 				if !apierrors.IsNotFound(err) {
 					errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
+					r.recordDeleted(rs, p, err)
 				}
+				return
 			}
+			r.recordDeleted(rs, p, nil)
 		}()
 	}
 	wg.Wait()

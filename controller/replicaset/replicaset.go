@@ -13,6 +13,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	Burst int
 	// Workers reconcile different ReplicaSets at once; default 5.
 	Workers int
+	// Recorder records the SuccessfulCreate, FailedCreate,
+	// SuccessfulDelete and FailedDelete Events; nil means a record.Writer
+	// of the controller's own, added to the manager.
+	Recorder record.Recorder
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -40,6 +45,7 @@ type Reconciler struct {
 	pods   informer.Lister[*core.Pod]
 	exp    *controller.Expectations
 	burst  int
+	rec    record.Recorder
 	log    *slog.Logger
 	now    func() time.Time
 
@@ -76,6 +82,9 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	r := &Reconciler{client: m.Client(), rss: rsInf.Lister(), pods: podInf.Lister(),
 		exp: controller.NewExpectations(nil, 0), burst: opts.Burst, log: opts.Logger, now: time.Now,
 		deleting: map[controller.Request]map[string]bool{}}
+	if r.rec, err = newRecorder(m, opts); err != nil {
+		return nil, nil, err
+	}
 	c, err := controller.New("replicaset", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
