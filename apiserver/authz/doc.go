@@ -13,6 +13,11 @@
 //	                     ├─ ABAC      (a JSON-lines policy file)
 //	                     └─ Webhook   (SubjectAccessReview to a remote service, cached)
 //
+// RuleResolver is the optional ability to list a user's rules, for
+// SelfSubjectRulesReview (`kubectl auth can-i --list`): Chain, Masters,
+// RBAC, ABAC, AlwaysAllow and AlwaysDeny list theirs; Node (for nodes) and
+// Webhook cannot, which marks the answer incomplete.
+//
 // BootstrapPolicy gives the default ClusterRoles and ClusterRoleBindings the
 // server seeds at start. Every authorizer is safe for concurrent use.
 package authz

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,7 +26,11 @@ type options struct {
 	Listen   string
 	Nodes    int // real nodes
 	SimNodes int // simulated nodes, sim-node-<i>
-	Logger   *slog.Logger
+	// TokenFile and Auth configure the API server's authentication and
+	// authorization (see addAuthFlags).
+	TokenFile string
+	Auth      controlplane.AuthConfig
+	Logger    *slog.Logger
 	// Out receives the progress lines; nil means os.Stdout.
 	Out io.Writer
 }
@@ -74,6 +79,30 @@ func (c *cluster) goRun(name string, f func() error) {
 	}()
 }
 
+// addAuthFlags registers kube-apiserver's authentication and
+// authorization flags on fs, filling o.TokenFile and o.Auth. The
+// components always authenticate with client certificates and need the
+// Node and RBAC modes, so a custom --authorization-mode should keep both.
+func (o *options) addAuthFlags(fs *flag.FlagSet) {
+	a := &o.Auth
+	fs.StringVar(&o.TokenFile, "token-auth-file", "", "static bearer tokens, CSV: token,user,uid,\"group1,group2\"")
+	fs.StringVar(&a.BasicAuthFile, "basic-auth-file", "", "HTTP basic credentials, CSV: password,user,uid,\"group1,group2\"")
+	fs.BoolVar(&a.AnonymousAuth, "anonymous-auth", false, "serve requests without credentials as system:anonymous (kube-apiserver defaults to true)")
+	fs.StringVar(&a.OIDC.IssuerURL, "oidc-issuer-url", "", "https URL of the OpenID Connect provider; enables OIDC ID tokens")
+	fs.StringVar(&a.OIDC.ClientID, "oidc-client-id", "", "client ID every OIDC token must be issued for (required with --oidc-issuer-url)")
+	fs.StringVar(&a.OIDC.UsernameClaim, "oidc-username-claim", "sub", "OIDC claim holding the user name")
+	fs.StringVar(&a.OIDC.UsernamePrefix, "oidc-username-prefix", "", "prefix of OIDC user names (default \"<issuer>#\" unless the claim is email; \"-\" for none)")
+	fs.StringVar(&a.OIDC.GroupsClaim, "oidc-groups-claim", "", "OIDC claim holding the groups")
+	fs.StringVar(&a.OIDC.GroupsPrefix, "oidc-groups-prefix", "", "prefix of OIDC group names")
+	fs.StringVar(&a.OIDC.CAFile, "oidc-ca-file", "", "CA of the OIDC provider's serving certificate (default: system roots)")
+	fs.StringVar(&a.AuthorizationMode, "authorization-mode", controlplane.DefaultAuthorizationMode,
+		"ordered, comma-separated authorizers after system:masters: Node, RBAC, ABAC, Webhook, AlwaysAllow, AlwaysDeny")
+	fs.StringVar(&a.AuthorizationPolicyFile, "authorization-policy-file", "", "ABAC policy, JSON lines (with mode ABAC)")
+	fs.StringVar(&a.AuthorizationWebhookConfigFile, "authorization-webhook-config-file", "", "kubeconfig of the SubjectAccessReview webhook (with mode Webhook)")
+	fs.DurationVar(&a.AuthorizationWebhookCacheAuthorizedTTL, "authorization-webhook-cache-authorized-ttl", 5*time.Minute, "how long webhook allows are cached")
+	fs.DurationVar(&a.AuthorizationWebhookCacheUnauthorizedTTL, "authorization-webhook-cache-unauthorized-ttl", 30*time.Second, "how long webhook denials are cached")
+}
+
 // startCluster brings the cluster up. Everything stops when ctx ends and
 // Close is called; on error what was started is stopped before returning.
 func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) {
@@ -103,6 +132,7 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	cpCtx, cpCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.onStop(cpCancel)
 	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
+		TokenFile: opts.TokenFile, Auth: opts.Auth,
 		Admission: func(srv *apiserver.Server) *admission.Chain { return admissionChain(cpCtx, srv) }})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ func main() {
 	flag.IntVar(&opts.Nodes, "nodes", 1, "real nodes to run (0 for none)")
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
+	opts.addAuthFlags(flag.CommandLine)
 	flag.Parse()
 	if opts.DataDir == "" {
 		fmt.Fprintln(os.Stderr, "minicluster: --data-dir is required")
