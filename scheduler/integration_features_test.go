@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/client"
@@ -21,6 +22,21 @@ import (
 
 func withPriority(p *core.Pod, v int32) *core.Pod {
 	p.Spec.Priority = &v
+	return p
+}
+
+// withClass gives p the PriorityClass "prio-<v>" of value v, creating it
+// when missing: through the API server a pod's priority comes from its
+// class (the Priority admission plugin refuses a bare spec.priority).
+func withClass(t *testing.T, c *simcluster.Cluster, p *core.Pod, v int32) *core.Pod {
+	t.Helper()
+	name := "prio-" + strconv.Itoa(int(v))
+	_, err := client.For[scheduling.PriorityClass](c.Admin, "").Create(context.Background(), &scheduling.PriorityClass{
+		ObjectMeta: meta.ObjectMeta{Name: name}, Value: v})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	p.Spec.PriorityClassName = name
 	return p
 }
 
@@ -49,11 +65,11 @@ func TestIntegrationPreemption(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("only", "z", "1", "2Gi")}, 1))
 	s := startScheduler(t, c, scheduler.Config{})
-	low := []*core.Pod{withPriority(simcluster.Pod("low-a", "500m", ""), 0), withPriority(simcluster.Pod("low-b", "500m", ""), 10)}
+	low := []*core.Pod{withClass(t, c, simcluster.Pod("low-a", "500m", ""), 0), withClass(t, c, simcluster.Pod("low-b", "500m", ""), 10)}
 	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", low, 2))
 	waitBound(t, c.Admin, 2, 20*time.Second)
 
-	high := withPriority(simcluster.Pod("high", "500m", ""), 1000)
+	high := withClass(t, c, simcluster.Pod("high", "500m", ""), 1000)
 	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{high}, 1))
 	waitFor(t, 20*time.Second, "high bound", func() bool {
 		p, err := getPod(t, c.Admin, "high")
@@ -253,11 +269,11 @@ func TestIntegrationPreemptionWaitsForVictims(t *testing.T) {
 	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("only", "z", "1", "2Gi")}, 1))
 	startScheduler(t, c, scheduler.Config{})
 	grace := int64(30)
-	lowA, lowB := withPriority(simcluster.Pod("low-a", "500m", ""), 0), withPriority(simcluster.Pod("low-b", "500m", ""), 1)
+	lowA, lowB := withClass(t, c, simcluster.Pod("low-a", "500m", ""), 0), withClass(t, c, simcluster.Pod("low-b", "500m", ""), 1)
 	lowA.Spec.TerminationGracePeriodSeconds, lowB.Spec.TerminationGracePeriodSeconds = &grace, &grace
 	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{lowA, lowB}, 2))
 	waitBound(t, c.Admin, 2, 20*time.Second)
-	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{withPriority(simcluster.Pod("high", "500m", ""), 100)}, 1))
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{withClass(t, c, simcluster.Pod("high", "500m", ""), 100)}, 1))
 	waitFor(t, 20*time.Second, "low-a terminating", func() bool {
 		p, err := getPod(t, c.Admin, "low-a")
 		return err == nil && p.DeletionTimestamp != nil
