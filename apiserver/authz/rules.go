@@ -97,14 +97,11 @@ func appendNewNonResourceRules(dst, src []authorization.NonResourceRule) []autho
 // RulesFor implements RuleResolver: a member of system:masters may do
 // everything ("*" verbs on "*" resources of "*" groups, and on "*" paths);
 // anyone else gets no rules from this authorizer.
-func (MastersAuthorizer) RulesFor(_ context.Context, u *authn.User, _ string) (RuleSet, error) {
+func (MastersAuthorizer) RulesFor(ctx context.Context, u *authn.User, _ string) (RuleSet, error) {
 	if !u.InGroup(authn.GroupMasters) {
 		return RuleSet{}, nil
 	}
-	return RuleSet{
-		ResourceRules:    []authorization.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
-		NonResourceRules: []authorization.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
-	}, nil
+	return AlwaysAllowAuthorizer{}.RulesFor(ctx, u, "")
 }
 
 // RulesFor implements RuleResolver: the rules of the ClusterRoles bound to

@@ -165,3 +165,20 @@ func TestChainRulesFor(t *testing.T) {
 		})
 	}
 }
+
+func TestAlways(t *testing.T) {
+	ctx := context.Background()
+	a := res(&authn.User{Name: "x"}, "delete", "ns", "", "pods", "", "p")
+	d, _, err := AlwaysAllow().Authorize(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, DecisionAllow, d)
+	d, reason, err := AlwaysDeny().Authorize(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, DecisionNoOpinion, d)
+	assert.Equal(t, "Everything is forbidden.", reason)
+
+	got, err := Chain(AlwaysDeny(), AlwaysAllow()).RulesFor(ctx, &authn.User{Name: "x"}, "ns")
+	require.NoError(t, err)
+	assert.Equal(t, RuleSet{ResourceRules: []authorization.ResourceRule{rr(l("*"), l("*"), l("*"), nil)},
+		NonResourceRules: []authorization.NonResourceRule{nrr(l("*"), l("*"))}}, got)
+}
