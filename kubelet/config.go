@@ -11,6 +11,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
 )
@@ -103,6 +104,13 @@ type Config struct {
 	ServerAddr  string
 	ServingCert *tls.Certificate
 	ClientCA    *x509.CertPool
+
+	// Recorder records the kubelet's Events (Pulled, Created, Started,
+	// Killing, Unhealthy, BackOff, ...). Nil means a record.Writer of the
+	// kubelet's own over Client (source "kubelet" on NodeName), run and
+	// flushed by Run; a Recorder given here is run by its owner, and
+	// record.Discard{} turns Events off (SimPool's default).
+	Recorder record.Recorder
 
 	// Prober runs httpGet and tcpSocket probes and hooks; nil means the
 	// network prober (or an always-succeeding one when Network is nil).

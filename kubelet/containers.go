@@ -50,7 +50,7 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 			if pod.Spec.RestartPolicy == core.RestartPolicyNever {
 				return next // the pod fails (computeStatus)
 			}
-			if !k.restartDue(cs, now) {
+			if !k.restartDue(pod, cs, now) {
 				return time.Until(cs.restart.until)
 			}
 		}
@@ -86,7 +86,7 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 		if !shouldRestart(pod.Spec.RestartPolicy, st.ExitCode, cs.killReason != "") {
 			return 0
 		}
-		if !k.restartDue(cs, now) {
+		if !k.restartDue(pod, cs, now) {
 			return time.Until(cs.restart.until)
 		}
 	}
@@ -126,11 +126,12 @@ func (k *Kubelet) recordExit(cs *ctrState, st *cri.ContainerStatus) {
 }
 
 // restartDue reports whether the back-off allows a restart now, setting
-// the waiting reason when it does not.
-func (k *Kubelet) restartDue(cs *ctrState, now time.Time) bool {
+// the waiting reason and recording a BackOff Event when it does not.
+func (k *Kubelet) restartDue(pod *core.Pod, cs *ctrState, now time.Time) bool {
 	if cs.restart.waiting(now) {
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCrashLoopBackOff,
-			Message: fmt.Sprintf("back-off %s restarting failed container=%s", cs.restart.delay, cs.name)}
+			Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", cs.restart.delay, cs.name, podDescription(pod))}
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventBackOff, "Back-off restarting failed container %s in pod %s", cs.name, podDescription(pod))
 		return false
 	}
 	return true
@@ -169,12 +170,14 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	}
 	cfg, err := k.containerConfig(ctx, pod, ps, c, cs, imageRef)
 	if err != nil {
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %v", err)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerConfigError, Message: err.Error()}
 		return retryAfterError, false
 	}
 	old := cs.id
 	id, err := k.cfg.Runtime.CreateContainer(ctx, ps.sandboxID, cfg, ps.sandboxCfg)
 	if err != nil {
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %v", err)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
 		return retryAfterError, false
 	}
@@ -194,10 +197,13 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		k.releaseCPUs(old)
 	}
 	cs.cached = nil
+	k.containerEvent(pod, cs, core.EventTypeNormal, EventCreated, "Created container: %s", c.Name)
 	if err := k.cfg.Runtime.StartContainer(ctx, id); err != nil {
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %v", err)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonRunContainerError, Message: err.Error()}
 		return retryAfterError, false
 	}
+	k.containerEvent(pod, cs, core.EventTypeNormal, EventStarted, "Started container %s", c.Name)
 	// Exclusive CPUs go to the running task (its cgroup exists now).
 	if err := k.assignCPUs(ctx, pod, c, cs); err != nil {
 		k.cfg.Logger.Warn("static CPU manager", "pod", podKey(pod), "container", c.Name, "err", err)
@@ -206,7 +212,11 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	if h := lifecycleHandler(c, true); h != nil {
 		if err := k.runHandler(ctx, pod, ps, c, cs, h, hookTimeout(pod)); err != nil {
 			k.cfg.Logger.Info("postStart hook failed, killing container", "pod", podKey(pod), "container", c.Name, "err", err)
+			// The hook's output stays out of the Event (it may hold secrets),
+			// as in Kubernetes.
+			k.containerEvent(pod, cs, core.EventTypeWarning, EventFailedPostStartHook, "PostStartHook failed")
 			cs.killReason = ReasonPostStartHookError
+			k.containerEvent(pod, cs, core.EventTypeNormal, EventKilling, "%s", killMessage(c.Name, cs.killReason))
 			_ = k.cfg.Runtime.StopContainer(ctx, id, 0)
 			cs.cached = nil
 			return retryAfterError, false
@@ -396,11 +406,15 @@ func (k *Kubelet) killContainer(ctx context.Context, pod *core.Pod, c *core.Cont
 		return nil
 	}
 	start := time.Now()
+	if st.State == cri.ContainerRunning {
+		k.containerEvent(pod, cs, core.EventTypeNormal, EventKilling, "%s", killMessage(c.Name, cs.killReason))
+	}
 	if st.State == cri.ContainerRunning && grace > 0 {
 		if h := lifecycleHandler(c, false); h != nil {
 			hctx, cancel := context.WithTimeout(ctx, grace)
 			if err := k.runHandler(hctx, pod, nil, c, cs, h, grace); err != nil {
 				k.cfg.Logger.Info("preStop hook failed", "pod", podKey(pod), "container", c.Name, "err", err)
+				k.containerEvent(pod, cs, core.EventTypeWarning, EventFailedPreStopHook, "PreStopHook failed")
 			}
 			cancel()
 		}

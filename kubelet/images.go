@@ -11,12 +11,15 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/cri"
 )
 
-// ensureImage makes c's image present per its pull policy. On failure it
-// sets the container's waiting reason (ErrImagePull, then ImagePullBackOff
-// while the back-off holds; ErrImageNeverPull) and returns when to retry.
+// ensureImage makes c's image present per its pull policy, recording
+// Kubernetes' image Events (Pulling, Pulled, Failed, BackOff,
+// ErrImageNeverPull). On failure it sets the container's waiting reason
+// (ErrImagePull, then ImagePullBackOff while the back-off holds;
+// ErrImageNeverPull) and returns when to retry.
 func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Container, ps *podState) (string, time.Duration, error) {
 	cs := ps.containers[c.Name]
 	spec := cri.ImageSpec{Image: c.Image}
@@ -24,14 +27,17 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Contai
 	if policy != core.PullAlways {
 		img, err := k.cfg.Runtime.ImageStatus(ctx, spec)
 		if err == nil {
+			k.containerEvent(pod, cs, core.EventTypeNormal, EventPulled, "Container image %q already present on machine", c.Image)
 			return imageRefOf(img, c.Image), 0, nil
 		}
 		if !errors.Is(err, cri.ErrImageNotFound) && !errors.Is(err, cri.ErrNotFound) {
+			k.containerEvent(pod, cs, core.EventTypeWarning, EventInspectFailed, "Failed to inspect image %q: %v", c.Image, err)
 			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull, Message: err.Error()}
 			return "", retryAfterError, err
 		}
 		if policy == core.PullNever {
 			msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image)
+			k.containerEvent(pod, cs, core.EventTypeWarning, EventErrImageNeverPull, "%s", msg)
 			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImageNeverPull, Message: msg}
 			return "", k.cfg.ResyncInterval, fmt.Errorf("%w: %s", ErrImageNeverPull, c.Image)
 		}
@@ -43,29 +49,45 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Contai
 	}
 	now := time.Now()
 	if b.waiting(now) {
-		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonImagePullBackOff,
-			Message: fmt.Sprintf("Back-off pulling image %q", c.Image)}
+		msg := fmt.Sprintf("Back-off pulling image %q", c.Image)
+		k.containerEvent(pod, cs, core.EventTypeNormal, EventBackOff, "%s", msg)
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %s", ReasonImagePullBackOff)
+		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonImagePullBackOff, Message: msg}
 		return "", time.Until(b.until), fmt.Errorf("%w: back-off", ErrImagePull)
 	}
+	k.containerEvent(pod, cs, core.EventTypeNormal, EventPulling, "Pulling image %q", c.Image)
 	auths := k.pullAuths(ctx, pod, c.Image)
-	var ref string
 	var err error
 	for _, a := range auths {
-		if ref, err = k.cfg.Runtime.PullImage(ctx, spec, a); err == nil {
+		if _, err = k.cfg.Runtime.PullImage(ctx, spec, a); err == nil {
 			break
 		}
 	}
 	if err != nil {
 		b.next(now, k.cfg.ImagePullBackOff, k.cfg.MaxBackOff)
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Failed to pull image %q: %v", c.Image, err)
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %s", ReasonErrImagePull)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull,
 			Message: fmt.Sprintf("failed to pull image %q: %v", c.Image, err)}
 		return "", time.Until(b.until), fmt.Errorf("%w: %s: %w", ErrImagePull, c.Image, err)
 	}
 	delete(ps.pulls, c.Image)
-	if ref == "" {
-		ref = c.Image
-	}
+	k.recordPulled(ctx, pod, cs, spec, time.Since(now))
 	return c.Image, 0, nil
+}
+
+// recordPulled records the Pulled Event of a finished pull, with the
+// image's size when the runtime knows it.
+func (k *Kubelet) recordPulled(ctx context.Context, pod *core.Pod, cs *ctrState, spec cri.ImageSpec, took time.Duration) {
+	if _, off := k.rec.(record.Discard); off {
+		return // no image status call for nothing
+	}
+	took = took.Truncate(time.Millisecond)
+	msg := fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting)", spec.Image, took, took)
+	if img, err := k.cfg.Runtime.ImageStatus(ctx, spec); err == nil && img.Size > 0 {
+		msg += fmt.Sprintf(". Image size: %d bytes.", img.Size)
+	}
+	k.containerEvent(pod, cs, core.EventTypeNormal, EventPulled, "%s", msg)
 }
 
 // pullPolicy is c's imagePullPolicy, defaulted as the API server does.

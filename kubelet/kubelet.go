@@ -14,6 +14,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/cri"
 	"github.com/orkit/orkit/informer"
@@ -31,6 +32,8 @@ type Kubelet struct {
 	cpus    *cpuManager
 	ips     *ipAllocator
 	prober  Prober
+	rec     record.Recorder
+	events  *record.Writer // the kubelet's own recorder, or nil
 	// minOOMScoreAdj bounds the containers' OOM score adjustments.
 	minOOMScoreAdj int64
 
@@ -64,6 +67,9 @@ func New(cfg Config) (*Kubelet, error) {
 		sandboxes: map[string]meta.UID{},
 		ips:       newIPAllocator(cfg.FakePodCIDR),
 		synced:    make(chan struct{}),
+	}
+	if k.rec, k.events, err = newRecorder(cfg); err != nil {
+		return nil, err
 	}
 	k.status = newStatusManager(cfg.Client, cfg.Logger)
 	if cfg.CgroupRoot != "" {
@@ -126,6 +132,9 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	}
 	k.mu.Unlock()
 	k.goRun(func() { k.status.run(ctx) })
+	if k.events != nil {
+		k.goRun(func() { _ = k.events.Run(ctx) })
+	}
 	k.goRun(func() { k.followEvents(ctx) })
 	if !k.cfg.ExternalHeartbeat {
 		k.goRun(func() { k.heartbeatLoop(ctx) })

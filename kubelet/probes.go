@@ -201,6 +201,7 @@ func (k *Kubelet) probe(ctx context.Context, pod *core.Pod, ps *podState, c *cor
 			st.result, st.decided = true, true
 		}
 	} else {
+		k.containerEvent(pod, cs, core.EventTypeWarning, EventUnhealthy, "%s probe failed: %v", kind, err)
 		st.failures, st.successes = st.failures+1, 0
 		if st.failures >= orInt32(p.FailureThreshold, 3) {
 			st.result, st.decided = false, true

@@ -210,6 +210,7 @@ func (k *Kubelet) ensureSandbox(ctx context.Context, pod *core.Pod, ps *podState
 			return fmt.Errorf("sandbox %s status: %w", ps.sandboxID, err)
 		}
 		k.cfg.Logger.Info("sandbox is dead, replacing it", "pod", podKey(pod), "sandbox", ps.sandboxID)
+		k.podEvent(pod, core.EventTypeNormal, EventSandboxChanged, "Pod sandbox changed, it will be killed and re-created.")
 		if err := k.killContainers(ctx, pod, ps, 0); err != nil {
 			return err
 		}
@@ -234,6 +235,7 @@ func (k *Kubelet) ensureSandbox(ctx context.Context, pod *core.Pod, ps *podState
 		id, err = k.cfg.Runtime.RunPodSandbox(ctx, cfg)
 	}
 	if err != nil {
+		k.podEvent(pod, core.EventTypeWarning, EventFailedCreatePodSandBox, "Failed to create pod sandbox: %v", err)
 		return fmt.Errorf("run sandbox of pod %s: %w", podKey(pod), err)
 	}
 	st, err := k.cfg.Runtime.PodSandboxStatus(ctx, id)
@@ -299,6 +301,10 @@ func (k *Kubelet) setUpNetwork(ctx context.Context, pod *core.Pod, sandboxID str
 	default:
 		res, err := k.cfg.Network.SetUp(ctx, pn)
 		if err != nil {
+			if ctx.Err() == nil {
+				k.podEvent(pod, core.EventTypeWarning, EventFailedCreatePodSandBox,
+					"Failed to create pod sandbox: failed to set up network for sandbox %q: %v", sandboxID, err)
+			}
 			return nil, fmt.Errorf("set up network of pod %s: %w", podKey(pod), err)
 		}
 		for _, a := range res.PodIPs() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/cri/fake"
 	"github.com/orkit/orkit/informer"
@@ -152,6 +153,9 @@ func (p *SimPool) Add(name string) (*Kubelet, error) {
 		cfg.Capacity = simCapacity()
 	}
 	cfg.Prober = alwaysProber{}
+	if cfg.Recorder == nil {
+		cfg.Recorder = record.Discard{} // Events of simulated nodes cost nothing
+	}
 	k, err := New(cfg)
 	if err != nil {
 		return nil, err

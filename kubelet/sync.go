@@ -55,6 +55,7 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 	// Sync handlers: activeDeadlineSeconds.
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil && time.Since(ps.startTime.Time) >= time.Duration(*d)*time.Second {
 		ps.reason, ps.message = "DeadlineExceeded", fmt.Sprintf("Pod was active on the node longer than the specified deadline (%ds)", *d)
+		k.podEvent(pod, core.EventTypeNormal, EventDeadlineExceeded, "%s", ps.message)
 		return k.finishPod(ctx, pod, ps)
 	}
 	// Admission handlers, once per pod.
@@ -63,6 +64,7 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 		if !res.Admit {
 			ps.rejection = &res
 			ps.reason, ps.message = res.Reason, res.Message
+			k.podEvent(pod, core.EventTypeWarning, res.Reason, "%s", res.Message)
 			if res.Soft {
 				k.reportStatus(ctx, pod, ps)
 				return k.cfg.ResyncInterval, false
@@ -100,9 +102,11 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 // directories, volumes, sandbox and network.
 func (k *Kubelet) syncPodResources(ctx context.Context, pod *core.Pod, ps *podState) error {
 	if err := k.ensureCgroup(pod, ps); err != nil {
+		k.podEvent(pod, core.EventTypeWarning, EventFailedCreatePodContainer, "unable to ensure pod container exists: %v", err)
 		return err
 	}
 	if err := k.ensurePodDirs(pod); err != nil {
+		k.podEvent(pod, core.EventTypeWarning, EventFailedPodDirectories, "error making pod data directories: %v", err)
 		return err
 	}
 	if err := k.ensureVolumes(ctx, pod, ps); err != nil {
@@ -142,6 +146,7 @@ func (k *Kubelet) syncTerminating(ctx context.Context, pod *core.Pod, removed bo
 		grace := gracePeriod(pod)
 		if err := k.killContainers(ctx, pod, ps, grace); err != nil {
 			k.cfg.Logger.Warn("kill containers", "pod", podKey(pod), "err", err)
+			k.podEvent(pod, core.EventTypeWarning, EventFailedKillPod, "error killing pod: %v", err)
 			return retryAfterError, false
 		}
 		ps.killed = true

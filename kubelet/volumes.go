@@ -108,6 +108,7 @@ func (k *Kubelet) ensureVolumes(ctx context.Context, pod *core.Pod, ps *podState
 		v := &pod.Spec.Volumes[i]
 		mv, err := k.setUpVolume(ctx, src, pod, v, ps.volumes[v.Name])
 		if err != nil {
+			k.podEvent(pod, core.EventTypeWarning, EventFailedMount, "MountVolume.SetUp failed for volume %q : %v", v.Name, err)
 			return fmt.Errorf("%w: volume %q of pod %s: %w", ErrVolume, v.Name, podKey(pod), err)
 		}
 		ps.volumes[v.Name] = mv
