@@ -161,4 +161,3 @@ func TestFakeKubeletEvents(t *testing.T) {
 		waitEvents(t, tc.admin, "ev-run", 20*time.Second, wantEvent{"Normal", EventKilling, "Stopping container app", app})
 	})
 }
-
