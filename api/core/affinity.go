@@ -178,6 +178,13 @@ type TopologySpreadConstraint struct {
 	MatchLabelKeys     []string            `json:"matchLabelKeys,omitempty"`
 }
 
+// The values of TopologySpreadConstraint.NodeAffinityPolicy and
+// NodeTaintsPolicy.
+const (
+	NodeInclusionPolicyHonor  = "Honor"
+	NodeInclusionPolicyIgnore = "Ignore"
+)
+
 // The values of TopologySpreadConstraint.WhenUnsatisfiable.
 const (
 	DoNotSchedule  = "DoNotSchedule"

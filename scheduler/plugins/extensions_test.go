@@ -63,3 +63,62 @@ func TestPreFilterExtensions(t *testing.T) {
 		})
 	}
 }
+
+// TestSpreadNodeInclusionPolicies covers nodeAffinityPolicy,
+// nodeTaintsPolicy and matchLabelKeys: zone b holds one web pod (version
+// v1), zone a none; the new pod asks for maxSkew 1 and is tried on b. b
+// fits only when zone a does not count (excluded by a policy) or the
+// v1 pod does not count (matchLabelKeys on version).
+func TestSpreadNodeInclusionPolicies(t *testing.T) {
+	honor, ignore := core.NodeInclusionPolicyHonor, core.NodeInclusionPolicyIgnore
+	tests := []struct {
+		name    string
+		nodeA   func(*core.Node)
+		tweak   func(*core.Pod, *core.TopologySpreadConstraint)
+		fitsOnB bool
+	}{
+		{"plain: a counts with 0, skew 2", nil, nil, false},
+		{"tainted a counts by default (taints Ignore)", func(n *core.Node) {
+			n.Spec.Taints = []core.Taint{{Key: "dedicated", Effect: core.TaintEffectNoSchedule}}
+		}, nil, false},
+		{"tainted a is left out with nodeTaintsPolicy Honor", func(n *core.Node) {
+			n.Spec.Taints = []core.Taint{{Key: "dedicated", Effect: core.TaintEffectNoSchedule}}
+		}, func(_ *core.Pod, c *core.TopologySpreadConstraint) { c.NodeTaintsPolicy = &honor }, true},
+		{"a tolerated taint keeps a in", func(n *core.Node) {
+			n.Spec.Taints = []core.Taint{{Key: "dedicated", Effect: core.TaintEffectNoSchedule}}
+		}, func(p *core.Pod, c *core.TopologySpreadConstraint) {
+			c.NodeTaintsPolicy = &honor
+			p.Spec.Tolerations = []core.Toleration{{Key: "dedicated", Operator: core.TolerationOpExists}}
+		}, false},
+		{"a outside the nodeSelector is left out (affinity Honor by default)", nil, func(p *core.Pod, _ *core.TopologySpreadConstraint) {
+			p.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+		}, true},
+		{"a outside the nodeSelector counts with nodeAffinityPolicy Ignore", nil, func(p *core.Pod, c *core.TopologySpreadConstraint) {
+			p.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+			c.NodeAffinityPolicy = &ignore
+		}, false},
+		{"matchLabelKeys: the v1 pod is another version", nil, func(p *core.Pod, c *core.TopologySpreadConstraint) {
+			c.MatchLabelKeys = []string{"version"}
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := node("a", rl("4", "8Gi", "110"), map[string]string{"zone": "a", "disk": "hdd"})
+			b := node("b", rl("4", "8Gi", "110"), map[string]string{"zone": "b", "disk": "ssd"})
+			if tc.nodeA != nil {
+				tc.nodeA(a)
+			}
+			existing := onNode(labelled(pod("w1", nil), "app", "web", "version", "v1"), "b")
+			p := labelled(pod("new", nil), "app", "web", "version", "v2")
+			p.Spec.TopologySpreadConstraints = []core.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone",
+				WhenUnsatisfiable: core.DoNotSchedule, LabelSelector: &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+			if tc.tweak != nil {
+				tc.tweak(p, &p.Spec.TopologySpreadConstraints[0])
+			}
+			snap := framework.NewSnapshot([]*core.Node{a, b}, []*core.Pod{existing})
+			niB, _ := snap.Get("b")
+			st := runFilter(PodTopologySpread{}, p, niB, snap)
+			assert.Equal(t, tc.fitsOnB, st.IsSuccess(), msg(st))
+		})
+	}
+}

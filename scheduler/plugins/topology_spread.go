@@ -35,8 +35,16 @@ func (PodTopologySpread) Name() string { return NamePodTopologySpread }
 type Constraint struct {
 	MaxSkew     int64
 	TopologyKey string
-	Selector    labels.Selector
-	MinDomains  int64
+	// Selector is the labelSelector with the matchLabelKeys requirements
+	// (key in the pod's own value) added.
+	Selector   labels.Selector
+	MinDomains int64
+	// HonorNodeAffinity: only nodes matching the pod's nodeSelector and
+	// required node affinity count (nodeAffinityPolicy Honor, the default).
+	HonorNodeAffinity bool
+	// HonorTaints: only nodes whose NoSchedule and NoExecute taints the
+	// pod tolerates count (nodeTaintsPolicy Honor; the default is Ignore).
+	HonorTaints bool
 }
 
 // SpreadCounts is what PreFilter counted for a pod's constraints.
@@ -62,20 +70,44 @@ func (s *SpreadCounts) Clone() framework.StateData {
 	return &c
 }
 
-// covers reports whether node n is one of the nodes pod's counts cover:
-// it passes the pod's node affinity and carries every constraint's key.
-func (s *SpreadCounts) covers(pod *core.Pod, n *core.Node) bool {
-	return n != nil && PodMatchesNodeAffinity(pod, n) && hasAllKeys(n, s.Constraints)
+// includes fills inc (len(s.Constraints)) with whether node n counts for
+// each constraint, as kube-scheduler decides it: n must carry every
+// constraint's key, then each constraint's node inclusion policies apply.
+// It reports whether n counts for any.
+func (s *SpreadCounts) includes(pod *core.Pod, n *core.Node, inc []bool) bool {
+	if n == nil || !hasAllKeys(n, s.Constraints) {
+		return false
+	}
+	var affOK, taintOK, any bool
+	affDone, taintDone := false, false
+	for i, c := range s.Constraints {
+		inc[i] = true
+		if c.HonorNodeAffinity {
+			if !affDone {
+				affOK, affDone = PodMatchesNodeAffinity(pod, n), true
+			}
+			inc[i] = affOK
+		}
+		if c.HonorTaints && inc[i] {
+			if !taintDone {
+				_, untolerated := UntoleratedTaint(n.Spec.Taints, pod.Spec.Tolerations)
+				taintOK, taintDone = !untolerated, true
+			}
+			inc[i] = taintOK
+		}
+		any = any || inc[i]
+	}
+	return any
 }
 
-// add counts p, running on node n (which s covers), delta times for every
-// constraint whose selector matches it.
-func (s *SpreadCounts) add(pod, p *core.Pod, n *core.Node, delta int64) {
+// add counts p, running on node n, delta times for every constraint that
+// n counts for (inc, from includes) and whose selector matches p.
+func (s *SpreadCounts) add(pod, p *core.Pod, n *core.Node, inc []bool, delta int64) {
 	if p.Namespace != pod.Namespace || framework.IsTerminating(p) {
 		return
 	}
 	for i := range s.Constraints {
-		if s.Constraints[i].Selector.Matches(labels.Set(p.Labels)) {
+		if inc[i] && s.Constraints[i].Selector.Matches(labels.Set(p.Labels)) {
 			s.Counts[i][n.Labels[s.Constraints[i].TopologyKey]] += delta
 		}
 	}
@@ -95,11 +127,13 @@ func ParseConstraints(pod *core.Pod, when string) ([]Constraint, error) {
 		if c.WhenUnsatisfiable != when {
 			continue
 		}
-		sel, err := labels.SelectorFromLabelSelector(c.LabelSelector)
+		sel, err := spreadSelector(pod, c)
 		if err != nil {
 			return nil, fmt.Errorf("topology spread constraint %q: %w", c.TopologyKey, err)
 		}
-		pc := Constraint{MaxSkew: int64(c.MaxSkew), TopologyKey: c.TopologyKey, Selector: sel, MinDomains: 1}
+		pc := Constraint{MaxSkew: int64(c.MaxSkew), TopologyKey: c.TopologyKey, Selector: sel, MinDomains: 1,
+			HonorNodeAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy != core.NodeInclusionPolicyIgnore,
+			HonorTaints:       c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == core.NodeInclusionPolicyHonor}
 		if c.MinDomains != nil {
 			pc.MinDomains = int64(*c.MinDomains)
 		}
@@ -108,10 +142,33 @@ func ParseConstraints(pod *core.Pod, when string) ([]Constraint, error) {
 	return out, nil
 }
 
+// spreadSelector is c's labelSelector plus, for each matchLabelKeys key
+// the pod carries, the requirement "key in (the pod's value)". A nil
+// labelSelector selects nothing.
+func spreadSelector(pod *core.Pod, c *core.TopologySpreadConstraint) (labels.Selector, error) {
+	sel, err := labels.SelectorFromLabelSelector(c.LabelSelector)
+	if err != nil || c.LabelSelector == nil || len(c.MatchLabelKeys) == 0 {
+		return sel, err
+	}
+	reqs := sel.Requirements()
+	for _, k := range c.MatchLabelKeys {
+		v, ok := pod.Labels[k]
+		if !ok {
+			continue
+		}
+		r, err := labels.NewRequirement(k, labels.In, []string{v})
+		if err != nil {
+			return nil, fmt.Errorf("matchLabelKeys %q: %w", k, err)
+		}
+		reqs = append(reqs, r)
+	}
+	return labels.NewSelector(reqs...), nil
+}
+
 // CountSpread counts, for each constraint, the pods in pod's namespace
-// matching its selector per domain, over the nodes that match the pod's
-// node affinity and have every constraint's key. Domains with no pods
-// are present with 0.
+// matching its selector per domain, over the nodes that count for it
+// (every constraint's key, then its node inclusion policies). Domains of
+// counted nodes with no pods are present with 0.
 func CountSpread(pod *core.Pod, cs []Constraint, nodes []*framework.NodeInfo) *SpreadCounts {
 	s := &SpreadCounts{Constraints: cs, Counts: make([]map[string]int64, len(cs)), SelfMatch: make([]int64, len(cs))}
 	for i := range cs {
@@ -120,17 +177,19 @@ func CountSpread(pod *core.Pod, cs []Constraint, nodes []*framework.NodeInfo) *S
 			s.SelfMatch[i] = 1
 		}
 	}
+	inc := make([]bool, len(cs))
 	for _, ni := range nodes {
 		n := ni.Node()
-		if !s.covers(pod, n) {
+		if !s.includes(pod, n, inc) {
 			continue
 		}
 		for i := range cs {
-			v := n.Labels[cs[i].TopologyKey]
-			s.Counts[i][v] += 0 // a domain with no pods is present with 0
+			if inc[i] {
+				s.Counts[i][n.Labels[cs[i].TopologyKey]] += 0 // a domain with no pods is present with 0
+			}
 		}
 		for _, p := range ni.Pods {
-			s.add(pod, p.Pod, n, 1)
+			s.add(pod, p.Pod, n, inc, 1)
 		}
 	}
 	return s
@@ -151,8 +210,11 @@ func updateSpread(state *framework.CycleState, pod *core.Pod, p *framework.PodIn
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if s != nil && s.covers(pod, ni.Node()) {
-		s.add(pod, p.Pod, ni.Node(), delta)
+	if s == nil {
+		return nil
+	}
+	if inc := make([]bool, len(s.Constraints)); s.includes(pod, ni.Node(), inc) {
+		s.add(pod, p.Pod, ni.Node(), inc, delta)
 	}
 	return nil
 }
