@@ -46,6 +46,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Subresources = map[string]SubresourceHandler{
 				"binding": SubresourceFunc(s.serveBinding),
 				"log":     SubresourceFunc(s.servePodLog),
+				"exec":    SubresourceFunc(s.servePodExec),
 			}
 		},
 		coreGVR("bindings"): func(r *Resource) {

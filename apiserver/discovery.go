@@ -163,7 +163,7 @@ var (
 	allVerbs        = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subresourceVerb = map[string][]string{
 		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"},
-		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "finalize": {"update"},
+		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"}, "finalize": {"update"},
 	}
 )
 
@@ -182,8 +182,11 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 		})
 		for _, sub := range t.Subresources {
 			kind := t.Kind.Kind
-			if sub == "scale" {
+			switch sub {
+			case "scale":
 				kind = "Scale"
+			case "exec":
+				kind = "PodExecOptions"
 			}
 			list = append(list, apiResource{Name: t.Resource + "/" + sub, Namespaced: t.Namespaced, Kind: kind, Verbs: subresourceVerb[sub]})
 		}

@@ -77,6 +77,17 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	return info
 }
 
+// LongRunning reports whether the request may stay open indefinitely (a
+// watch, or a streaming pods/exec, attach or portforward): such requests
+// do not count against the server's in-flight limit.
+func (info *RequestInfo) LongRunning() bool {
+	if info.Verb == "watch" {
+		return true
+	}
+	return info.Resource == "pods" && info.APIGroup == "" &&
+		(info.Subresource == "exec" || info.Subresource == "attach" || info.Subresource == "portforward")
+}
+
 func resourceVerb(method string, named, watch bool) string {
 	switch method {
 	case http.MethodGet, http.MethodHead:

@@ -68,6 +68,7 @@ type Server struct {
 	inflight     chan struct{}
 	initializers *initializerSet
 	podLogs      PodLogsFunc
+	podExec      PodExecFunc
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -308,7 +309,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.metrics.observe(info, rw.code, time.Since(start))
 	}()
-	if info.Verb != "watch" && !isHealthPath(r.URL.Path) {
+	if !info.LongRunning() && !isHealthPath(r.URL.Path) {
 		select {
 		case s.inflight <- struct{}{}:
 			defer func() { <-s.inflight }()
@@ -408,6 +409,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	w.wrote = true
 	return w.ResponseWriter.Write(b)
 }
+
+// Unwrap exposes the underlying writer to http.ResponseController (Hijack
+// for pods/exec's connection upgrade).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Flush passes through so watches stream.
 func (w *statusWriter) Flush() {

@@ -24,6 +24,9 @@ var (
 	ErrCgroup = errors.New("cgroup error")
 	// ErrLogs: container logs could not be served.
 	ErrLogs = errors.New("logs unavailable")
+	// ErrExecProtocol: an exec stream message broke the channel protocol
+	// (empty, oversized, bad resize, unknown channel).
+	ErrExecProtocol = errors.New("exec stream protocol error")
 	// ErrForbidden: a log request came from someone other than the API server.
 	ErrForbidden = errors.New("forbidden")
 	// ErrNoCPUs: the static CPU manager has too few free CPUs.

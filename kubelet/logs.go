@@ -39,8 +39,9 @@ const (
 	followCheck = time.Second
 )
 
-// startLogServer serves /containerLogs/{ns}/{pod}/{container} over HTTPS,
-// to the API server only (client certificate from ClientCA with CN
+// startLogServer serves /containerLogs/{ns}/{pod}/{container} and
+// /exec/{ns}/{pod}/{container} (exec.go) over HTTPS, to the API server
+// only (client certificate from ClientCA with CN
 // APIServerClientCN). The server belongs to Run, which shuts it down.
 func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
 	ln, err := listenTCP(k.cfg.ServerAddr)
@@ -72,6 +73,10 @@ func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if len(parts) == 4 && parts[0] == "exec" {
+		k.serveExec(w, r, parts[1], parts[2], parts[3])
+		return
+	}
 	if r.Method != http.MethodGet || len(parts) != 4 || parts[0] != "containerLogs" {
 		http.NotFound(w, r)
 		return
@@ -129,18 +134,10 @@ func parseLogOptions(q url.Values) (LogOptions, error) {
 // logPath finds the log file of a container of a pod this kubelet runs,
 // and a func reporting whether that container still runs.
 func (k *Kubelet) logPath(ns, name, container string, previous bool) (string, func() bool, error) {
-	k.mu.Lock()
-	var w *podWorker
-	for _, cand := range k.workers {
-		if p, _ := cand.latest(); p.Namespace == ns && p.Name == name {
-			w = cand
-		}
-	}
-	k.mu.Unlock()
-	if w == nil || k.cfg.LogDir == "" {
+	pod := k.podByName(ns, name)
+	if pod == nil || k.cfg.LogDir == "" {
 		return "", nil, fmt.Errorf("%w: pod %s/%s is not on this node", ErrLogs, ns, name)
 	}
-	pod, _ := w.latest()
 	if !hasContainer(pod, container) {
 		return "", nil, fmt.Errorf("%w: container %q is not in pod %s/%s", ErrLogs, container, ns, name)
 	}
@@ -180,6 +177,24 @@ func (k *Kubelet) logPath(ns, name, container string, previous bool) (string, fu
 		return err == nil && len(ctrs) > 0
 	}
 	return path, running, nil
+}
+
+// podByName returns the latest spec of the pod ns/name this kubelet runs,
+// or nil.
+func (k *Kubelet) podByName(ns, name string) *core.Pod {
+	k.mu.Lock()
+	var w *podWorker
+	for _, cand := range k.workers {
+		if p, _ := cand.latest(); p.Namespace == ns && p.Name == name {
+			w = cand
+		}
+	}
+	k.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	pod, _ := w.latest()
+	return pod
 }
 
 func hasContainer(pod *core.Pod, name string) bool {

@@ -33,10 +33,10 @@ func (r *Runtime) Exec(ctx context.Context, id string, req cri.ExecRequest) (int
 	s := newExecStreams(req)
 	stop := make(chan struct{})
 	defer close(stop)
-	if req.Resize != nil && req.TTY {
+	sub, args := helloArgv(req.Cmd)
+	if req.Resize != nil && req.TTY && sub != "ttysize" {
 		go s.trackSize(req.Resize, stop)
 	}
-	sub, args := helloArgv(req.Cmd)
 	switch {
 	case sub == "cat" && firstArg(args) == "-":
 		return s.run(ctx, id, func() int32 { return s.cat() })
@@ -117,10 +117,22 @@ func (s *execStreams) ttysize() int32 {
 		return 0
 	}
 	sc := bufio.NewScanner(s.req.Stdin)
+	var size cri.TerminalSize
 	for sc.Scan() && strings.TrimSuffix(sc.Text(), "\r") != "q" {
-		s.mu.Lock()
-		size := s.size
-		s.mu.Unlock()
+		// Take every size sent before the line: a caller that sends a
+		// resize and then a line sees the new size.
+		for drained := false; !drained; {
+			select {
+			case sz, ok := <-s.req.Resize:
+				if ok {
+					size = sz
+				} else {
+					s.req.Resize, drained = nil, true
+				}
+			default:
+				drained = true
+			}
+		}
 		s.write(s.stdout, fmt.Appendf(nil, "%d %d\n", size.Height, size.Width))
 	}
 	return 0

@@ -1,0 +1,254 @@
+package kubelet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"crypto/tls"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/cri"
+)
+
+// execCloseWait is how long a finished exec session waits for the
+// client's reply to its close message before dropping the connection.
+const execCloseWait = 5 * time.Second
+
+// execOptions are the kubelet's exec query parameters (as Kubernetes'
+// kubelet names them): command (repeated), input, output, error, tty.
+type execOptions struct {
+	cmd                        []string
+	stdin, stdout, stderr, tty bool
+}
+
+func parseExecOptions(q url.Values) (execOptions, error) {
+	flag := func(name string) bool { v := q.Get(name); return v == "1" || v == "true" }
+	o := execOptions{cmd: q["command"], stdin: flag("input"), stdout: flag("output"), stderr: flag("error"), tty: flag("tty")}
+	if len(o.cmd) == 0 {
+		return o, errors.New("you must specify at least 1 command")
+	}
+	if !o.stdin && !o.stdout && !o.stderr {
+		return o, errors.New("you must specify at least 1 of stdin, stdout, stderr")
+	}
+	return o, nil
+}
+
+func execQuery(o apiserver.PodExecOptions) url.Values {
+	q := url.Values{"command": o.Command}
+	for name, on := range map[string]bool{"input": o.Stdin, "output": o.Stdout, "error": o.Stderr, "tty": o.TTY} {
+		if on {
+			q.Set(name, "1")
+		}
+	}
+	return q
+}
+
+// serveExec serves /exec/{ns}/{pod}/{container}: it checks the request,
+// upgrades it to a WebSocket speaking the v5 (or v4) channel protocol and
+// runs the command in the container through the runtime until it exits.
+// Errors before the upgrade are meta Status JSON, as the API server
+// passes them on to the client.
+func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request, ns, name, container string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		writeStatus(w, apierrors.NewMethodNotSupported(meta.GroupResource{Resource: "pods"}, strings.ToLower(r.Method)))
+		return
+	}
+	opts, err := parseExecOptions(r.URL.Query())
+	if err != nil {
+		writeStatus(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	id, status := k.runningContainer(r.Context(), ns, name, container)
+	if status != nil {
+		writeStatus(w, status)
+		return
+	}
+	protocol := negotiateProtocol(websocket.Subprotocols(r))
+	if !websocket.IsWebSocketUpgrade(r) || protocol == "" {
+		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf(
+			"exec needs a WebSocket upgrade with subprotocol %s or %s (SPDY is not supported)", ProtocolV5, ProtocolV4)))
+		return
+	}
+	up := websocket.Upgrader{Subprotocols: []string{protocol}, HandshakeTimeout: 10 * time.Second,
+		// Only the API server reaches this endpoint (client certificate);
+		// browsers' Origin rules do not apply.
+		CheckOrigin: func(*http.Request) bool { return true }}
+	conn, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered the client
+	}
+	k.runExecSession(r.Context(), &wsConn{conn: conn, protocol: protocol}, id, opts)
+}
+
+// runningContainer finds the running container of a pod this kubelet
+// runs, or the Status to answer with.
+func (k *Kubelet) runningContainer(ctx context.Context, ns, name, container string) (string, *meta.Status) {
+	pod := k.podByName(ns, name)
+	if pod == nil {
+		return "", apierrors.NewNotFound(meta.GroupResource{Resource: "pods"}, name)
+	}
+	if !hasContainer(pod, container) {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", container, name))
+	}
+	ctrs, err := k.cfg.Runtime.ListContainers(ctx, cri.ContainerFilter{State: cri.ContainerRunning,
+		LabelSelector: map[string]string{labelPodUID: string(pod.UID), labelContainerName: container}})
+	if err != nil {
+		return "", apierrors.NewInternalError(fmt.Errorf("list containers of pod %s: %w", name, err))
+	}
+	if len(ctrs) == 0 {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("container %s in pod %s is not running", container, name))
+	}
+	return ctrs[len(ctrs)-1].ID, nil
+}
+
+// runExecSession runs one exec over an upgraded connection: client
+// messages feed stdin and resizes; output goes to the output channels; the
+// final Status goes to the error channel; then the connection is closed
+// normally. A connection that fails before the command ends kills it.
+func (k *Kubelet) runExecSession(ctx context.Context, c *wsConn, containerID string, o execOptions) {
+	defer c.conn.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req := cri.ExecRequest{Cmd: o.cmd, TTY: o.tty}
+	var stdinR *io.PipeReader
+	var stdinW *io.PipeWriter
+	if o.stdin {
+		stdinR, stdinW = io.Pipe()
+		req.Stdin = stdinR
+	}
+	if o.stdout {
+		req.Stdout = channelWriter{c: c, ch: chanStdout}
+	}
+	if o.stderr && !o.tty {
+		req.Stderr = channelWriter{c: c, ch: chanStderr}
+	}
+	var sizes chan cri.TerminalSize
+	if o.tty {
+		sizes = make(chan cri.TerminalSize, 1)
+		req.Resize = sizes
+	}
+	if err := c.writeChannel(lowestOutputChannel(o.stdout, o.stderr && !o.tty), nil); err != nil {
+		return
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		err := c.readLoop(stdinW, sizes, func(err error) { k.cfg.Logger.Info("exec stream", "container", containerID, "err", err) })
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure {
+			cancel() // the client is gone: stop the command
+		}
+	}()
+	code, err := k.cfg.Runtime.Exec(ctx, containerID, req)
+	if stdinR != nil {
+		stdinR.Close() // unblocks a readLoop waiting for the process to read
+	}
+	if ctx.Err() == nil {
+		if b, merr := json.Marshal(execStatus(o.cmd, code, err)); merr == nil {
+			c.writeChannel(chanError, b)
+		}
+		c.closeNormally()
+	}
+	t := time.NewTimer(execCloseWait)
+	defer t.Stop()
+	select {
+	case <-readDone:
+	case <-t.C:
+	}
+	c.conn.Close()
+	<-readDone
+}
+
+// execStatus is the Status the error channel carries, as Kubernetes'
+// kubelet words it: Success; Failure with reason NonZeroExitCode and the
+// code as an ExitCode cause; or an internal error.
+func execStatus(cmd []string, code int32, err error) *meta.Status {
+	switch {
+	case err != nil:
+		return apierrors.NewInternalError(fmt.Errorf("error executing command in container: %w", err))
+	case code == 0:
+		return &meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: meta.StatusSuccess}
+	}
+	return &meta.Status{
+		TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   meta.StatusFailure,
+		Reason:   "NonZeroExitCode",
+		Message:  fmt.Sprintf("command terminated with non-zero exit code: command %q exited with %d", cmd, code),
+		Details:  &meta.StatusDetails{Causes: []meta.StatusCause{{Type: "ExitCode", Message: strconv.Itoa(int(code))}}},
+	}
+}
+
+// writeStatus answers with s as JSON and its code.
+func writeStatus(w http.ResponseWriter, s *meta.Status) {
+	w.Header().Set("Content-Type", "application/json")
+	code := int(s.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(s)
+}
+
+// ExecFunc returns the function the API server's pods/exec calls
+// (apiserver.Server.SetPodExec): it finds the pod's node and proxies the
+// connection upgrade, and then the raw stream, to that kubelet's exec
+// endpoint over HTTPS with the API server's client certificate. Only the
+// upgrade headers are forwarded (never the caller's credentials). It is
+// safe for concurrent use; each call returns when its stream ends.
+func ExecFunc(cfg LogsClientConfig) apiserver.PodExecFunc {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cfg.ClientCert},
+		RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}, // HTTP/1.1: upgrades need it
+		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
+	return func(ctx context.Context, pod *core.Pod, opts apiserver.PodExecOptions, w http.ResponseWriter, r *http.Request) {
+		node, err := cfg.Nodes.Get(ctx, pod.Spec.NodeName)
+		if err != nil {
+			writeStatus(w, apierrors.FromError(err))
+			return
+		}
+		addr, port := nodeAddress(node), node.Status.DaemonEndpoints.KubeletEndpoint.Port
+		if addr == "" || port == 0 {
+			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("node %q has no kubelet endpoint", node.Name)))
+			return
+		}
+		target := &url.URL{Scheme: "https", Host: net.JoinHostPort(addr, strconv.Itoa(int(port))),
+			Path: "/exec/" + pod.Namespace + "/" + pod.Name + "/" + opts.Container, RawQuery: execQuery(opts).Encode()}
+		rp := &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.Out.URL, pr.Out.Host = target, target.Host
+				pr.Out.Header = upgradeHeaders(pr.Out.Header)
+			},
+			Transport: tr,
+			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+				writeStatus(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error dialing backend: kubelet of node %q: %v", node.Name, err)))
+			},
+		}
+		rp.ServeHTTP(w, r)
+	}
+}
+
+// upgradeHeaders keeps what a WebSocket (or SPDY) upgrade needs.
+func upgradeHeaders(in http.Header) http.Header {
+	out := http.Header{}
+	for _, k := range []string{"Connection", "Upgrade", "Sec-Websocket-Key", "Sec-Websocket-Version",
+		"Sec-Websocket-Protocol", "X-Stream-Protocol-Version", "User-Agent"} {
+		if v, ok := in[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
