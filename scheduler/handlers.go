@@ -18,6 +18,8 @@ func (s *Scheduler) buildInformers() {
 		Name: "pods", Transform: strip, Logger: s.log})
 	s.nodes = informer.New[*core.Node](newClientLW[core.Node](c), informer.Options[*core.Node]{
 		Name: "nodes", Logger: s.log})
+	s.namespaces = newNamespaceInformer(newClientLW[core.Namespace](c), s)
+	s.algo.namespaces = namespaceLabels{s.namespaces}
 	if s.cfg.PriorityClasses {
 		s.classes = informer.New[*scheduling.PriorityClass](newClientLW[scheduling.PriorityClass](c),
 			informer.Options[*scheduling.PriorityClass]{Name: "priorityclasses", Logger: s.log})
@@ -27,7 +29,7 @@ func (s *Scheduler) buildInformers() {
 // addHandlers registers the event handlers and returns their synced
 // functions.
 func (s *Scheduler) addHandlers() []func() bool {
-	var regs []func() bool
+	regs := []func() bool{s.namespaces.HasSynced}
 	if s.classes != nil {
 		regs = append(regs, s.classes.HasSynced)
 	}

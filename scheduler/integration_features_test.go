@@ -301,3 +301,29 @@ func TestIntegrationPreemptionWaitsForVictims(t *testing.T) {
 		return err == nil && p.Spec.NodeName == "only"
 	})
 }
+
+// TestIntegrationAffinityNamespaceSelector: a pod's required anti-affinity
+// against app=db pods in namespaces labelled env=prod keeps it off the
+// node where such a pod runs, through the scheduler's namespace informer.
+func TestIntegrationAffinityNamespaceSelector(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{
+		simcluster.Node("n1", "z", "4", "8Gi"), simcluster.Node("n2", "z", "4", "8Gi")}, 2))
+	_, err := client.For[core.Namespace](c.Admin, "").Create(ctx, &core.Namespace{
+		ObjectMeta: meta.ObjectMeta{Name: "prod", Labels: map[string]string{"env": "prod"}}})
+	require.NoError(t, err)
+	db := simcluster.Pod("db", "100m", "")
+	db.Namespace, db.Labels, db.Spec.NodeName = "prod", map[string]string{"app": "db"}, "n1"
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "prod", []*core.Pod{db}, 1))
+	startScheduler(t, c, scheduler.Config{})
+
+	web := simcluster.Pod("web", "100m", "")
+	web.Spec.Affinity = &core.Affinity{PodAntiAffinity: &core.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []core.PodAffinityTerm{{TopologyKey: core.LabelHostname,
+			LabelSelector:     &meta.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+			NamespaceSelector: &meta.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}}}}
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{web}, 1))
+	bound := waitBound(t, c.Admin, 1, 20*time.Second)
+	assert.Equal(t, "n2", bound["web"].Spec.NodeName, "n1 runs an app=db pod in an env=prod namespace")
+}

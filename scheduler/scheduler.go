@@ -97,7 +97,9 @@ type Scheduler struct {
 	pods    *informer.Informer[*core.Pod]
 	nodes   *informer.Informer[*core.Node]
 	classes *informer.Informer[*scheduling.PriorityClass]
-	synced  chan struct{}
+	// namespaces holds namespaces' labels for affinity namespaceSelectors.
+	namespaces *informer.Informer[*core.Namespace]
+	synced     chan struct{}
 
 	attempts, scheduled, unschedulable, errs, bindErrs, preemptions atomic.Int64
 }
@@ -270,6 +272,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	runInformer("pods", s.pods.Run)
 	runInformer("nodes", s.nodes.Run)
+	runInformer("namespaces", s.namespaces.Run)
 	if s.classes != nil {
 		runInformer("priorityclasses", s.classes.Run)
 	}
