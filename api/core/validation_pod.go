@@ -316,6 +316,44 @@ func validateTopologySpread(cs []TopologySpreadConstraint, p *field.Path) field.
 		if c.LabelSelector != nil {
 			errs = append(errs, validation.ValidateLabelSelector(c.LabelSelector, ip.Child("labelSelector"))...)
 		}
+		errs = append(errs, validateNodeInclusionPolicy(c.NodeAffinityPolicy, ip.Child("nodeAffinityPolicy"))...)
+		errs = append(errs, validateNodeInclusionPolicy(c.NodeTaintsPolicy, ip.Child("nodeTaintsPolicy"))...)
+		errs = append(errs, validateMatchLabelKeys(c, ip.Child("matchLabelKeys"))...)
+	}
+	return errs
+}
+
+func validateNodeInclusionPolicy(policy *string, p *field.Path) field.ErrorList {
+	if policy == nil || *policy == NodeInclusionPolicyHonor || *policy == NodeInclusionPolicyIgnore {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(p, *policy, []string{NodeInclusionPolicyHonor, NodeInclusionPolicyIgnore})}
+}
+
+// validateMatchLabelKeys checks matchLabelKeys as Kubernetes does: label
+// keys, only with a labelSelector, and none of them in that selector.
+func validateMatchLabelKeys(c TopologySpreadConstraint, p *field.Path) field.ErrorList {
+	if len(c.MatchLabelKeys) == 0 {
+		return nil
+	}
+	if c.LabelSelector == nil {
+		return field.ErrorList{field.Forbidden(p, "must not be specified when labelSelector is not set")}
+	}
+	inSelector := map[string]bool{}
+	for k := range c.LabelSelector.MatchLabels {
+		inSelector[k] = true
+	}
+	for _, e := range c.LabelSelector.MatchExpressions {
+		inSelector[e.Key] = true
+	}
+	var errs field.ErrorList
+	for i, k := range c.MatchLabelKeys {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(p.Index(i), k, msg))
+		}
+		if inSelector[k] {
+			errs = append(errs, field.Invalid(p.Index(i), k, "exists in both matchLabelKeys and labelSelector"))
+		}
 	}
 	return errs
 }

@@ -198,6 +198,18 @@ func TestValidatePod(t *testing.T) {
 			`spec.topologySpreadConstraints[2].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"`,
 			`spec.topologySpreadConstraints[2].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not Never`,
 		}},
+		{"topology spread policies and matchLabelKeys", func(p *Pod) {
+			sel := &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+			p.Spec.TopologySpreadConstraints = []TopologySpreadConstraint{
+				{MaxSkew: 1, TopologyKey: LabelTopologyZone, WhenUnsatisfiable: DoNotSchedule, LabelSelector: sel,
+					NodeAffinityPolicy: ptr("Sometimes"), NodeTaintsPolicy: ptr(NodeInclusionPolicyHonor), MatchLabelKeys: []string{"app", "pod-template-hash"}},
+				{MaxSkew: 1, TopologyKey: LabelHostname, WhenUnsatisfiable: DoNotSchedule, MatchLabelKeys: []string{"version"}},
+			}
+		}, []string{
+			`spec.topologySpreadConstraints[0].nodeAffinityPolicy: Unsupported value: "Sometimes": supported values: "Honor", "Ignore"`,
+			`spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector`,
+			`spec.topologySpreadConstraints[1].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set`,
+		}},
 		{"share process namespace with host PID", func(p *Pod) { p.Spec.ShareProcessNamespace, p.Spec.HostPID = ptr(true), true },
 			[]string{"spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled"}},
 		{"duplicate scheduling gate", func(p *Pod) { p.Spec.SchedulingGates = []PodSchedulingGate{{Name: "a"}, {Name: "a"}} },
