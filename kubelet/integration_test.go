@@ -225,6 +225,21 @@ func TestRealKubelet(t *testing.T) {
 		}
 	})
 
+	t.Run("Events of the running pod, and kubectl describe lists them", func(t *testing.T) {
+		app := "spec.containers{app}"
+		evs := waitEvents(t, n.tc.admin, "web", 20*time.Second,
+			wantEvent{"Normal", EventPulled, `Container image "orkit.local/hello:v1" already present on machine`, app},
+			wantEvent{"Normal", EventCreated, "Created container: app", app},
+			wantEvent{"Normal", EventStarted, "Started container app", app})
+		for _, ev := range evs {
+			assert.Equal(t, core.EventSource{Component: "kubelet", Host: "real-node"}, ev.Source)
+			assert.Equal(t, "Pod", ev.InvolvedObject.Kind)
+		}
+		out := kubectl(t, n.tc.cp.AdminKubeconfig, "describe", "pod", "web")
+		assert.Regexp(t, `(?s)Events:.*Pulled\s.*kubelet.*Container image "orkit.local/hello:v1" already present on machine`+
+			`.*Created\s.*kubelet.*Created container: app.*Started\s.*kubelet.*Started container app`, out)
+	})
+
 	t.Run("init container, emptyDir, secret volume, configMap env, postStart", func(t *testing.T) {
 		_, err := client.For[core.Secret](n.tc.admin, "default").Create(ctx, &core.Secret{
 			ObjectMeta: meta.ObjectMeta{Name: "creds"}, Data: map[string][]byte{"password": []byte("s3cret")}})
@@ -296,6 +311,23 @@ func TestRealKubelet(t *testing.T) {
 		waitPod(t, n.tc.admin, "default", "liveness", 60*time.Second, "restartCount >= 1", func(p *core.Pod) bool {
 			return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].RestartCount >= 1
 		})
+		app := "spec.containers{app}"
+		waitEvents(t, n.tc.admin, "liveness", 20*time.Second,
+			wantEvent{"Normal", EventStarted, "Started container app", app},
+			wantEvent{"Warning", EventUnhealthy, "Liveness probe failed: HTTP probe failed with statuscode: 500", app},
+			wantEvent{"Normal", EventKilling, "Container app failed liveness probe, will be restarted", app})
+		waitFor(t, 20*time.Second, "the restart counted on the Started Event", func() bool {
+			for _, ev := range podEvents(t, n.tc.admin, "liveness") {
+				if ev.Reason == EventStarted && ev.Count >= 2 {
+					return true
+				}
+			}
+			return false
+		})
+		out := kubectl(t, n.tc.cp.AdminKubeconfig, "describe", "pod", "liveness")
+		// kubectl sorts by lastTimestamp: repeats move an Event down.
+		assert.Regexp(t, `(?s)Events:.*Unhealthy\s[^\n]*kubelet\s+Liveness probe failed`, out)
+		assert.Regexp(t, `(?s)Events:.*Killing\s[^\n]*kubelet\s+Container app failed liveness probe, will be restarted`, out)
 	})
 
 	t.Run("readiness drives Ready", func(t *testing.T) {
@@ -477,3 +509,16 @@ func TestRealKubelet(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// kubectl runs the real kubectl with kubeconfig and returns its output; a
+// missing kubectl skips the test (fails it under CI=true).
+func kubectl(t testing.TB, kubeconfig string, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		testenv.Unavailable(t, "kubectl not found")
+	}
+	out, err := exec.Command(path, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+	require.NoError(t, err, "kubectl %v: %s", args, out)
+	return string(out)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/daemonset"
 	"github.com/orkit/orkit/controller/deployment"
@@ -50,11 +51,19 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		}
 		return m.Add(r)
 	}
-	rs, _, err := replicaset.New(m, replicaset.Options{Logger: log})
+	// One Event writer for the controller manager's client, run by the
+	// manager; each controller records as its own source.
+	events, err := record.New(cl, record.Options{Source: core.EventSource{Component: "kube-controller-manager"}, Logger: log})
+	if err := add("events", events, err); err != nil {
+		return err
+	}
+	rs, _, err := replicaset.New(m, replicaset.Options{Logger: log,
+		Recorder: events.WithSource(core.EventSource{Component: replicaset.Component})})
 	if err := add("replicaset", rs, err); err != nil {
 		return err
 	}
-	dep, _, err := deployment.New(m, deployment.Options{Logger: log})
+	dep, _, err := deployment.New(m, deployment.Options{Logger: log,
+		Recorder: events.WithSource(core.EventSource{Component: deployment.Component})})
 	if err := add("deployment", dep, err); err != nil {
 		return err
 	}
