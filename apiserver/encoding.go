@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ import (
 // MaxRequestBodyBytes is the largest request body accepted (3 MiB, as
 // kube-apiserver); larger bodies get 413.
 const MaxRequestBodyBytes = 3 << 20
+
+// maxBodyPrealloc is the most readAll reserves before reading a body.
+const maxBodyPrealloc = 64 << 10
 
 // readBody reads at most MaxRequestBodyBytes of r's body and converts YAML
 // to JSON. It checks the content type against the ones allowed.
@@ -40,7 +44,7 @@ func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
 	if !ok {
 		return nil, "", apierrors.NewUnsupportedMediaType(ct)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
+	b, err := readAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -66,6 +70,19 @@ func readBody(r *http.Request, allowed ...string) ([]byte, string, error) {
 	return b, mt, nil
 }
 
+// readAll reads rd to the end into a buffer sized from the request's
+// Content-Length instead of growing from 512 bytes. The size is only a
+// hint (a client may declare more than it sends), so at most
+// maxBodyPrealloc is reserved up front.
+func readAll(rd io.Reader, contentLength int64) ([]byte, error) {
+	if contentLength <= 0 {
+		return io.ReadAll(rd)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, int(min(contentLength, maxBodyPrealloc))+bytes.MinRead))
+	_, err := buf.ReadFrom(rd)
+	return buf.Bytes(), err
+}
+
 // protobufType is the media type of Kubernetes' protobuf encoding.
 const protobufType = "application/vnd.kubernetes.protobuf"
 
@@ -89,10 +106,10 @@ func tooLarge() error {
 // decodeStrict decodes JSON into obj. With strict set, unknown fields are
 // an error, as fieldValidation=Strict asks.
 func decodeStrict(b []byte, obj any, strict bool) error {
-	if len(strings.TrimSpace(string(b))) == 0 {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return apierrors.NewBadRequest("the request body is empty")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if strict {
 		dec.DisallowUnknownFields()
 	}

@@ -3,8 +3,10 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 	"time"
 
@@ -69,6 +71,42 @@ func FuzzRequestBody(f *testing.F) {
 		srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
 			t.Fatalf("%s %s %q: %d %s", method, ctype, body, rec.Code, rec.Body.String())
+		}
+	})
+}
+
+// FuzzWireJSON checks the resourceVersion splice: for any valid JSON text
+// the result is nil or valid JSON whose top-level metadata gained
+// resourceVersion and lost nothing.
+func FuzzWireJSON(f *testing.F) {
+	for _, s := range []string{`{"kind":"K","metadata":{"name":"a"}}`, `{"metadata":{}}`, `{"a":"\"metadata\":{","metadata":{"x":1}}`,
+		`{"spec":{"metadata":{}},"metadata":{}}`, `["metadata":{]`, `{"a":"\\","metadata":{"b":[1]}}`, ` {"metadata":{"c":{}}} `, `{"\"metadata":{"x":1}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var before map[string]any
+		if json.Unmarshal(b, &before) != nil {
+			return
+		}
+		wire := WireJSON(b, 7)
+		if wire == nil {
+			return
+		}
+		var after map[string]any
+		if err := json.Unmarshal(wire, &after); err != nil {
+			t.Fatalf("splice of %q gave invalid JSON %q: %v", b, wire, err)
+		}
+		m, ok := after["metadata"].(map[string]any)
+		if !ok || m["resourceVersion"] != "7" {
+			t.Fatalf("splice of %q: metadata %v lacks resourceVersion 7", b, after["metadata"])
+		}
+		if bm, ok := before["metadata"].(map[string]any); ok {
+			if _, had := bm["resourceVersion"]; !had {
+				delete(m, "resourceVersion")
+			}
+		}
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("splice of %q changed more than resourceVersion: %q", b, wire)
 		}
 	})
 }

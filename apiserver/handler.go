@@ -27,6 +27,10 @@ type Request struct {
 	User     *authn.User
 	Query    url.Values
 	resource *served
+	// created is the wire JSON of the object the default create returned,
+	// from the stored bytes, so the response needs no second encoding;
+	// nil when the object was not sent as stored.
+	created []byte
 }
 
 // Storage returns the storage of the addressed resource.
@@ -185,6 +189,10 @@ func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *htt
 		writeError(w, err)
 		return
 	}
+	if req.created != nil && !wantsTable(r) {
+		writeRaw(w, http.StatusCreated, req.created)
+		return
+	}
 	s.writeObject(w, r, req, http.StatusCreated, out)
 }
 
@@ -220,7 +228,7 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 	if isDryRun(req.Query) {
 		return obj, nil
 	}
-	out, err := res.storage.Create(ctx, obj)
+	out, wire, err := res.storage.create(ctx, obj)
 	if err != nil {
 		s.cfg.Admission.Release(context.WithoutCancel(ctx), attrs)
 		return nil, err
@@ -229,8 +237,10 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 		if out, err = s.waitInitialized(ctx, res, out); err != nil {
 			return nil, err
 		}
+		wire = nil
 	}
 	s.postCreate(ctx, res, out)
+	req.created = wire
 	return out, nil
 }
 

@@ -80,7 +80,8 @@ type Server struct {
 }
 
 // PostCreateHook runs after an object is created and the response is
-// decided (it must not block long; start work elsewhere).
+// decided (it must not block long; start work elsewhere). obj is shared
+// with the response and must not be changed.
 type PostCreateHook func(ctx context.Context, gvr meta.GroupVersionResource, obj meta.Object)
 
 // New returns a server for cfg.

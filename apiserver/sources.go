@@ -13,9 +13,10 @@ import (
 type cacheSource struct{ s *Server }
 
 var (
-	_ authz.RBACSource  = cacheSource{}
-	_ authz.NodeGraph   = cacheSource{}
-	_ authz.ClaimGetter = cacheSource{}
+	_ authz.RBACSource     = cacheSource{}
+	_ authz.RBACRevisioner = cacheSource{}
+	_ authz.NodeGraph      = cacheSource{}
+	_ authz.ClaimGetter    = cacheSource{}
 )
 
 // RBACSource returns the roles and bindings the RBAC authorizer reads.
@@ -65,6 +66,18 @@ func list[T any](s *Server, gvr meta.GroupVersionResource, ns string) []*T {
 		}
 	}
 	return out
+}
+
+// RBACRevision implements authz.RBACRevisioner: the sum of the change
+// counts of the roles, cluster roles and both bindings caches.
+func (c cacheSource) RBACRevision() int64 {
+	var n int64
+	for _, r := range [...]string{"roles", "clusterroles", "rolebindings", "clusterrolebindings"} {
+		if wc, ok := c.s.Cache(rbacGVR(r)); ok {
+			n += wc.Changes()
+		}
+	}
+	return n
 }
 
 func (c cacheSource) GetRole(ns, name string) (*rbac.Role, error) {

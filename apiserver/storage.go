@@ -77,22 +77,51 @@ func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
 
 // WireJSON returns the stored value as the API sends it: with the
 // resourceVersion rv added to metadata. It splices the bytes rather than
-// re-encoding, relying on Encode writing TypeMeta before metadata.
+// re-encoding, relying on Encode writing TypeMeta before metadata. For a
+// valid JSON object the result is valid JSON; nil means the value has no
+// top-level "metadata":{ where the splice could go (the caller encodes
+// the decoded object instead).
 func WireJSON(stored []byte, rv int64) []byte {
 	const marker = `"metadata":{`
 	i := bytes.Index(stored, []byte(marker))
-	if i < 0 {
+	if i < 0 || !atTopLevel(stored, i) {
 		return nil
 	}
 	i += len(marker)
-	field := `"resourceVersion":"` + strconv.FormatInt(rv, 10) + `"`
-	out := make([]byte, 0, len(stored)+len(field)+1)
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], rv, 10)
+	out := make([]byte, 0, len(stored)+len(`"resourceVersion":"",`)+len(n))
 	out = append(out, stored[:i]...)
-	out = append(out, field...)
+	out = append(out, `"resourceVersion":"`...)
+	out = append(out, n...)
+	out = append(out, '"')
 	if i < len(stored) && stored[i] != '}' {
 		out = append(out, ',')
 	}
 	return append(out, stored[i:]...)
+}
+
+// atTopLevel reports whether offset i of the JSON text b is outside any
+// string and directly inside the outermost object (where a key of the
+// top-level object starts). Encode puts metadata third, so this scans a
+// few dozen bytes.
+func atTopLevel(b []byte, i int) bool {
+	depth, inString := 0, false
+	for j := 0; j < i; j++ {
+		c := b[j]
+		switch {
+		case inString && c == '\\':
+			j++ // skip the escaped byte
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return depth == 1 && !inString
 }
 
 // Decode turns a stored value into an object with its resourceVersion set.
@@ -119,29 +148,38 @@ func (s *Storage) Get(ctx context.Context, ns, name string) (meta.Object, error)
 // stored value back to check it is what was written, and returns obj with
 // the resourceVersion it was stored at.
 func (s *Storage) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	out, _, err := s.create(ctx, obj)
+	return out, err
+}
+
+// create is Create that also returns the object's wire JSON (the stored
+// bytes with the resourceVersion spliced in) when the object returned is
+// the one written; nil when it changed again in between.
+func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []byte, error) {
 	m := obj.GetObjectMeta()
 	b, err := s.Encode(obj)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, nil, apierrors.NewInternalError(err)
 	}
 	key := s.Key(m.Namespace, m.Name)
 	rev, err := s.store.Create(ctx, key, b)
 	if err != nil {
-		return nil, s.apiError(err, m.Name)
+		return nil, nil, s.apiError(err, m.Name)
 	}
 	kv, err := s.store.Get(ctx, key)
 	if err != nil {
-		return nil, s.apiError(err, m.Name)
+		return nil, nil, s.apiError(err, m.Name)
 	}
 	if kv.ModRevision == rev && !bytes.Equal(kv.Value, b) {
-		return nil, apierrors.NewInternalError(fmt.Errorf("%s %q: the stored value differs from what was written", s.gr, m.Name))
+		return nil, nil, apierrors.NewInternalError(fmt.Errorf("%s %q: the stored value differs from what was written", s.gr, m.Name))
 	}
 	if kv.ModRevision != rev {
 		// Changed again in between (a controller was quick): return that.
-		return s.Decode(kv)
+		out, err := s.Decode(kv)
+		return out, nil, err
 	}
 	m.ResourceVersion = strconv.FormatInt(rev, 10)
-	return obj, nil
+	return obj, WireJSON(b, rev), nil
 }
 
 // UpdateFunc computes the new version of an object from the current one.

@@ -28,4 +28,7 @@ func TestWireJSONMatchesEncoding(t *testing.T) {
 		assert.JSONEq(t, string(want), string(wire))
 	}
 	assert.Nil(t, WireJSON([]byte(`{"kind":"K"}`), 1), "no metadata: the caller re-encodes")
+	for _, nested := range []string{`{"spec":{"metadata":{}},"metadata":{}}`, `{"a":["metadata":{]}`, `{"a":"x\"metadata\":{"}`, `{"\"metadata":{"x":1}}`} {
+		assert.Nil(t, WireJSON([]byte(nested), 1), "%s: the first metadata is not the object's", nested)
+	}
 }

@@ -75,12 +75,13 @@ func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http
 	w.WriteHeader(http.StatusOK)
 	table := wantsTable(r)
 	enc := watchEncoder{res: req.resource, table: table, includeObject: includeObject(r)}
+	var frame []byte // reused: the response writer copies or sends before Write returns
 	write := func(ev WatchEvent) error {
-		b, err := enc.encode(ev)
-		if err != nil {
+		var err error
+		if frame, err = enc.encode(frame[:0], ev); err != nil {
 			return err
 		}
-		_, err = w.Write(b)
+		_, err = w.Write(frame)
 		return err
 	}
 	for _, ev := range initial {
@@ -135,8 +136,11 @@ type watchEncoder struct {
 	includeObject string
 }
 
-func (e watchEncoder) encode(ev WatchEvent) ([]byte, error) {
-	var obj json.RawMessage
+// encode appends the frame of ev to dst. An object's frame is built
+// around its cached wire JSON (valid and compact, as json.Marshal would
+// write it) without encoding it again.
+func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
+	var obj []byte
 	switch {
 	case ev.Type == meta.Bookmark:
 		b, err := json.Marshal(map[string]any{
@@ -144,21 +148,30 @@ func (e watchEncoder) encode(ev WatchEvent) ([]byte, error) {
 			"metadata": map[string]string{"resourceVersion": strconv.FormatInt(ev.RV, 10)},
 		})
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		obj = b
 	case e.table:
 		b, err := json.Marshal(e.res.table().Convert([]meta.Object{ev.Object.obj}, "", "", e.includeObject))
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		obj = b
 	default:
 		obj = ev.Object.raw
 	}
-	b, err := json.Marshal(meta.WatchEvent{Type: ev.Type, Object: obj})
-	if err != nil {
-		return nil, err
+	dst = append(dst, `{"type":`...)
+	switch ev.Type {
+	case meta.Added, meta.Modified, meta.Deleted, meta.Bookmark: // plain words
+		dst = append(append(append(dst, '"'), ev.Type...), '"')
+	default:
+		typ, err := json.Marshal(ev.Type)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, typ...)
 	}
-	return append(b, '\n'), nil
+	dst = append(dst, `,"object":`...)
+	dst = append(dst, obj...)
+	return append(dst, "}\n"...), nil
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orkit/orkit/api/fields"
@@ -81,6 +82,9 @@ type WatchCache struct {
 	index      map[string]map[string]*cachedObject
 	synced     chan struct{}
 	rvCond     *sync.Cond
+	// changes counts the changes to objects (events applied, relists); it
+	// moves only after the change is visible to readers.
+	changes atomic.Int64
 }
 
 // NewWatchCache makes the cache for s; Run fills and feeds it.
@@ -176,8 +180,10 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Decode has checked that kv.Value is valid JSON, and WireJSON keeps
+	// valid JSON valid: no second validation.
 	raw := WireJSON(kv.Value, kv.ModRevision)
-	if raw == nil || !json.Valid(raw) {
+	if raw == nil {
 		if raw, err = json.Marshal(obj); err != nil {
 			return nil, err
 		}
@@ -217,6 +223,7 @@ func (c *WatchCache) replace(objs map[string]*cachedObject, rev int64) {
 	}
 	c.start, c.count = 0, 0
 	c.rv, c.oldest = rev, rev
+	c.changes.Add(1)
 	ws := c.watchers
 	c.watchers = map[*cacheWatcher]struct{}{}
 	c.mu.Unlock()
@@ -276,6 +283,7 @@ func (c *WatchCache) apply(ev store.Event) error {
 	}
 	c.push(ce)
 	c.rv = ev.Revision
+	c.changes.Add(1)
 	for w := range c.watchers {
 		if !w.send(ce) {
 			delete(c.watchers, w)
@@ -436,6 +444,11 @@ func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer
 	c.watchers[w] = struct{}{}
 	return initial, w, nil
 }
+
+// Changes returns a number that moves whenever the cached objects change
+// (never for progress or bookmarks): readers that derive state from the
+// objects keep it while Changes stays the same.
+func (c *WatchCache) Changes() int64 { return c.changes.Load() }
 
 // Revision returns the revision the cache reflects.
 func (c *WatchCache) Revision() int64 {

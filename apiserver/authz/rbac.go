@@ -32,16 +32,34 @@ type RBACSource interface {
 	ListClusterRoleBindings() ([]*rbac.ClusterRoleBinding, error)
 }
 
+// RBACRevisioner is an optional ability of an RBACSource: RBACRevision
+// returns a number that changes whenever any role, cluster role or binding
+// changed since an earlier call (it need not change for anything else).
+// With it, the RBAC authorizer keeps each user's resolved rules until the
+// number moves instead of walking every binding on every request.
+type RBACRevisioner interface {
+	RBACRevision() int64
+}
+
 // RBACAuthorizer allows a request when a binding grants the user a role
 // with a matching rule; otherwise it has no opinion. It never denies.
+// When its source is an RBACRevisioner it caches, per user (name and
+// groups) and namespace, the rules the bindings grant, dropping the whole
+// cache when the source's revision moves. Safe for concurrent use.
 type RBACAuthorizer struct {
-	src RBACSource
+	src    RBACSource
+	rev    RBACRevisioner // nil: no caching
+	grants grantCache
 }
 
 var _ Authorizer = (*RBACAuthorizer)(nil)
 
 // RBAC returns the authorizer reading roles and bindings from src.
-func RBAC(src RBACSource) *RBACAuthorizer { return &RBACAuthorizer{src: src} }
+func RBAC(src RBACSource) *RBACAuthorizer {
+	z := &RBACAuthorizer{src: src}
+	z.rev, _ = src.(RBACRevisioner)
+	return z
+}
 
 // Authorize implements Authorizer. ClusterRoleBindings are checked first,
 // then the RoleBindings of the request's namespace (a RoleBinding of a
@@ -53,77 +71,104 @@ func (z *RBACAuthorizer) Authorize(_ context.Context, a Attributes) (Decision, s
 	if a.User == nil {
 		return DecisionNoOpinion, "", nil
 	}
-	v := &rbacVisit{attrs: a}
-	if z.visitClusterBindings(v) || z.visitRoleBindings(v) {
-		return DecisionAllow, "RBAC: allowed by " + v.allowedBy, nil
+	gs := z.grantsFor(a)
+	for i := range gs.grants {
+		if rulesAllow(gs.grants[i].rules, a) {
+			return DecisionAllow, gs.grants[i].reason, nil
+		}
 	}
-	if len(v.errs) > 0 {
-		return DecisionNoOpinion, "RBAC: " + joinErrs(v.errs), nil
+	if len(gs.errs) > 0 {
+		return DecisionNoOpinion, "RBAC: " + joinErrs(gs.errs), nil
 	}
 	return DecisionNoOpinion, "", nil
 }
 
-// rbacVisit collects the outcome of walking the bindings for one request.
-type rbacVisit struct {
-	attrs     Attributes
-	allowedBy string
-	errs      []error
+// grantsFor returns the rules a's user holds where a applies: from the
+// cache when the source has a revision, else resolved now.
+func (z *RBACAuthorizer) grantsFor(a Attributes) *grantSet {
+	ns := a.Namespace
+	if !a.ResourceRequest {
+		ns = ""
+	}
+	if z.rev == nil {
+		return z.resolve(a.User, ns)
+	}
+	rev := z.rev.RBACRevision()
+	if gs := z.grants.get(rev, a.User, ns); gs != nil {
+		return gs
+	}
+	gs := z.resolve(a.User, ns)
+	z.grants.put(rev, a.User, ns, gs)
+	return gs
 }
 
-func (z *RBACAuthorizer) visitClusterBindings(v *rbacVisit) bool {
+// grant is one binding's rules with the reason an allow by it gives.
+type grant struct {
+	rules  []rbac.PolicyRule
+	reason string
+}
+
+// grantSet is what a user holds in one namespace ("" for cluster-wide
+// only), in the order the bindings are checked, with the lookup failures
+// met on the way. Never changed once made.
+type grantSet struct {
+	grants []grant
+	errs   []error
+}
+
+// resolve walks the bindings that name u: every ClusterRoleBinding, then,
+// for a namespace, that namespace's RoleBindings.
+func (z *RBACAuthorizer) resolve(u *authn.User, ns string) *grantSet {
+	gs := &grantSet{}
+	z.resolveClusterBindings(u, gs)
+	if ns != "" {
+		z.resolveRoleBindings(u, ns, gs)
+	}
+	return gs
+}
+
+func (z *RBACAuthorizer) resolveClusterBindings(u *authn.User, gs *grantSet) {
 	bindings, err := z.src.ListClusterRoleBindings()
 	if err != nil {
-		v.errs = append(v.errs, err)
+		gs.errs = append(gs.errs, err)
 	}
 	for _, b := range bindings {
-		i := appliesTo(v.attrs.User, b.Subjects, "")
+		i := appliesTo(u, b.Subjects, "")
 		if i < 0 {
 			continue
 		}
 		if b.RoleRef.Kind != "ClusterRole" {
-			v.errs = append(v.errs, fmt.Errorf("clusterrolebinding %q refers to a %s", b.Name, b.RoleRef.Kind))
+			gs.errs = append(gs.errs, fmt.Errorf("clusterrolebinding %q refers to a %s", b.Name, b.RoleRef.Kind))
 			continue
 		}
 		role, err := z.src.GetClusterRole(b.RoleRef.Name)
 		if err != nil {
-			v.errs = append(v.errs, err)
+			gs.errs = append(gs.errs, err)
 			continue
 		}
-		if rulesAllow(role.Rules, v.attrs) {
-			v.allowedBy = fmt.Sprintf("ClusterRoleBinding %q of %s %q to %s",
-				b.Name, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(b.Subjects[i], ""))
-			return true
-		}
+		gs.grants = append(gs.grants, grant{rules: role.Rules, reason: fmt.Sprintf("RBAC: allowed by ClusterRoleBinding %q of %s %q to %s",
+			b.Name, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(b.Subjects[i], ""))})
 	}
-	return false
 }
 
-func (z *RBACAuthorizer) visitRoleBindings(v *rbacVisit) bool {
-	ns := v.attrs.Namespace
-	if ns == "" || !v.attrs.ResourceRequest {
-		return false
-	}
+func (z *RBACAuthorizer) resolveRoleBindings(u *authn.User, ns string, gs *grantSet) {
 	bindings, err := z.src.ListRoleBindings(ns)
 	if err != nil {
-		v.errs = append(v.errs, err)
+		gs.errs = append(gs.errs, err)
 	}
 	for _, b := range bindings {
-		i := appliesTo(v.attrs.User, b.Subjects, b.Namespace)
+		i := appliesTo(u, b.Subjects, b.Namespace)
 		if i < 0 {
 			continue
 		}
 		rules, err := z.roleRules(b)
 		if err != nil {
-			v.errs = append(v.errs, err)
+			gs.errs = append(gs.errs, err)
 			continue
 		}
-		if rulesAllow(rules, v.attrs) {
-			v.allowedBy = fmt.Sprintf("RoleBinding %q of %s %q to %s",
-				b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(b.Subjects[i], b.Namespace))
-			return true
-		}
+		gs.grants = append(gs.grants, grant{rules: rules, reason: fmt.Sprintf("RBAC: allowed by RoleBinding %q of %s %q to %s",
+			b.Name+"/"+b.Namespace, b.RoleRef.Kind, b.RoleRef.Name, describeSubject(b.Subjects[i], b.Namespace))})
 	}
-	return false
 }
 
 // roleRules resolves a RoleBinding's roleRef to rules.

@@ -3,6 +3,8 @@ package authz
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/orkit/orkit/api/meta"
@@ -115,15 +117,97 @@ func TestRBAC(t *testing.T) {
 			`RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found`},
 		{"no user", res(nil, "get", "", "", "pods", "", "x"), DecisionNoOpinion, ""},
 	}
-	z := RBAC(testRBACPolicy())
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d, reason, err := z.Authorize(context.Background(), tt.attrs)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, d, reason)
-			assert.Equal(t, tt.wantReason, reason)
-		})
+	authorizers := map[string]*RBACAuthorizer{
+		"uncached": RBAC(testRBACPolicy()),
+		"cached":   RBAC(&revisionedSource{RBACSource: testRBACPolicy()}),
 	}
+	for mode, z := range authorizers {
+		for _, tt := range tests {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				for range 2 { // the second answer comes from the cache when there is one
+					d, reason, err := z.Authorize(context.Background(), tt.attrs)
+					require.NoError(t, err)
+					assert.Equal(t, tt.want, d, reason)
+					assert.Equal(t, tt.wantReason, reason)
+				}
+			})
+		}
+	}
+}
+
+// revisionedSource is an RBACSource with a revision the test moves, and a
+// count of binding lists (to see when the authorizer walks the bindings).
+type revisionedSource struct {
+	RBACSource
+	rev   atomic.Int64
+	lists atomic.Int64
+}
+
+func (s *revisionedSource) RBACRevision() int64 { return s.rev.Load() }
+
+func (s *revisionedSource) ListClusterRoleBindings() ([]*rbac.ClusterRoleBinding, error) {
+	s.lists.Add(1)
+	return s.RBACSource.ListClusterRoleBindings()
+}
+
+func TestRBACCacheFollowsRevision(t *testing.T) {
+	p := testRBACPolicy()
+	src := &revisionedSource{RBACSource: p}
+	z := RBAC(src)
+	frank := &authn.User{Name: "frank"}
+	list := res(frank, "list", "prod", "", "pods", "", "")
+	decide := func() Decision {
+		d, _, err := z.Authorize(context.Background(), list)
+		require.NoError(t, err)
+		return d
+	}
+	assert.Equal(t, DecisionNoOpinion, decide())
+	lists := src.lists.Load()
+	assert.Equal(t, DecisionNoOpinion, decide())
+	assert.Equal(t, lists, src.lists.Load(), "same revision: answered from the cache")
+
+	p.ClusterRoleBindings = append(p.ClusterRoleBindings, &rbac.ClusterRoleBinding{ObjectMeta: om("", "frank-reads"),
+		RoleRef: rbac.RoleRef{Kind: "ClusterRole", Name: "pod-reader"}, Subjects: []rbac.Subject{{Kind: rbac.UserKind, Name: "frank"}}})
+	assert.Equal(t, DecisionNoOpinion, decide(), "the revision has not moved: the cached answer stands")
+	src.rev.Add(1)
+	assert.Equal(t, DecisionAllow, decide(), "a new binding counts once the revision moves")
+
+	p.ClusterRoleBindings = p.ClusterRoleBindings[:len(p.ClusterRoleBindings)-1]
+	src.rev.Add(1)
+	assert.Equal(t, DecisionNoOpinion, decide(), "a removed binding stops counting")
+}
+
+func TestRBACCacheKeepsUsersApart(t *testing.T) {
+	p := testRBACPolicy() // group "readers" may list pods
+	z := RBAC(&revisionedSource{RBACSource: p})
+	users := []struct {
+		user *authn.User
+		want Decision
+	}{
+		{&authn.User{Name: "x", Groups: []string{"readers"}}, DecisionAllow},
+		{&authn.User{Name: "xreaders"}, DecisionNoOpinion},
+		{&authn.User{Name: "x\x00readers"}, DecisionNoOpinion},
+		{&authn.User{Name: "x", Groups: []string{"read", "ers"}}, DecisionNoOpinion},
+		{&authn.User{Name: "x", Groups: []string{"readers"}}, DecisionAllow},
+	}
+	for _, u := range users {
+		d, _, err := z.Authorize(context.Background(), res(u.user, "list", "", "", "pods", "", ""))
+		require.NoError(t, err)
+		assert.Equal(t, u.want, d, "%q %q", u.user.Name, u.user.Groups)
+	}
+}
+
+func TestGrantCacheBounded(t *testing.T) {
+	var c grantCache
+	gs := &grantSet{}
+	for i := range maxGrantSets + 10 {
+		c.put(1, &authn.User{Name: fmt.Sprint("u", i)}, "", gs)
+	}
+	assert.LessOrEqual(t, len(c.sets), maxGrantSets)
+	assert.Same(t, gs, c.get(1, &authn.User{Name: fmt.Sprint("u", maxGrantSets+9)}, ""))
+	assert.Nil(t, c.get(2, &authn.User{Name: fmt.Sprint("u", maxGrantSets+9)}, ""), "another revision")
+	c.put(0, &authn.User{Name: "old"}, "", gs)
+	assert.Nil(t, c.get(1, &authn.User{Name: "old"}, ""), "a put for an older revision is dropped")
 }
 
 type brokenSource struct{ *Policy }

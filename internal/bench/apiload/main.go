@@ -2,11 +2,13 @@
 // HTTPS, as a client library would use it:
 //
 //	apiload -kubeconfig K -clients 32 -duration 20s creates    # 1 KiB ConfigMap creates/s, p50/p99
+//	apiload -kubeconfig K -clients 32 -duration 20s -kind pod creates  # the same with pod bodies
 //	apiload -kubeconfig K -watchers 100 -updates 500 watch     # write sent → event received, p99
 //	apiload -kubeconfig K -nodes 5000 -pods 10000 -pid P populate  # server memory holding them
 //	apiload -data-dir D -listen 127.0.0.1:6443 serve  # the API server alone (store + server), in
 //	    this process; writes D/loader.kubeconfig for user "loader", bound to ClusterRole edit, so
-//	    the load goes through RBAC rather than the system:masters shortcut
+//	    the load goes through RBAC rather than the system:masters shortcut; -pprof 127.0.0.1:6060
+//	    also serves net/http/pprof there (loopback only) for profiles taken under load
 //
 // It reads the server address and client certificate from a kubeconfig
 // whose user authenticates with a client certificate (data or files).
@@ -23,7 +25,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -36,6 +40,7 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/store/bbolt"
 )
 
 func main() {
@@ -51,9 +56,11 @@ func main() {
 	pid := flag.Int("pid", 0, "populate: server process whose memory to report")
 	dataDir := flag.String("data-dir", "", "serve: data directory")
 	listen := flag.String("listen", "127.0.0.1:6443", "serve: API server address")
+	pprofAddr := flag.String("pprof", "", "serve: also serve net/http/pprof on this loopback address")
+	kind := flag.String("kind", "configmap", "creates: configmap (1 KiB data) or pod (a scheduler-benchmark-sized pod, unbound)")
 	flag.Parse()
 	if flag.Arg(0) == "serve" {
-		if err := serve(*dataDir, *listen); err != nil {
+		if err := serve(*dataDir, *listen, *pprofAddr); err != nil {
 			fmt.Fprintln(os.Stderr, "apiload:", err)
 			os.Exit(1)
 		}
@@ -71,7 +78,7 @@ func main() {
 	ctx := context.Background()
 	switch flag.Arg(0) {
 	case "creates":
-		err = l.creates(ctx, *clients, *duration)
+		err = l.creates(ctx, *kind, *clients, *duration)
 	case "watch":
 		err = l.watch(ctx, *watchers, *updates, *interval)
 	case "populate":
@@ -86,7 +93,7 @@ func main() {
 }
 
 // serve runs the store and the API server alone until SIGINT/SIGTERM.
-func serve(dir, listen string) error {
+func serve(dir, listen, pprofAddr string) error {
 	if dir == "" {
 		return fmt.Errorf("serve needs -data-dir")
 	}
@@ -96,6 +103,11 @@ func serve(dir, listen string) error {
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
+	}
+	if pprofAddr != "" {
+		if err := servePprof(ctx, pprofAddr, cp.Store); err != nil {
+			return err
+		}
 	}
 	l, err := newLoader(cp.AdminKubeconfig, "default")
 	if err != nil {
@@ -114,6 +126,34 @@ func serve(dir, listen string) error {
 	}
 	fmt.Printf("serving at %s (pid %d); %s\n", cp.URL, os.Getpid(), filepath.Join(dir, "loader.kubeconfig"))
 	<-ctx.Done()
+	return nil
+}
+
+// servePprof serves net/http/pprof on addr, which must be a loopback
+// address, until ctx is done; /debug/store answers the store's Stats (commits
+// and the writes they carried) as JSON.
+func servePprof(ctx context.Context, addr string, st *bbolt.Store) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-pprof %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("-pprof %q: only a loopback address is allowed", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/store", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(st.Stats())
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	context.AfterFunc(ctx, func() { _ = srv.Close() })
 	return nil
 }
 
@@ -159,9 +199,22 @@ func (l *loader) post(c *http.Client, path string, body []byte) error {
 	return nil
 }
 
-// creates runs clients goroutines creating 1 KiB ConfigMaps for d.
-func (l *loader) creates(ctx context.Context, clients int, d time.Duration) error {
+// creates runs clients goroutines creating objects of kind ("configmap":
+// 1 KiB of data; "pod": an unbound pod like the scheduler benchmark's) for d.
+func (l *loader) creates(ctx context.Context, kind string, clients int, d time.Duration) error {
 	payload := strings.Repeat("x", 1024)
+	resource, body := "configmaps", func(name string) []byte {
+		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name}, "data": map[string]string{"v": payload}})
+		return b
+	}
+	switch kind {
+	case "configmap":
+	case "pod":
+		resource, body = "pods", unboundPodJSON
+	default:
+		return fmt.Errorf("-kind %q: want configmap or pod", kind)
+	}
 	var (
 		mu   sync.Mutex
 		lats []time.Duration
@@ -178,10 +231,9 @@ func (l *loader) creates(ctx context.Context, clients int, d time.Duration) erro
 			c := l.newClient()
 			var mine []time.Duration
 			for n := 0; time.Now().Before(deadline); n++ {
-				body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-					"metadata": map[string]any{"name": fmt.Sprintf("load-%s-%d-%d", run, i, n)}, "data": map[string]string{"v": payload}})
+				b := body(fmt.Sprintf("load-%s-%d-%d", run, i, n))
 				t0 := time.Now()
-				if err := l.post(c, "/api/v1/namespaces/"+l.ns+"/configmaps", body); err != nil {
+				if err := l.post(c, "/api/v1/namespaces/"+l.ns+"/"+resource, b); err != nil {
 					if errs.Add(1) == 1 {
 						fmt.Fprintln(os.Stderr, "first error:", err)
 					}
@@ -196,8 +248,8 @@ func (l *loader) creates(ctx context.Context, clients int, d time.Duration) erro
 	}
 	wg.Wait()
 	el := time.Since(start)
-	fmt.Printf("creates: clients=%d duration=%s ok=%d errors=%d rate=%.0f/s p50=%s p99=%s\n",
-		clients, el.Round(time.Millisecond), len(lats), errs.Load(), float64(len(lats))/el.Seconds(), pct(lats, 50), pct(lats, 99))
+	fmt.Printf("creates: kind=%s clients=%d duration=%s ok=%d errors=%d rate=%.0f/s p50=%s p99=%s\n",
+		kind, clients, el.Round(time.Millisecond), len(lats), errs.Load(), float64(len(lats))/el.Seconds(), pct(lats, 50), pct(lats, 99))
 	return nil
 }
 
@@ -385,6 +437,21 @@ func podJSON(i, nodes int) []byte {
 				"resources": map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]string{"cpu": "200m", "memory": "256Mi"}},
 				"env":       []map[string]string{{"name": "MODE", "value": "load"}},
 			}},
+		},
+	})
+	return b
+}
+
+// unboundPodJSON is a pod as the scheduler's end-to-end benchmark creates
+// it: one container with requests, no node.
+func unboundPodJSON(name string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name, "labels": map[string]string{"app": "sim"}},
+		"spec": map[string]any{
+			"terminationGracePeriodSeconds": 0,
+			"containers": []map[string]any{{"name": "c", "image": "orkit.local/pause:v1",
+				"resources": map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "128Mi"}}}},
 		},
 	})
 	return b
