@@ -2,6 +2,7 @@ package replicaset_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,13 +174,22 @@ func TestReplicaFailureCondition(t *testing.T) {
 	c0 := failure()
 	assert.Equal(t, "FailedCreate", c0.Reason)
 	assert.Contains(t, c0.Message, "quota")
-	evs, err := client.For[core.Event](c, "default").List(ctx, client.ListOptions{})
-	require.NoError(t, err)
-	found := false
-	for _, ev := range evs.Items {
-		found = found || (ev.Reason == "FailedCreate" && ev.InvolvedObject.Name == "capped" && ev.Type == core.EventTypeWarning)
+	// Events are written asynchronously: poll for them.
+	hasEvent := func(typ, reason, msg string) func() bool {
+		return func() bool {
+			evs, err := client.For[core.Event](c, "default").List(ctx, client.ListOptions{FieldSelector: "involvedObject.name=capped"})
+			require.NoError(t, err)
+			for _, ev := range evs.Items {
+				if ev.Reason == reason && ev.Type == typ && ev.InvolvedObject.Kind == "ReplicaSet" && strings.Contains(ev.Message, msg) &&
+					ev.Source.Component == replicaset.Component {
+					return true
+				}
+			}
+			return false
+		}
 	}
-	assert.True(t, found, "a FailedCreate warning event")
+	testnode.Eventually(t, wait, hasEvent(core.EventTypeWarning, replicaset.ReasonFailedCreate, "Error creating: "), "a FailedCreate warning event")
+	testnode.Eventually(t, wait, hasEvent(core.EventTypeNormal, replicaset.ReasonSuccessfulCreate, "Created pod: capped-"), "SuccessfulCreate events")
 
 	require.NoError(t, quotas.Delete(ctx, "pods", nil))
 	testnode.Eventually(t, wait, func() bool {
