@@ -21,12 +21,20 @@
 //
 // Goroutines: a Kubelet owns its pod informer (unless pods are fed to it by
 // a shared source such as SimPool), one worker per pod, the runtime event
-// follower, the status manager, the heartbeat loop (Lease and NodeStatus)
-// and, when configured, the HTTPS log server. All stop when the context
-// given to Run ends; containers keep running, and the next Kubelet on the
-// same node adopts them (same container IDs, no restarts).
+// follower, the status manager, the heartbeat loop (Lease and NodeStatus),
+// its Event writer (a client/record.Writer, unless Config.Recorder is
+// given; it flushes on stop) and, when configured, the HTTPS log server.
+// All stop when the context given to Run ends; containers keep running,
+// and the next Kubelet on the same node adopts them (same container IDs,
+// no restarts).
+//
+// Events: each sync step records what Kubernetes' kubelet records, with
+// its reasons and wording (events.go): Pulling/Pulled (or "already present
+// on machine"), Created, Started, Failed, BackOff, Unhealthy, Killing,
+// FailedPostStartHook, SandboxChanged, FailedMount..., about the pod or,
+// for a container, with involvedObject.fieldPath spec.containers{name}.
 //
 // Simulated nodes (SimPool) run the same Kubelet over cri/fake with no
-// disk, cgroup or network work, sharing one client, one pod informer and
+// disk, cgroup, network or Event work, sharing one client, one pod informer and
 // one heartbeat loop between all of them.
 package kubelet

@@ -46,7 +46,8 @@ type SimConfig struct {
 	Capacity core.ResourceList
 	// Base is applied to every node's Config (durations, admission,
 	// labels); NodeName, Client, Runtime, Network, RootDir, CgroupRoot,
-	// ExternalPods and ExternalHeartbeat are set by the pool.
+	// ExternalPods and ExternalHeartbeat are set by the pool; a nil
+	// Recorder means record.Discard{} (simulated nodes record no Events).
 	Base Config
 	// Runtime makes each node's fake runtime; nil means
 	// fake.New(fake.WithEventBuffer(16)).
