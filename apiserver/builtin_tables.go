@@ -23,8 +23,7 @@ var (
 			col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic.", 0),
 			col("Status", "string", "The aggregate status of the containers in this pod.", 0),
 			col("Restarts", "string", "The number of times the containers in this pod have been restarted.", 0),
-			// Age is appended by the convertor; wide columns follow it in
-			// kubectl's output because they have priority 1.
+			// Age goes here (before the first wide column).
 			col("IP", "string", "IP address allocated to the pod.", 1),
 			col("Node", "string", "Name of the node the pod is assigned to.", 1),
 			col("Nominated Node", "string", "Name of the node the pod is nominated to.", 1),
@@ -46,6 +45,7 @@ var (
 		},
 	}
 	nodeTable = &TableConvertor{
+		AgeBefore: "Version",
 		Columns: []TableColumn{
 			col("Status", "string", "The status of the node", 0), col("Roles", "string", "The roles of the node", 0),
 			col("Version", "string", "Kubelet Version reported by the node.", 0),

@@ -63,7 +63,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
 		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
-		coreGVR("events"):      func(r *Resource) { r.Fields = eventFields },
+		coreGVR("events"):      func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },
 		appsGVR("deployments"): func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
 		appsGVR("replicasets"): func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
 		appsGVR("statefulsets"): func(r *Resource) {
@@ -71,6 +71,22 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Scale = statefulSetScale
 		},
 		appsGVR("daemonsets"): func(r *Resource) { r.Table = daemonSetTable },
+	}
+	tables := map[meta.GroupVersionResource]*TableConvertor{
+		coreGVR("persistentvolumeclaims"):                                                    pvcTable,
+		coreGVR("persistentvolumes"):                                                         pvTable,
+		coreGVR("resourcequotas"):                                                            resourceQuotaTable,
+		coreGVR("limitranges"):                                                               createdAtTable,
+		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
+		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
+		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        roleBindingTable,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}: roleBindingTable,
+	}
+	for gvr, t := range tables { // none of these has other extras
+		m[gvr] = func(r *Resource) { r.Table = t }
 	}
 	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
 		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {

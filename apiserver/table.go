@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/orkit/orkit/api/meta"
@@ -34,12 +35,26 @@ type Table struct {
 }
 
 // TableConvertor turns objects of one kind into table rows. Cells returns
-// one value per column (string, int64, ...), Name and Age excluded: those
-// two come first and last automatically unless NoDefaults is set.
+// one value per column (string, int64, ...), Name and Age excluded: Name
+// comes first and Age where kube-apiserver's printers put it (before the
+// first wide column, or before AgeBefore), unless NoDefaults is set.
 type TableConvertor struct {
-	Columns    []TableColumn
-	Cells      func(obj meta.Object) []any
+	Columns []TableColumn
+	Cells   func(obj meta.Object) []any
+	// AgeBefore names the column Age precedes; "" means before the first
+	// column of priority 1 (kubectl -o wide), or last when there is none.
+	AgeBefore  string
 	NoDefaults bool
+}
+
+// ageIndex is the index in Columns (and in Cells' values) where Age goes.
+func (t *TableConvertor) ageIndex() int {
+	for i, c := range t.Columns {
+		if (t.AgeBefore == "" && c.Priority > 0) || (t.AgeBefore != "" && c.Name == t.AgeBefore) {
+			return i
+		}
+	}
+	return len(t.Columns)
 }
 
 var (
@@ -65,23 +80,23 @@ func (t *TableConvertor) Convert(objs []meta.Object, rv, cont, includeObject str
 		ListMeta: meta.ListMeta{ResourceVersion: rv, Continue: cont},
 		Rows:     make([]TableRow, 0, len(objs)),
 	}
+	age := t.ageIndex()
 	if t.NoDefaults {
 		tbl.ColumnDefinitions = t.Columns
 	} else {
-		tbl.ColumnDefinitions = append(append([]TableColumn{nameColumn}, t.Columns...), ageColumn)
+		tbl.ColumnDefinitions = slices.Concat([]TableColumn{nameColumn}, t.Columns[:age], []TableColumn{ageColumn}, t.Columns[age:])
 	}
 	now := time.Now()
 	for _, obj := range objs {
 		m := obj.GetObjectMeta()
-		var cells []any
-		if !t.NoDefaults {
-			cells = append(cells, m.Name)
-		}
+		var own []any
 		if t.Cells != nil {
-			cells = append(cells, t.Cells(obj)...)
+			own = t.Cells(obj)
 		}
+		cells := own
 		if !t.NoDefaults {
-			cells = append(cells, HumanAge(m.CreationTimestamp, now))
+			a := min(age, len(own))
+			cells = slices.Concat([]any{m.Name}, own[:a], []any{HumanAge(m.CreationTimestamp, now)}, own[a:])
 		}
 		row := TableRow{Cells: cells}
 		switch includeObject {
