@@ -53,8 +53,15 @@ func (c *cluster) startDNS(ctx context.Context, gw netip.Addr) error {
 	svc := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "kube-dns", Namespace: "kube-system", Labels: map[string]string{"k8s-app": "kube-dns"}},
 		Spec: core.ServiceSpec{ClusterIP: clusterDNSIP.String(), Ports: []core.ServicePort{
 			{Name: "dns", Port: 53, Protocol: core.ProtocolUDP}, {Name: "dns-tcp", Port: 53, Protocol: core.ProtocolTCP}}}}
-	if _, err := client.For[core.Service](c.admin, "kube-system").Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create Service kube-dns: %w", err)
+	// On a resumed cluster the Service exists: creating it again would be
+	// refused for its clusterIP (allocated to itself) before its name.
+	svcs := client.For[core.Service](c.admin, "kube-system")
+	if _, err := svcs.Get(ctx, "kube-dns"); apierrors.IsNotFound(err) {
+		if _, err := svcs.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create Service kube-dns: %w", err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("get Service kube-dns: %w", err)
 	}
 	eps := client.For[core.Endpoints](c.admin, "kube-system")
 	ep := &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: "kube-dns", Namespace: "kube-system"},
