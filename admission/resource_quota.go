@@ -112,11 +112,14 @@ func (p *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Namespace == "" || a.Subresource != "" || a.Object == nil {
 		return nil
 	}
-	usage := removeZeros(ObjectUsage(a.Resource.GroupResource(), a.Object))
 	quotas, err := p.store.List(ctx, a.Namespace)
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("list resource quotas of namespace %q: %w", a.Namespace, err))
 	}
+	if len(quotas) == 0 {
+		return nil // nothing to charge: skip computing the object's usage
+	}
+	usage := removeZeros(ObjectUsage(a.Resource.GroupResource(), a.Object))
 	sort.Slice(quotas, func(i, j int) bool { return quotas[i].Name < quotas[j].Name })
 	var charges []charge
 	for _, q := range quotas {

@@ -104,8 +104,14 @@ func tooLarge() error {
 }
 
 // decodeStrict decodes JSON into obj. With strict set, unknown fields are
-// an error, as fieldValidation=Strict asks.
+// an error, as fieldValidation=Strict asks. A lenient decode of a body
+// that is one valid JSON value goes through json.Unmarshal, about twice
+// as fast as a json.Decoder; everything else, failures included, takes
+// the Decoder path, which words the errors.
 func decodeStrict(b []byte, obj any, strict bool) error {
+	if !strict && json.Unmarshal(b, obj) == nil {
+		return nil
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return apierrors.NewBadRequest("the request body is empty")
 	}
