@@ -410,6 +410,11 @@ func readDeleteOptions(r *http.Request, q url.Values) (*meta.DeleteOptions, erro
 		p := meta.DeletionPropagation(v)
 		opts.PropagationPolicy = &p
 	}
+	// kubectl sends dryRun in the DeleteOptions body; the pipeline reads
+	// it from the query, so the two are merged there.
+	if len(opts.DryRun) > 0 && q != nil && len(q["dryRun"]) == 0 {
+		q["dryRun"] = opts.DryRun
+	}
 	if opts.PropagationPolicy != nil {
 		switch *opts.PropagationPolicy {
 		case meta.DeletePropagationOrphan, meta.DeletePropagationBackground, meta.DeletePropagationForeground:

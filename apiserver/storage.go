@@ -184,7 +184,9 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 
 // UpdateFunc computes the new version of an object from the current one.
 // It may return the same pointer it was given. Returning errNoChange (via
-// NoChange) leaves the object as it is.
+// NoChange) writes nothing: GuaranteedUpdate then returns the object the
+// function returned with it (a dry run's result), or the current one when
+// that is nil.
 type UpdateFunc func(cur meta.Object) (meta.Object, error)
 
 // errNoChange tells GuaranteedUpdate to write nothing.
@@ -211,6 +213,9 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, ns, name string, retry b
 		}
 		next, err := update(cur)
 		if errors.Is(err, errNoChange) {
+			if next != nil {
+				return next, nil
+			}
 			return cur, nil
 		}
 		if err != nil {
