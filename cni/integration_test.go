@@ -395,9 +395,18 @@ func TestIntegrationHostGuardSharedHolders(t *testing.T) {
 	requireNetworking(t)
 	subnet, _ := freeSubnet(t)
 	cfg := HostGuardConfig{CIDRs: []netip.Prefix{subnet}, StateDir: t.TempDir()}
+	// Look for this exact route: other tests running at the same time (the
+	// kubelet's, the minicluster's) hold the default guard over
+	// 10.244.0.0/16, so a route lookup would find theirs.
 	installed := func() bool {
-		_, err := netlink.RouteGet(subnet.Addr().Next().AsSlice())
-		return errors.Is(err, syscall.EHOSTUNREACH)
+		rs, err := netlink.RouteListFiltered(netlink.FAMILY_V4, unreachableRoute(subnet), netlink.RT_FILTER_DST|netlink.RT_FILTER_TABLE)
+		require.NoError(t, err)
+		for _, r := range rs {
+			if r.Type == unix.RTN_UNREACHABLE {
+				return true
+			}
+		}
+		return false
 	}
 	// A holder left by a process that died is pruned.
 	require.NoError(t, os.WriteFile(filepath.Join(cfg.StateDir, "999999999.dead"), []byte(subnet.String()), 0o600))
