@@ -5,6 +5,7 @@ import (
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
+	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
@@ -21,6 +22,7 @@ func NewScheme() *scheme.Scheme {
 	s := scheme.New()
 	core.Register(s)
 	apps.Register(s)
+	batch.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
 	scheduling.Register(s)

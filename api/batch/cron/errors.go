@@ -1,0 +1,6 @@
+package cron
+
+import "errors"
+
+// ErrInvalid is wrapped by every error Parse returns.
+var ErrInvalid = errors.New("invalid cron schedule")
