@@ -118,7 +118,7 @@ func (a AdmissionSources) Watch(ctx context.Context, gvr meta.GroupVersionResour
 		defer res.cache.Unwatch(w)
 		send := func(ev WatchEvent) bool {
 			select {
-			case out <- admission.ObjectEvent{Type: ev.Type, Object: ev.Object.obj}:
+			case out <- admission.ObjectEvent{Type: ev.Type, Object: ev.Object.object()}:
 				return true
 			case <-ctx.Done():
 				return false

@@ -38,7 +38,7 @@ func (is *initializerSet) fillPending(res *served, obj meta.Object) {
 	var pending []meta.Initializer
 	seen := map[string]bool{}
 	for _, o := range objs {
-		cfg, ok := o.obj.(*admissionregistration.InitializerConfiguration)
+		cfg, ok := o.object().(*admissionregistration.InitializerConfiguration)
 		if !ok {
 			continue
 		}
@@ -73,10 +73,10 @@ func (s *Server) waitInitialized(ctx context.Context, res *served, obj meta.Obje
 	}
 	defer res.cache.Unwatch(w)
 	check := func(ev WatchEvent) (meta.Object, bool, error) {
-		if ev.Object == nil || ev.Object.obj.GetObjectMeta().UID != m.UID {
+		if ev.Object == nil || ev.Object.object().GetObjectMeta().UID != m.UID {
 			return nil, false, nil
 		}
-		cur := ev.Object.obj.GetObjectMeta()
+		cur := ev.Object.object().GetObjectMeta()
 		if r := cur.Initializers; r != nil && r.Result != nil && r.Result.Status == meta.StatusFailure {
 			return nil, true, r.Result
 		}
@@ -84,7 +84,7 @@ func (s *Server) waitInitialized(ctx context.Context, res *served, obj meta.Obje
 			return nil, true, apierrors.NewNotFound(res.gr(), m.Name)
 		}
 		if cur.IsInitialized() {
-			return ev.Object.obj, true, nil
+			return ev.Object.object(), true, nil
 		}
 		return nil, false, nil
 	}

@@ -34,7 +34,7 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 	if rv == "0" && q.Get("continue") == "" && q.Get("resourceVersionMatch") != "Exact" {
 		objs, crv := req.resource.cache.List(req.Info.Namespace, f)
 		for _, o := range objs {
-			items = append(items, listItem{obj: o.obj, raw: o.raw})
+			items = append(items, listItem{cached: o, raw: o.raw})
 		}
 		listRV = crv
 	} else {
@@ -47,7 +47,7 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 	if wantsTable(r) {
 		objs := make([]meta.Object, len(items))
 		for i, it := range items {
-			objs[i] = it.obj
+			objs[i] = it.object()
 		}
 		tbl := req.resource.table().Convert(objs, strconv.FormatInt(listRV, 10), continue_, includeObject(r))
 		writeJSON(w, http.StatusOK, tbl)
@@ -57,8 +57,17 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 }
 
 type listItem struct {
-	obj meta.Object
-	raw []byte // encoded obj, when already at hand
+	obj    meta.Object
+	cached *cachedObject // instead of obj, for items from the watch cache
+	raw    []byte        // encoded obj, when already at hand
+}
+
+// object returns the item's object.
+func (it listItem) object() meta.Object {
+	if it.cached != nil {
+		return it.cached.object()
+	}
+	return it.obj
 }
 
 func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv string) ([]listItem, int64, string, *int64, error) {
@@ -114,7 +123,7 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 // matchesObject applies the filter to a decoded object.
 func (f Filter) matchesObject(obj meta.Object, res *served) bool {
 	fs := selectableFields(obj, res.Type.Namespaced, res.Fields)
-	return f.matches(&cachedObject{obj: obj, labels: obj.GetObjectMeta().Labels, fields: fs})
+	return f.matches(newDecodedObject("", obj, nil, fs, 0))
 }
 
 // encodeList writes the list document by splicing already-encoded items.
@@ -129,7 +138,7 @@ func encodeList(res *served, items []listItem, rv int64, cont string, remaining 
 		}
 		raw := it.raw
 		if raw == nil {
-			raw, _ = json.Marshal(it.obj)
+			raw, _ = json.Marshal(it.object())
 		}
 		buf.Write(raw)
 	}

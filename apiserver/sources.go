@@ -45,7 +45,7 @@ func get[T any](s *Server, gvr meta.GroupVersionResource, ns, name string) (*T, 
 	if !ok {
 		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 	}
-	t, ok := any(o.obj).(*T)
+	t, ok := any(o.object()).(*T)
 	if !ok {
 		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 	}
@@ -61,7 +61,7 @@ func list[T any](s *Server, gvr meta.GroupVersionResource, ns string) []*T {
 	objs, _ := c.List(ns, Filter{})
 	out := make([]*T, 0, len(objs))
 	for _, o := range objs {
-		if t, ok := any(o.obj).(*T); ok {
+		if t, ok := any(o.object()).(*T); ok {
 			out = append(out, t)
 		}
 	}

@@ -152,7 +152,7 @@ func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
 		}
 		obj = b
 	case e.table:
-		b, err := json.Marshal(e.res.table().Convert([]meta.Object{ev.Object.obj}, "", "", e.includeObject))
+		b, err := json.Marshal(e.res.table().Convert([]meta.Object{ev.Object.object()}, "", "", e.includeObject))
 		if err != nil {
 			return dst, err
 		}

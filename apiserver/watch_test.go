@@ -21,7 +21,7 @@ func TestWatchFrameMatchesJSON(t *testing.T) {
 	var buf []byte
 	for _, typ := range []string{meta.Added, meta.Modified, meta.Deleted, "ODD\"TYPE"} {
 		t.Run(typ, func(t *testing.T) {
-			buf, err = enc.encode(buf[:0], WatchEvent{Type: typ, Object: &cachedObject{obj: cm, raw: raw}, RV: 5})
+			buf, err = enc.encode(buf[:0], WatchEvent{Type: typ, Object: newDecodedObject("", cm, raw, nil, 5), RV: 5})
 			require.NoError(t, err)
 			want, err := json.Marshal(meta.WatchEvent{Type: typ, Object: raw})
 			require.NoError(t, err)

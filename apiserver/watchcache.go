@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,15 +19,49 @@ import (
 	"github.com/orkit/orkit/store"
 )
 
-// cachedObject is one object as the watch cache holds it. It is never
-// modified after it is made: readers share it without copying.
+// cachedObject is one object as the watch cache holds it. It never
+// changes after it is made (its lazily decoded form is set once, under
+// decodeOnce): readers share it without copying.
 type cachedObject struct {
-	key    string
-	obj    meta.Object
-	raw    []byte // wire JSON, resourceVersion included
-	labels labels.Set
-	fields fields.Set
-	rv     int64
+	key         string
+	raw         []byte // wire JSON, resourceVersion included
+	labels      labels.Set
+	fields      fields.Set
+	rv          int64
+	initialized bool
+	// decoded is the object. Kinds whose selectable fields are all in the
+	// metadata decode it from raw on first use (most of their objects are
+	// only ever sent as raw); the others have it from the start.
+	decodeOnce sync.Once
+	decoded    meta.Object
+	cache      *WatchCache // decodes raw; nil when decoded is set at once
+}
+
+// newDecodedObject returns a cached object for an already decoded obj.
+func newDecodedObject(key string, obj meta.Object, raw []byte, fs fields.Set, rv int64) *cachedObject {
+	m := obj.GetObjectMeta()
+	return &cachedObject{key: key, decoded: obj, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: rv, initialized: m.IsInitialized()}
+}
+
+// object returns the decoded object, decoding it on first use. A value
+// whose metadata decoded but whose body does not (written by another
+// version with other field types) is logged and returned as far as it
+// decoded.
+func (o *cachedObject) object() meta.Object {
+	o.decodeOnce.Do(func() {
+		if o.decoded != nil {
+			return
+		}
+		st := o.cache.storage
+		obj := st.typ.New()
+		if err := json.Unmarshal(o.raw, obj); err != nil {
+			o.cache.log.Error("watch cache: object only partly decodable", "resource", st.gr.String(), "key", o.key, "err", err)
+		}
+		obj.GetTypeMeta().SetGroupVersionKind(st.typ.Kind)
+		obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(o.rv, 10)
+		o.decoded = obj
+	})
+	return o.decoded
 }
 
 // cacheEvent is one change of the resource, kept in the cache's history.
@@ -48,7 +83,7 @@ func (f Filter) matches(o *cachedObject) bool {
 	if o == nil {
 		return false
 	}
-	if !f.IncludeUninitialized && !o.obj.GetObjectMeta().IsInitialized() {
+	if !f.IncludeUninitialized && !o.initialized {
 		return false
 	}
 	if f.Label != nil && !f.Label.Matches(o.labels) {
@@ -175,7 +210,37 @@ func (c *WatchCache) listAll(ctx context.Context) (map[string]*cachedObject, int
 	}
 }
 
+// makeObject turns a stored value into a cached object. For kinds whose
+// selectable fields are all in the metadata only the metadata is decoded
+// now (about half the work of decoding a 1 KiB ConfigMap); the object
+// itself waits for its first reader.
 func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
+	if c.fieldsF != nil {
+		return c.makeDecodedObject(kv)
+	}
+	var sm struct {
+		Metadata meta.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(kv.Value, &sm); err != nil {
+		return nil, fmt.Errorf("decode %s metadata at %q: %w", c.storage.gr, kv.Key, err)
+	}
+	// Unmarshal has checked that kv.Value is valid JSON, and WireJSON
+	// keeps valid JSON valid: no second validation.
+	raw := WireJSON(kv.Value, kv.ModRevision)
+	if raw == nil {
+		return c.makeDecodedObject(kv)
+	}
+	m := &sm.Metadata
+	fs := fields.Set{"metadata.name": m.Name}
+	if c.storage.typ.Namespaced {
+		fs["metadata.namespace"] = m.Namespace
+	}
+	return &cachedObject{key: kv.Key, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: kv.ModRevision,
+		initialized: m.IsInitialized(), cache: c}, nil
+}
+
+// makeDecodedObject decodes the stored value at once.
+func (c *WatchCache) makeDecodedObject(kv store.KV) (*cachedObject, error) {
 	obj, err := c.storage.Decode(kv)
 	if err != nil {
 		return nil, err
@@ -188,9 +253,8 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 			return nil, err
 		}
 	}
-	m := obj.GetObjectMeta()
 	fs := selectableFields(obj, c.storage.typ.Namespaced, c.fieldsF)
-	return &cachedObject{key: kv.Key, obj: obj, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: kv.ModRevision}, nil
+	return newDecodedObject(kv.Key, obj, raw, fs, kv.ModRevision), nil
 }
 
 // selectableFields returns the fields field selectors match against:
@@ -343,7 +407,7 @@ func (c *WatchCache) ByIndex(v string) []meta.Object {
 	defer c.mu.RUnlock()
 	out := make([]meta.Object, 0, len(c.index[v]))
 	for _, o := range c.index[v] {
-		out = append(out, o.obj)
+		out = append(out, o.object())
 	}
 	return out
 }
@@ -394,7 +458,7 @@ func (c *WatchCache) Objects(fn func(meta.Object)) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, o := range c.objects {
-		fn(o.obj)
+		fn(o.object())
 	}
 }
 

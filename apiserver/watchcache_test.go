@@ -1,0 +1,118 @@
+package apiserver
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api"
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/store/bbolt"
+)
+
+// startCache runs the watch cache of resource (a core/v1 kind) over a
+// fresh store.
+func startCache(t *testing.T, resource string, fieldsF FieldsFunc) (*Storage, *WatchCache, *bbolt.Store) {
+	t.Helper()
+	st, err := bbolt.Open(t.TempDir()+"/store.db", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	typ, ok := api.NewScheme().ByResource(coreGVR(resource))
+	require.True(t, ok)
+	s := NewStorage(typ, st)
+	c := NewWatchCache(s, fieldsF, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go c.Run(ctx)
+	select {
+	case <-c.Synced():
+	case <-time.After(10 * time.Second):
+		t.Fatal("cache did not sync")
+	}
+	return s, c, st
+}
+
+// cached waits until the cache holds ns/name at revision rv or later.
+func cached(t *testing.T, c *WatchCache, ns, name string, rv int64) *cachedObject {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if o, ok := c.Get(ns, name); ok && o.rv >= rv {
+			return o
+		}
+		require.True(t, time.Now().Before(deadline), "%s/%s never reached the cache", ns, name)
+		time.Sleep(5 * time.Millisecond) // polling, not synchronisation
+	}
+}
+
+func TestWatchCacheDecodesMetadataOnlyKindsLazily(t *testing.T) {
+	s, c, _ := startCache(t, "configmaps", nil)
+	in := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a", Namespace: "ns", Labels: map[string]string{"app": "x"}},
+		Data: map[string]string{"k": "v"}}
+	out, err := s.Create(context.Background(), in)
+	require.NoError(t, err)
+	o := cached(t, c, "ns", "a", parseRV(out.GetObjectMeta().ResourceVersion))
+	assert.Nil(t, o.decoded, "nothing has read the object yet")
+	assert.Equal(t, "x", o.labels["app"])
+	assert.Equal(t, "a", o.fields["metadata.name"])
+	assert.Equal(t, "ns", o.fields["metadata.namespace"])
+	assert.True(t, o.initialized)
+	assert.True(t, Filter{}.matches(o))
+
+	var wg sync.WaitGroup
+	objs := make([]meta.Object, 8)
+	for i := range objs {
+		wg.Add(1)
+		go func() { defer wg.Done(); objs[i] = o.object() }()
+	}
+	wg.Wait()
+	for _, obj := range objs {
+		assert.Same(t, objs[0], obj, "decoded once, shared")
+	}
+	want, err := s.Get(context.Background(), "ns", "a")
+	require.NoError(t, err)
+	assert.Equal(t, want, objs[0], "the same object a store read decodes")
+}
+
+func TestWatchCacheDecodesKindsWithFieldsAtOnce(t *testing.T) {
+	s, c, _ := startCache(t, "pods", podFields)
+	in := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: core.PodSpec{NodeName: "n1",
+		Containers: []core.Container{{Name: "c", Image: "i"}}}}
+	out, err := s.Create(context.Background(), in)
+	require.NoError(t, err)
+	o := cached(t, c, "ns", "p", parseRV(out.GetObjectMeta().ResourceVersion))
+	assert.NotNil(t, o.decoded, "spec.nodeName is a selectable field: decoded when cached")
+	assert.Equal(t, "n1", o.fields["spec.nodeName"])
+}
+
+func TestWatchCacheKeepsPartlyDecodableObjects(t *testing.T) {
+	s, c, st := startCache(t, "configmaps", nil)
+	// A value another version could have written: metadata fine, data of
+	// another type.
+	rev, err := st.Create(context.Background(), s.Key("ns", "odd"),
+		[]byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"odd","namespace":"ns"},"data":5}`))
+	require.NoError(t, err)
+	o := cached(t, c, "ns", "odd", rev)
+	assert.JSONEq(t, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"odd","namespace":"ns","resourceVersion":"`+
+		strconv.FormatInt(rev, 10)+`"},"data":5}`, string(o.raw), "sent as stored")
+	obj := o.object()
+	require.NotNil(t, obj)
+	assert.Equal(t, "odd", obj.GetObjectMeta().Name, "decoded as far as it goes")
+	assert.Equal(t, strconv.FormatInt(rev, 10), obj.GetObjectMeta().ResourceVersion)
+
+	_, err = st.Create(context.Background(), s.Key("ns", "broken"), []byte(`{"kind":"ConfigMap","metadata":{"name":7}}`))
+	require.NoError(t, err)
+	_, err = s.Create(context.Background(), &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "after", Namespace: "ns"}})
+	require.NoError(t, err)
+	cached(t, c, "ns", "after", 0)
+	_, ok := c.Get("ns", "broken")
+	assert.False(t, ok, "undecodable metadata: not cached, as before")
+}
