@@ -1,8 +1,12 @@
 package nodeipam_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/netip"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +90,49 @@ func TestNodeIPAMUniqueAndRecovered(t *testing.T) {
 	n, err := nodes.Get(ctx, "late")
 	require.NoError(t, err)
 	assert.Equal(t, []string{n.Spec.PodCIDR}, n.Spec.PodCIDRs)
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestNodeIPAMWarnsOncePerCIDR: a node whose pod CIDR lies outside the
+// cluster CIDR is reported once, not on every reconcile of the node.
+func TestNodeIPAMWarnsOncePerCIDR(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	ctx := context.Background()
+	_, err := client.For[core.Node](c, "").Create(ctx, &core.Node{ObjectMeta: meta.ObjectMeta{Name: "outside"},
+		Spec: core.NodeSpec{PodCIDR: "10.9.0.0/24", PodCIDRs: []string{"10.9.0.0/24"}}})
+	require.NoError(t, err)
+	var logs syncBuffer
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctrl, r, err := nodeipam.New(m, nodeipam.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(ctrl))
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(runCtx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+	testnode.Eventually(t, time.Minute, func() bool { return m.Ready() == nil }, "manager ready")
+	for range 3 {
+		_, err := r.Reconcile(ctx, controller.Request{Name: "outside"})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, strings.Count(logs.String(), "node pod CIDR outside the cluster CIDR"), logs.String())
 }

@@ -43,6 +43,10 @@ type Reconciler struct {
 	mu     sync.Mutex
 	synced bool
 	byNode map[string]netip.Prefix
+	// warned holds the pod CIDR each node was last warned about, so a
+	// CIDR the controller cannot take is logged once, not on every
+	// status update of the node.
+	warned map[string]string
 }
 
 var _ controller.Reconciler = (*Reconciler)(nil)
@@ -71,7 +75,8 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &Reconciler{client: m.Client(), nodes: inf.Lister(), set: set, log: opts.Logger, byNode: map[string]netip.Prefix{}}
+	r := &Reconciler{client: m.Client(), nodes: inf.Lister(), set: set, log: opts.Logger, byNode: map[string]netip.Prefix{},
+		warned: map[string]string{}}
 	c, err := controller.New("nodeipam", r, controller.Options{Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
@@ -109,14 +114,18 @@ func (r *Reconciler) occupyLocked(n *core.Node) bool {
 		return true
 	}
 	fresh, err := r.set.Occupy(p)
+	warn := r.warned[n.Name] != n.Spec.PodCIDR
 	switch {
-	case err != nil:
+	case err != nil && warn:
 		r.log.Warn("node pod CIDR outside the cluster CIDR", "node", n.Name, "err", err)
-	case !fresh:
+	case err == nil && !fresh && warn:
 		r.log.Warn("node pod CIDR already taken by another node", "node", n.Name, "podCIDR", p)
-	default:
+	case err == nil && fresh:
 		r.byNode[n.Name] = p
+		delete(r.warned, n.Name)
+		return true
 	}
+	r.warned[n.Name] = n.Spec.PodCIDR
 	return true
 }
 
@@ -130,6 +139,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 			r.set.Release(p)
 			delete(r.byNode, req.Name)
 		}
+		delete(r.warned, req.Name)
 		r.mu.Unlock()
 		return controller.Result{}, nil
 	}
