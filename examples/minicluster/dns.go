@@ -43,9 +43,19 @@ func (c *cluster) startDNS(ctx context.Context, gw netip.Addr) error {
 	if err != nil {
 		return err
 	}
-	c.goRun("cluster DNS", func() error { return srv.Run(ctx) })
+	stopped := make(chan error, 1)
+	c.goRun("cluster DNS", func() error {
+		err := srv.Run(ctx)
+		stopped <- err
+		return err
+	})
 	select {
 	case <-srv.Ready():
+	case err := <-stopped: // it could not listen (the address is taken), or ctx ended
+		if err == nil {
+			err = ctx.Err()
+		}
+		return fmt.Errorf("cluster DNS stopped before it was ready: %w", err)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
