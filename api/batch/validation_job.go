@@ -20,7 +20,9 @@ const (
 // ValidateJob checks a new, defaulted Job: its metadata (a DNS subdomain
 // name; for an Indexed Job, <name>-<completions-1> must be a DNS label, the
 // last pod's hostname), the generated selector and labels when
-// manualSelector is not true, and its spec.
+// manualSelector is not true, and its spec. A Job without UID and
+// selector is checked as one the API server has yet to generate the
+// selector for (clients validate before sending).
 func ValidateJob(j *Job) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&j.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	if IsIndexed(j) && j.Spec.Completions != nil && *j.Spec.Completions > 0 {
@@ -29,6 +31,11 @@ func ValidateJob(j *Job) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), j.Name,
 				"will not able to create pod with invalid DNS label: "+host))
 		}
+	}
+	if j.UID == "" && j.Spec.Selector == nil && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
+		// Checked before the API server generates the selector (a client
+		// validating what it is about to send).
+		return append(errs, validateJobSpec(&j.Spec, field.NewPath("spec"))...)
 	}
 	errs = append(errs, validateGeneratedSelector(j)...)
 	return append(errs, ValidateJobSpec(&j.Spec, field.NewPath("spec"))...)

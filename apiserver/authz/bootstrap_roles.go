@@ -98,6 +98,8 @@ func controllerManagerRules() []rbac.PolicyRule {
 		verbs(allVerbs...).groups("apps").resources("deployments", "deployments/status", "deployments/scale",
 			"replicasets", "replicasets/status", "replicasets/scale", "statefulsets", "statefulsets/status",
 			"statefulsets/scale", "daemonsets", "daemonsets/status", "controllerrevisions"),
+		verbs(allVerbs...).groups("batch").resources("jobs", "jobs/status", "jobs/finalizers", "cronjobs",
+			"cronjobs/status", "cronjobs/finalizers"),
 		verbs(allVerbs...).groups("discovery.k8s.io").resources("endpointslices"),
 		verbs(allVerbs...).groups("coordination.k8s.io").resources("leases"),
 	)

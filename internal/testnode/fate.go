@@ -12,6 +12,13 @@ const (
 	NotReady
 	// Pending: the agent leaves the pod's status alone (it stays Pending).
 	Pending
+	// Succeeded: the pod's containers exit 0 and the pod ends Succeeded.
+	Succeeded
+	// Failed: the pod's containers exit 1. With restartPolicy Never the pod
+	// ends Failed; otherwise the kubelet would restart them, so the pod
+	// stays Running, not ready, with one restart per container and the
+	// containers waiting in CrashLoopBackOff.
+	Failed
 )
 
 // String names the fate.
@@ -23,6 +30,10 @@ func (f Fate) String() string {
 		return "NotReady"
 	case Pending:
 		return "Pending"
+	case Succeeded:
+		return "Succeeded"
+	case Failed:
+		return "Failed"
 	}
 	return "Fate(?)"
 }

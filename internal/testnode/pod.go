@@ -50,6 +50,11 @@ func (a *Agent) sync(ctx context.Context, key string) (time.Duration, error) {
 		return 0, nil // leave it alone, as a kubelet that cannot start it would
 	case fate == Pending:
 		want = pendingStatus(pod)
+	case fate == Succeeded || fate == Failed:
+		want = a.exitedStatus(pod, fate == Succeeded)
+		if exitedEqual(&pod.Status, want) {
+			return 0, nil
+		}
 	default:
 		want = a.runningStatus(pod, fate == Ready)
 		if statusEqual(&pod.Status, want) {
@@ -210,6 +215,61 @@ func statusEqual(have, want *core.PodStatus) bool {
 	for _, c := range want.Conditions {
 		_, h := core.GetPodCondition(have, c.Type)
 		if h == nil || h.Status != c.Status {
+			return false
+		}
+	}
+	return true
+}
+
+// exitedStatus returns the status of pod whose containers exited, with
+// code 0 when ok, else 1: a terminal phase when the containers are not
+// restarted, else Running with each container restarted once and waiting
+// in CrashLoopBackOff.
+func (a *Agent) exitedStatus(pod *core.Pod, ok bool) *core.PodStatus {
+	st := a.runningStatus(pod, false)
+	now := meta.Now()
+	code, reason, phase := int32(1), "Error", core.PodFailed
+	if ok {
+		code, reason, phase = 0, "Completed", core.PodSucceeded
+	}
+	restart := pod.Spec.RestartPolicy == core.RestartPolicyAlways ||
+		(!ok && pod.Spec.RestartPolicy == core.RestartPolicyOnFailure)
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		started := cs.State.Running.StartedAt
+		term := &core.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: now,
+			ContainerID: cs.ContainerID}
+		no := false
+		cs.Started = &no
+		if restart {
+			cs.RestartCount = 1
+			cs.LastTerminationState = core.ContainerState{Terminated: term}
+			cs.State = core.ContainerState{Waiting: &core.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 10s restarting failed container"}}
+			continue
+		}
+		cs.State = core.ContainerState{Terminated: term}
+	}
+	if !restart {
+		st.Phase = phase
+		for i := range st.Conditions {
+			if t := st.Conditions[i].Type; t == core.PodReady || t == core.ContainersReady {
+				st.Conditions[i].Reason = "PodCompleted"
+			}
+		}
+	}
+	return st
+}
+
+// exitedEqual compares the phase and the containers' restarts and states.
+func exitedEqual(have, want *core.PodStatus) bool {
+	if have.Phase != want.Phase || len(have.ContainerStatuses) != len(want.ContainerStatuses) {
+		return false
+	}
+	for i, w := range want.ContainerStatuses {
+		h := have.ContainerStatuses[i]
+		if h.RestartCount != w.RestartCount || (h.State.Terminated == nil) != (w.State.Terminated == nil) ||
+			(h.State.Waiting == nil) != (w.State.Waiting == nil) {
 			return false
 		}
 	}

@@ -1,0 +1,6 @@
+package job
+
+import "errors"
+
+// ErrInvalidOptions is returned by New for unusable options.
+var ErrInvalidOptions = errors.New("invalid job controller options")

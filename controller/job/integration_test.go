@@ -1,0 +1,273 @@
+package job_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/batch"
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/job"
+	"github.com/orkit/orkit/informer/workqueue"
+	"github.com/orkit/orkit/internal/testnode"
+)
+
+const wait = 30 * time.Second
+
+// env is one control plane, node agent and Job controller shared by the
+// subtests; each Job picks its pods' fate by name.
+type env struct {
+	c     *client.Client
+	clock *workqueue.FakeClock
+	rec   *record.Fake
+
+	mu    sync.Mutex
+	fates map[string]testnode.Fate // job name -> fate of its pods
+}
+
+func setup(t *testing.T) *env {
+	cl := testnode.StartCluster(t)
+	e := &env{c: cl.Client(t, cl.AdminKubeconfig), clock: workqueue.NewFakeClock(time.Now()),
+		rec: &record.Fake{}, fates: map[string]testnode.Fate{}}
+	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 2, Bind: true})
+	agent.SetFate(func(p *core.Pod) testnode.Fate {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if f, ok := e.fates[p.Labels[batch.JobNameLabel]]; ok {
+			return f
+		}
+		return testnode.Ready
+	})
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	c, _, err := job.New(m, job.Options{Logger: testnode.QuietLogger(), Clock: e.clock, Recorder: e.rec,
+		Backoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	require.NoError(t, err)
+	require.NoError(t, m.Add(c))
+	runClock(t, e.clock)
+	testnode.RunManager(t, m)
+	return e
+}
+
+// runClock moves the fake clock along with real time (so that retries
+// and short backoffs happen), until the test ends; tests jump it further
+// with Step.
+func runClock(t *testing.T, c *workqueue.FakeClock) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				c.Step(5 * time.Millisecond)
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func (e *env) setFate(name string, f testnode.Fate) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fates[name] = f
+}
+
+func newJob(name string, restart core.RestartPolicy, mod func(*batch.JobSpec)) *batch.Job {
+	j := &batch.Job{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: batch.JobSpec{Template: core.PodTemplateSpec{Spec: core.PodSpec{RestartPolicy: restart,
+			Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}}}
+	if mod != nil {
+		mod(&j.Spec)
+	}
+	return j
+}
+
+func i32(v int32) *int32 { return &v }
+
+func (e *env) job(t *testing.T, name string) *batch.Job {
+	j, err := client.For[batch.Job](e.c, "default").Get(context.Background(), name)
+	require.NoError(t, err)
+	return j
+}
+
+func condition(j *batch.Job, ct batch.JobConditionType) *batch.JobCondition {
+	c := batch.FindCondition(&j.Status, ct)
+	if c == nil || c.Status != meta.ConditionTrue {
+		return nil
+	}
+	return c
+}
+
+func (e *env) waitCondition(t *testing.T, name string, ct batch.JobConditionType) *batch.Job {
+	t.Helper()
+	var j *batch.Job
+	testnode.Eventually(t, wait, func() bool {
+		got, err := client.For[batch.Job](e.c, "default").Get(context.Background(), name)
+		j = got
+		return err == nil && condition(got, ct) != nil
+	}, "job %s condition %s", name, ct)
+	return j
+}
+
+func (e *env) pods(t *testing.T, name string) []core.Pod {
+	l, err := client.For[core.Pod](e.c, "default").List(context.Background(), client.ListOptions{LabelSelector: batch.JobNameLabel + "=" + name})
+	require.NoError(t, err)
+	return l.Items
+}
+
+func (e *env) reasons(name string) []string {
+	var out []string
+	for _, ev := range e.rec.Events() {
+		if ev.Name == name {
+			out = append(out, ev.Reason)
+		}
+	}
+	return out
+}
+
+func TestJobController(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+
+	t.Run("completes", func(t *testing.T) {
+		e.setFate("ok", testnode.Succeeded)
+		_, err := jobs.Create(ctx, newJob("ok", core.RestartPolicyNever, func(s *batch.JobSpec) {
+			s.Completions, s.Parallelism = i32(3), i32(2)
+		}))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "ok", batch.JobComplete)
+		assert.Equal(t, int32(3), j.Status.Succeeded)
+		assert.Equal(t, int32(0), j.Status.Active)
+		assert.NotNil(t, j.Status.CompletionTime)
+		assert.NotNil(t, condition(j, batch.JobSuccessCriteriaMet))
+		require.NotNil(t, j.Status.UncountedTerminatedPods)
+		assert.Empty(t, j.Status.UncountedTerminatedPods.Succeeded)
+		pods := e.pods(t, "ok")
+		assert.Len(t, pods, 3)
+		for _, p := range pods {
+			assert.False(t, p.HasFinalizer(batch.JobTrackingFinalizer), "finalizer removed from %s", p.Name)
+			ref := meta.ControllerOf(&p.ObjectMeta)
+			require.NotNil(t, ref)
+			assert.Equal(t, "Job", ref.Kind)
+		}
+		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("ok"), job.ReasonCompleted) }, "Completed event")
+		assert.Equal(t, 3, strings.Count(strings.Join(e.reasons("ok"), " "), job.ReasonSuccessfulCreate))
+	})
+
+	t.Run("backoff limit", func(t *testing.T) {
+		e.setFate("bad", testnode.Failed)
+		_, err := jobs.Create(ctx, newJob("bad", core.RestartPolicyNever, func(s *batch.JobSpec) { s.BackoffLimit = i32(1) }))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "bad", batch.JobFailed)
+		c := condition(j, batch.JobFailed)
+		assert.Equal(t, batch.JobReasonBackoffLimitExceeded, c.Reason)
+		assert.Equal(t, "Job has reached the specified backoff limit", c.Message)
+		assert.Equal(t, int32(2), j.Status.Failed)
+		assert.Len(t, e.pods(t, "bad"), 2)
+		testnode.Eventually(t, wait, func() bool {
+			return slices.Contains(e.reasons("bad"), job.ReasonBackoffLimitExceeded)
+		}, "BackoffLimitExceeded event")
+	})
+
+	t.Run("restarts count with OnFailure", func(t *testing.T) {
+		e.setFate("crash", testnode.Failed)
+		_, err := jobs.Create(ctx, newJob("crash", core.RestartPolicyOnFailure, func(s *batch.JobSpec) { s.BackoffLimit = i32(0) }))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "crash", batch.JobFailed)
+		assert.Equal(t, batch.JobReasonBackoffLimitExceeded, condition(j, batch.JobFailed).Reason)
+		assert.Equal(t, int32(1), j.Status.Failed, "the crash-looping pod was deleted and counted")
+	})
+
+	t.Run("deadline", func(t *testing.T) {
+		_, err := jobs.Create(ctx, newJob("slow", core.RestartPolicyNever, func(s *batch.JobSpec) {
+			s.ActiveDeadlineSeconds = new(int64)
+			*s.ActiveDeadlineSeconds = 60
+			s.Parallelism, s.Completions = i32(2), i32(4)
+		}))
+		require.NoError(t, err)
+		testnode.Eventually(t, wait, func() bool {
+			j := e.job(t, "slow")
+			return j.Status.Active == 2 && j.Status.Ready != nil && *j.Status.Ready == 2
+		}, "two ready pods")
+		e.clock.Step(61 * time.Second)
+		j := e.waitCondition(t, "slow", batch.JobFailed)
+		c := condition(j, batch.JobFailed)
+		assert.Equal(t, batch.JobReasonDeadlineExceeded, c.Reason)
+		assert.Equal(t, "Job was active longer than specified deadline", c.Message)
+		assert.Equal(t, int32(0), j.Status.Active)
+		assert.Equal(t, int32(2), j.Status.Failed)
+		testnode.Eventually(t, wait, func() bool { return len(e.pods(t, "slow")) == 0 }, "active pods deleted")
+		assert.Contains(t, e.reasons("slow"), job.ReasonDeadlineExceeded)
+	})
+
+	t.Run("indexed", func(t *testing.T) {
+		e.setFate("idx", testnode.Succeeded)
+		mode := batch.IndexedCompletion
+		_, err := jobs.Create(ctx, newJob("idx", core.RestartPolicyNever, func(s *batch.JobSpec) {
+			s.Completions, s.Parallelism, s.CompletionMode = i32(3), i32(3), &mode
+		}))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "idx", batch.JobComplete)
+		assert.Equal(t, "0-2", j.Status.CompletedIndexes)
+		seen := map[string]bool{}
+		for _, p := range e.pods(t, "idx") {
+			idx := p.Annotations[batch.JobCompletionIndexAnnotation]
+			seen[idx] = true
+			assert.Equal(t, idx, p.Labels[batch.JobCompletionIndexAnnotation])
+			assert.Equal(t, "idx-"+idx, p.Spec.Hostname)
+			assert.True(t, strings.HasPrefix(p.Name, "idx-"+idx+"-"), p.Name)
+			env := p.Spec.Containers[0].Env
+			require.Len(t, env, 1)
+			assert.Equal(t, batch.JobCompletionIndexEnv, env[0].Name)
+			assert.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']", env[0].ValueFrom.FieldRef.FieldPath)
+		}
+		assert.Equal(t, map[string]bool{"0": true, "1": true, "2": true}, seen)
+	})
+
+	t.Run("suspend and resume", func(t *testing.T) {
+		e.setFate("sus", testnode.Succeeded)
+		yes := true
+		_, err := jobs.Create(ctx, newJob("sus", core.RestartPolicyNever, func(s *batch.JobSpec) { s.Suspend = &yes }))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "sus", batch.JobSuspended)
+		assert.Nil(t, j.Status.StartTime)
+		assert.Empty(t, e.pods(t, "sus"))
+		_, err = jobs.Patch(ctx, "sus", client.MergePatchType, []byte(`{"spec":{"suspend":false}}`))
+		require.NoError(t, err)
+		j = e.waitCondition(t, "sus", batch.JobComplete)
+		c := batch.FindCondition(&j.Status, batch.JobSuspended)
+		require.NotNil(t, c)
+		assert.Equal(t, meta.ConditionFalse, c.Status)
+		assert.Equal(t, batch.JobReasonResumed, c.Reason)
+		assert.Contains(t, e.reasons("sus"), job.ReasonSuspended)
+		assert.Contains(t, e.reasons("sus"), job.ReasonResumed)
+	})
+
+	t.Run("ttl after finished", func(t *testing.T) {
+		e.setFate("ttl", testnode.Succeeded)
+		_, err := jobs.Create(ctx, newJob("ttl", core.RestartPolicyNever, func(s *batch.JobSpec) { s.TTLSecondsAfterFinished = i32(30) }))
+		require.NoError(t, err)
+		e.waitCondition(t, "ttl", batch.JobComplete)
+		e.clock.Step(31 * time.Second)
+		testnode.Eventually(t, wait, func() bool {
+			_, err := jobs.Get(ctx, "ttl")
+			return err != nil && strings.Contains(err.Error(), "not found")
+		}, "expired job deleted")
+	})
+}

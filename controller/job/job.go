@@ -1,0 +1,263 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/orkit/orkit/api/batch"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+	"github.com/orkit/orkit/informer/workqueue"
+)
+
+// Default backoff between a failure and the replacement pod, doubling per
+// failure up to DefaultMaxBackoff, as Kubernetes' job controller does.
+const (
+	DefaultBackoff    = 10 * time.Second
+	DefaultMaxBackoff = 6 * time.Minute
+)
+
+// Options configure the controller. The zero value is usable.
+type Options struct {
+	// Workers reconcile different Jobs at once; default 5.
+	Workers int
+	// Backoff is the delay before replacing a failed pod, doubled per
+	// further failure up to MaxBackoff; defaults DefaultBackoff and
+	// DefaultMaxBackoff.
+	Backoff, MaxBackoff time.Duration
+	// Clock reads the time for deadlines, backoff and TTLs and drives the
+	// controller's delayed requeues; default the real clock. Tests pass a
+	// *workqueue.FakeClock.
+	Clock workqueue.Clock
+	// Recorder records the controller's Events; nil means a record.Writer
+	// of its own, added to the manager.
+	Recorder record.Recorder
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) fill() {
+	if o.Workers <= 0 {
+		o.Workers = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = DefaultBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	if o.Clock == nil {
+		o.Clock = workqueue.RealClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Reconciler reconciles Jobs. Make one with New; it is safe for concurrent
+// use by the controller's workers.
+type Reconciler struct {
+	client *client.Client
+	jobs   informer.Lister[*batch.Job]
+	pods   informer.Lister[*core.Pod]
+	exp    *controller.Expectations
+	rec    record.Recorder
+	log    *slog.Logger
+	opts   Options
+
+	mu       sync.Mutex
+	deleting map[controller.Request]map[meta.UID]bool // pod UIDs whose deletion we wait for
+}
+
+var _ controller.Reconciler = (*Reconciler)(nil)
+
+// New makes the Job controller over the manager's shared informers of
+// Jobs and Pods. Add the returned controller to the manager to run it.
+func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+	if m == nil {
+		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+	}
+	opts.fill()
+	jobInf, err := controller.InformerFor[batch.Job](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	podInf, err := controller.InformerFor[core.Pod](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Reconciler{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(),
+		exp: controller.NewExpectations(nil, 0), log: opts.Logger, opts: opts,
+		deleting: map[controller.Request]map[meta.UID]bool{}}
+	if r.rec, err = newRecorder(m, opts); err != nil {
+		return nil, nil, err
+	}
+	c, err := controller.New("job", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger, Clock: opts.Clock})
+	if err != nil {
+		return nil, nil, err
+	}
+	controller.WatchObjects(c, jobInf)
+	controller.Watch(c, observingSource{inf: podInf, r: r}, podRequests)
+	return c, r, nil
+}
+
+// Expectations returns the controller's expectations (for tests).
+func (r *Reconciler) Expectations() *controller.Expectations { return r.exp }
+
+// podRequests maps a pod to the Job controlling it.
+func podRequests(pod *core.Pod) []controller.Request {
+	if ref := jobRef(pod); ref != nil {
+		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
+	}
+	return nil
+}
+
+// Reconcile brings one Job's pods and status towards its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	j, err := r.jobs.Namespace(req.Namespace).Get(req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		r.forget(req)
+		return controller.Result{}, r.releaseOrphans(ctx, req, "")
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if err := r.releaseOrphans(ctx, req, j.UID); err != nil {
+		return controller.Result{}, err
+	}
+	pods := r.ownedPods(j)
+	if j.DeletionTimestamp != nil {
+		return controller.Result{}, r.removeFinalizers(ctx, pods)
+	}
+	if done, _ := batch.IsFinished(j); done {
+		if err := r.removeFinalizers(ctx, pods); err != nil {
+			return controller.Result{}, err
+		}
+		return r.expire(ctx, j)
+	}
+	return r.sync(ctx, req, j, pods)
+}
+
+// sync runs one round for an unfinished Job: track, decide, act, write.
+func (r *Reconciler) sync(ctx context.Context, req controller.Request, j *batch.Job, pods []*core.Pod) (controller.Result, error) {
+	now := r.opts.Clock.Now()
+	st := newState(j, pods, now)
+	var manageErr error
+	wait := time.Duration(0)
+	switch {
+	case !r.exp.Satisfied(req):
+	case st.finishing != nil || batch.IsSuspended(j):
+		manageErr = r.deletePods(ctx, req, j, st.active)
+	default:
+		wait, manageErr = r.manage(ctx, req, j, st, now)
+	}
+	newStatus := st.status(j, now)
+	changed, err := r.writeStatus(ctx, j, newStatus)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if changed {
+		r.recordTransitions(j, newStatus)
+	}
+	if err := r.removeFinalizers(ctx, st.toUnfinalize); err != nil {
+		return controller.Result{}, err
+	}
+	if manageErr != nil {
+		return controller.Result{}, manageErr
+	}
+	if d := st.deadlineIn(j, now); d > 0 && (wait == 0 || d < wait) {
+		wait = d
+	}
+	if wait > 0 {
+		return controller.Result{RequeueAfter: wait}, nil
+	}
+	return controller.Result{}, nil
+}
+
+// writeStatus writes st unless j has it already. It reports whether it
+// wrote; a conflict retries the reconcile.
+func (r *Reconciler) writeStatus(ctx context.Context, j *batch.Job, st batch.JobStatus) (bool, error) {
+	if statusEqual(&j.Status, &st) {
+		return false, nil
+	}
+	upd := meta.DeepCopy(j)
+	upd.Status = st
+	_, err := client.For[batch.Job](r.client, j.Namespace).UpdateStatus(ctx, upd)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("update status of job %s/%s: %w", j.Namespace, j.Name, err)
+	}
+	return true, nil
+}
+
+// recordTransitions records the Events of the conditions st adds to j.
+func (r *Reconciler) recordTransitions(j *batch.Job, st batch.JobStatus) {
+	for _, c := range st.Conditions {
+		old := batch.FindCondition(&j.Status, c.Type)
+		if old != nil && old.Status == c.Status {
+			continue
+		}
+		switch {
+		case c.Type == batch.JobComplete && c.Status == meta.ConditionTrue:
+			r.event(j, core.EventTypeNormal, ReasonCompleted, "Job completed")
+		case c.Type == batch.JobFailed && c.Status == meta.ConditionTrue:
+			r.event(j, core.EventTypeWarning, c.Reason, c.Message)
+		case c.Type == batch.JobSuspended && c.Status == meta.ConditionTrue:
+			r.event(j, core.EventTypeNormal, ReasonSuspended, "Job suspended")
+		case c.Type == batch.JobSuspended:
+			r.event(j, core.EventTypeNormal, ReasonResumed, "Job resumed")
+		}
+	}
+}
+
+// expire deletes a finished Job whose ttlSecondsAfterFinished has passed,
+// or asks to be called again when it will have.
+func (r *Reconciler) expire(ctx context.Context, j *batch.Job) (controller.Result, error) {
+	if j.Spec.TTLSecondsAfterFinished == nil {
+		return controller.Result{}, nil
+	}
+	finished := finishTime(j)
+	if finished.IsZero() {
+		return controller.Result{}, nil
+	}
+	at := finished.Add(time.Duration(*j.Spec.TTLSecondsAfterFinished) * time.Second)
+	if left := at.Sub(r.opts.Clock.Now()); left > 0 {
+		return controller.Result{RequeueAfter: left}, nil
+	}
+	bg := meta.DeletePropagationBackground
+	uid := j.UID
+	err := client.For[batch.Job](r.client, j.Namespace).Delete(ctx, j.Name,
+		&meta.DeleteOptions{PropagationPolicy: &bg, Preconditions: &meta.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return controller.Result{}, fmt.Errorf("delete expired job %s/%s: %w", j.Namespace, j.Name, err)
+	}
+	return controller.Result{}, nil
+}
+
+// finishTime is when j's Complete or Failed condition turned true.
+func finishTime(j *batch.Job) time.Time {
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batch.JobComplete || c.Type == batch.JobFailed) && c.Status == meta.ConditionTrue {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+func (r *Reconciler) forget(req controller.Request) {
+	r.exp.Forget(req)
+	r.mu.Lock()
+	delete(r.deleting, req)
+	r.mu.Unlock()
+}

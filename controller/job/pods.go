@@ -1,0 +1,259 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/orkit/orkit/api/batch"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// jobRef returns pod's controller reference when it names a batch Job.
+func jobRef(pod *core.Pod) *meta.OwnerReference {
+	ref := meta.ControllerOf(&pod.ObjectMeta)
+	if ref == nil || ref.Kind != "Job" || meta.ParseGroupVersion(ref.APIVersion).Group != batch.GroupName {
+		return nil
+	}
+	return ref
+}
+
+// OwnerReference returns the controller reference a Job puts on its pods.
+func OwnerReference(j *batch.Job) meta.OwnerReference {
+	yes := true
+	return meta.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID,
+		Controller: &yes, BlockOwnerDeletion: &yes}
+}
+
+// ownedPods returns the pods j controls.
+func (r *Reconciler) ownedPods(j *batch.Job) []*core.Pod {
+	var out []*core.Pod
+	for _, p := range r.pods.Namespace(j.Namespace).List(nil) {
+		if ref := jobRef(p); ref != nil && ref.UID == j.UID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// releaseOrphans removes the tracking finalizer from pods controlled by a
+// Job called req.Name that is gone (any UID but uid): nobody else will.
+func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request, uid meta.UID) error {
+	var orphans []*core.Pod
+	for _, p := range r.pods.Namespace(req.Namespace).List(nil) {
+		if ref := jobRef(p); ref != nil && ref.Name == req.Name && ref.UID != uid && p.HasFinalizer(batch.JobTrackingFinalizer) {
+			orphans = append(orphans, p)
+		}
+	}
+	return r.removeFinalizers(ctx, orphans)
+}
+
+// removeFinalizers removes the tracking finalizer from pods that have it,
+// each through a patch conditional on the cached resourceVersion.
+func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
+	for _, p := range pods {
+		if !p.HasFinalizer(batch.JobTrackingFinalizer) {
+			continue
+		}
+		rest := slices.DeleteFunc(slices.Clone(p.Finalizers), func(f string) bool { return f == batch.JobTrackingFinalizer })
+		if rest == nil {
+			rest = []string{}
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": p.ResourceVersion, "finalizers": rest}})
+		if err != nil {
+			return err
+		}
+		_, err = client.For[core.Pod](r.client, p.Namespace).Patch(ctx, p.Name, client.MergePatchType, patch)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("remove finalizer of pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// NewPod returns the pod j creates from its template; index is its
+// completion index for an Indexed Job (ignored otherwise).
+func NewPod(j *batch.Job, index int) *core.Pod {
+	t := meta.DeepCopy(&j.Spec.Template)
+	pod := &core.Pod{
+		ObjectMeta: meta.ObjectMeta{GenerateName: j.Name + "-", Namespace: j.Namespace, Labels: t.Labels,
+			Annotations: t.Annotations, Finalizers: append(t.Finalizers, batch.JobTrackingFinalizer),
+			OwnerReferences: []meta.OwnerReference{OwnerReference(j)}},
+		Spec: t.Spec,
+	}
+	if !batch.IsIndexed(j) {
+		return pod
+	}
+	idx := strconv.Itoa(index)
+	pod.GenerateName = j.Name + "-" + idx + "-"
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Annotations[batch.JobCompletionIndexAnnotation] = idx
+	pod.Labels[batch.JobCompletionIndexAnnotation] = idx
+	if pod.Spec.Hostname == "" {
+		pod.Spec.Hostname = j.Name + "-" + idx
+	}
+	env := core.EnvVar{Name: batch.JobCompletionIndexEnv, ValueFrom: &core.EnvVarSource{FieldRef: &core.ObjectFieldSelector{
+		APIVersion: "v1", FieldPath: "metadata.annotations['" + batch.JobCompletionIndexAnnotation + "']"}}}
+	for _, cs := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			cs[i].Env = append(cs[i].Env, env)
+		}
+	}
+	return pod
+}
+
+// createPods creates one pod per index (NonIndexed Jobs pass zeros); the
+// expectations wait for each creation's event.
+func (r *Reconciler) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
+	if len(indexes) == 0 {
+		return nil
+	}
+	r.exp.ExpectCreations(key, len(indexes))
+	pods := client.For[core.Pod](r.client, j.Namespace)
+	var wg sync.WaitGroup
+	errs := make([]error, len(indexes))
+	for i, idx := range indexes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			created, err := pods.Create(ctx, NewPod(j, idx))
+			if err != nil {
+				r.exp.CreationObserved(key) // no event will come
+				errs[i] = err
+				return
+			}
+			r.event(j, core.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: "+created.Name)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			r.event(j, core.EventTypeWarning, ReasonFailedCreate, "Error creating: "+err.Error())
+			return fmt.Errorf("create pods for job %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// deletePods deletes victims, waiting for each deletion's event.
+func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *batch.Job, victims []*core.Pod) error {
+	if len(victims) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	uids := map[meta.UID]bool{}
+	r.deleting[key] = uids
+	for _, p := range victims {
+		uids[p.UID] = true
+	}
+	r.mu.Unlock()
+	r.exp.ExpectDeletions(key, len(victims))
+	var wg sync.WaitGroup
+	errs := make([]error, len(victims))
+	for i, p := range victims {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := client.For[core.Pod](r.client, p.Namespace).Delete(ctx, p.Name, nil)
+			switch {
+			case err == nil:
+				r.event(j, core.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: "+p.Name)
+			case apierrors.IsNotFound(err):
+				r.deletionObserved(p)
+			default:
+				r.deletionObserved(p)
+				r.event(j, core.EventTypeWarning, ReasonFailedDelete, "Error deleting: "+err.Error())
+				errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// observingSource wraps the pod informer so that expectations are
+// lowered before the controller's handler enqueues the Job.
+type observingSource struct {
+	inf *informer.Informer[*core.Pod]
+	r   *Reconciler
+}
+
+// AddEventHandler registers h behind the expectations observer.
+func (s observingSource) AddEventHandler(h informer.Handler[*core.Pod], opts ...informer.HandlerOption) *informer.Registration {
+	return s.inf.AddEventHandler(observer{h: h, r: s.r}, opts...)
+}
+
+type observer struct {
+	h informer.Handler[*core.Pod]
+	r *Reconciler
+}
+
+func ownerKey(pod *core.Pod) (controller.Request, bool) {
+	ref := jobRef(pod)
+	if ref == nil {
+		return controller.Request{}, false
+	}
+	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
+}
+
+// OnAdd counts a creation (not for the initial list), then hands on.
+func (o observer) OnAdd(pod *core.Pod, initial bool) {
+	if key, ok := ownerKey(pod); ok && !initial {
+		o.r.exp.CreationObserved(key)
+	}
+	if pod.DeletionTimestamp != nil {
+		o.r.deletionObserved(pod)
+	}
+	o.h.OnAdd(pod, initial)
+}
+
+// OnUpdate counts a deletion once the pod has a deletionTimestamp.
+func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
+	if newPod.DeletionTimestamp != nil {
+		o.r.deletionObserved(newPod)
+	}
+	o.h.OnUpdate(oldPod, newPod)
+}
+
+// OnDelete counts a deletion.
+func (o observer) OnDelete(obj any) {
+	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok {
+		o.r.deletionObserved(pod)
+	}
+	o.h.OnDelete(obj)
+}
+
+// deletionObserved counts pod's deletion once, if its Job waits for it.
+func (r *Reconciler) deletionObserved(pod *core.Pod) {
+	key, ok := ownerKey(pod)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	uids := r.deleting[key]
+	found := uids[pod.UID]
+	delete(uids, pod.UID)
+	r.mu.Unlock()
+	if found {
+		r.exp.DeletionObserved(key)
+	}
+}
