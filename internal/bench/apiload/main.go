@@ -263,6 +263,8 @@ func (l *loader) watch(ctx context.Context, watchers, updates int, interval time
 		return err
 	}
 	sent := make([]atomic.Int64, updates+1) // unix nanos when update i was sent
+	arr := newArrivals(updates)
+	var acks []time.Duration // update sent -> its response received
 	var (
 		mu      sync.Mutex
 		lats    []time.Duration
@@ -277,7 +279,7 @@ func (l *loader) watch(ctx context.Context, watchers, updates int, interval time
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			got := l.watchOne(wctx, name, updates, sent, &ready)
+			got := l.watchOne(wctx, name, updates, sent, arr, &ready)
 			mu.Lock()
 			defer mu.Unlock()
 			missing.Add(int64(updates - len(got)))
@@ -296,17 +298,56 @@ func (l *loader) watch(ctx context.Context, watchers, updates int, interval time
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		acks = append(acks, time.Duration(time.Now().UnixNano()-sent[i].Load()))
 		time.Sleep(interval)
 	}
 	time.Sleep(2 * time.Second) // let the last events arrive before counting
 	cancel()
 	done.Wait()
+	first, spread := arr.summary(sent)
 	fmt.Printf("watch: watchers=%d updates=%d events=%d missing=%d p50=%s p99=%s max=%s\n",
 		watchers, updates, len(lats), missing.Load(), pct(lats, 50), pct(lats, 99), pct(lats, 100))
+	fmt.Printf("watch: write acked p50=%s p99=%s; first watcher p50=%s p99=%s; first->last watcher spread p50=%s p99=%s\n",
+		pct(acks, 50), pct(acks, 99), pct(first, 50), pct(first, 99), pct(spread, 50), pct(spread, 99))
 	return nil
 }
 
-func (l *loader) watchOne(ctx context.Context, name string, updates int, sent []atomic.Int64, ready *sync.WaitGroup) []time.Duration {
+// arrivals keeps, per update, the first and the last time a watcher
+// received it (unix nanos), to tell the fan-out spread from the rest.
+type arrivals struct{ first, last []atomic.Int64 }
+
+func newArrivals(updates int) *arrivals {
+	return &arrivals{first: make([]atomic.Int64, updates+1), last: make([]atomic.Int64, updates+1)}
+}
+
+func (a *arrivals) record(seq int, now int64) {
+	for f := a.first[seq].Load(); f == 0 || now < f; f = a.first[seq].Load() {
+		if a.first[seq].CompareAndSwap(f, now) {
+			break
+		}
+	}
+	for l := a.last[seq].Load(); now > l; l = a.last[seq].Load() {
+		if a.last[seq].CompareAndSwap(l, now) {
+			break
+		}
+	}
+}
+
+// summary returns, over the updates some watcher received, send -> first
+// arrival and first -> last arrival.
+func (a *arrivals) summary(sent []atomic.Int64) (first, spread []time.Duration) {
+	for i := 1; i < len(a.first); i++ {
+		f, l := a.first[i].Load(), a.last[i].Load()
+		if f == 0 {
+			continue
+		}
+		first = append(first, time.Duration(f-sent[i].Load()))
+		spread = append(spread, time.Duration(l-f))
+	}
+	return first, spread
+}
+
+func (l *loader) watchOne(ctx context.Context, name string, updates int, sent []atomic.Int64, arr *arrivals, ready *sync.WaitGroup) []time.Duration {
 	c := l.newClient()
 	c.Timeout = 0
 	req, _ := http.NewRequestWithContext(ctx, "GET", l.server+"/api/v1/namespaces/"+l.ns+"/configmaps?watch=1&fieldSelector=metadata.name%3D"+name, nil)
@@ -340,6 +381,7 @@ func (l *loader) watchOne(ctx context.Context, name string, updates int, sent []
 		fmt.Sscan(ev.Object.Data["seq"], &seq)
 		if seq > 0 && seq <= updates {
 			got = append(got, time.Duration(now-sent[seq].Load()))
+			arr.record(seq, now)
 		}
 	}
 	if first {
