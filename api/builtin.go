@@ -9,6 +9,7 @@ import (
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/api/scheme"
@@ -23,6 +24,7 @@ func NewScheme() *scheme.Scheme {
 	core.Register(s)
 	apps.Register(s)
 	batch.Register(s)
+	policy.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
 	scheduling.Register(s)
