@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"crypto/tls"
 
 	"github.com/gorilla/websocket"
 

@@ -117,4 +117,13 @@ func TestDemo(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	assert.Contains(t, string(logs), clusterIP, "the pod resolved the Service through cluster DNS")
+
+	// kubectl exec reaches a pod's container through the API server and its kubelet.
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "run", "execbox", "--image=orkit.local/hello:v1").CombinedOutput()
+	require.NoError(t, err, string(got))
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "wait", "--for=condition=Ready", "pod/execbox", "--timeout=2m").CombinedOutput()
+	require.NoError(t, err, string(got))
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "exec", "execbox", "--", "/hello", "wget", "http://localhost:8080/").CombinedOutput()
+	require.NoError(t, err, string(got))
+	assert.Equal(t, "execbox\n", string(got), "kubectl exec prints the pod's hostname")
 }

@@ -235,8 +235,8 @@ func (c *cluster) waitNodeReady(ctx context.Context, name string) error {
 	}
 }
 
-// enablePodLogs lets the API server reach the kubelets for pods/log, as
-// kube-apiserver-kubelet-client.
+// enablePodLogs lets the API server reach the kubelets for pods/log and
+// pods/exec (kubectl logs, kubectl exec), as kube-apiserver-kubelet-client.
 func (c *cluster) enablePodLogs() error {
 	if c.logsWired {
 		return nil
@@ -249,8 +249,9 @@ func (c *cluster) enablePodLogs() error {
 	if err != nil {
 		return err
 	}
-	c.cp.Server.SetPodLogs(kubelet.LogsFunc(kubelet.LogsClientConfig{ClientCert: cert, RootCAs: c.cp.CA.Pool(),
-		Nodes: client.For[core.Node](c.admin, "")}))
+	kcfg := kubelet.LogsClientConfig{ClientCert: cert, RootCAs: c.cp.CA.Pool(), Nodes: client.For[core.Node](c.admin, "")}
+	c.cp.Server.SetPodLogs(kubelet.LogsFunc(kcfg))
+	c.cp.Server.SetPodExec(kubelet.ExecFunc(kcfg))
 	c.logsWired = true
 	return nil
 }
