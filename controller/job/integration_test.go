@@ -213,7 +213,8 @@ func TestJobController(t *testing.T) {
 		assert.Equal(t, int32(0), j.Status.Active)
 		assert.Equal(t, int32(2), j.Status.Failed)
 		testnode.Eventually(t, wait, func() bool { return len(e.pods(t, "slow")) == 0 }, "active pods deleted")
-		assert.Contains(t, e.reasons("slow"), job.ReasonDeadlineExceeded)
+		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("slow"), job.ReasonDeadlineExceeded) },
+			"DeadlineExceeded event")
 	})
 
 	t.Run("indexed", func(t *testing.T) {
