@@ -90,3 +90,15 @@ func ExampleLogsFunc() {
 		ClientCert: apiClientCert, RootCAs: clusterCA, Nodes: client.For[core.Node](c, ""),
 	}))
 }
+
+// pods/exec goes the same way: the API server checks and authorizes the
+// request, then ExecFunc proxies the WebSocket upgrade to the pod's kubelet.
+func ExampleExecFunc() {
+	var srv *apiserver.Server // the running API server
+	var c *client.Client      // any client that may read Nodes
+	var apiClientCert tls.Certificate
+	var clusterCA *x509.CertPool
+	srv.SetPodExec(kubelet.ExecFunc(kubelet.LogsClientConfig{
+		ClientCert: apiClientCert, RootCAs: clusterCA, Nodes: client.For[core.Node](c, ""),
+	}))
+}
