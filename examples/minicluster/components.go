@@ -19,6 +19,7 @@ import (
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/serviceaccount"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/statefulset"
 	"github.com/orkit/orkit/controller/volumebinding"
@@ -96,7 +97,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
 	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): " +
-		"replicaset, deployment, statefulset, daemonset, endpoints, namespace, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
+		"replicaset, deployment, statefulset, daemonset, endpoints, namespace, service account, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
 	return nil
 }
 
@@ -109,6 +110,10 @@ func (c *cluster) addMoreControllers(m *controller.Manager, cfg *client.Config, 
 	}
 	ns, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Logger: log})
 	if err := add("namespace", ns, err); err != nil {
+		return err
+	}
+	sa, _, err := serviceaccount.New(m, serviceaccount.Options{Logger: log})
+	if err := add("serviceaccount", sa, err); err != nil {
 		return err
 	}
 	// Real nodes take 10.244.<i>.0/24 themselves; IPAM hands the upper half

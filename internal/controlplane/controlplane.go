@@ -179,7 +179,7 @@ func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
 	lr := admission.NewLimitRanger(src)
 	prio := admission.NewPriority(priorityClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{lr, prio},
+		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}), lr, prio},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(),

@@ -1,0 +1,119 @@
+package serviceaccount
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/informer"
+)
+
+// DefaultName is the account every namespace gets.
+const DefaultName = "default"
+
+// ErrInvalidOptions is returned by New for unusable options.
+var ErrInvalidOptions = errors.New("serviceaccount: invalid options")
+
+// Options configure the controller. The zero value uses the defaults.
+type Options struct {
+	// Workers; default 1.
+	Workers int
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Reconciler ensures the default ServiceAccount of one namespace. Make
+// one with New; safe for concurrent use.
+type Reconciler struct {
+	client     *client.Client
+	namespaces informer.Lister[*core.Namespace]
+	accounts   informer.Lister[*core.ServiceAccount]
+}
+
+var _ controller.Reconciler = (*Reconciler)(nil)
+
+// New makes the controller over the manager's Namespace and
+// ServiceAccount informers.
+func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+	if m == nil {
+		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	nsInf, err := controller.InformerFor[core.Namespace](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	saInf, err := controller.InformerFor[core.ServiceAccount](m, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Reconciler{client: m.Client(), namespaces: nsInf.Lister(), accounts: saInf.Lister()}
+	c, err := controller.New("serviceaccount", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	controller.WatchObjects(c, nsInf)
+	// A deleted default account is recreated: map it to its namespace.
+	controller.Watch(c, saInf, func(sa *core.ServiceAccount) []controller.Request {
+		if sa.Name != DefaultName {
+			return nil
+		}
+		return []controller.Request{{Name: sa.Namespace}}
+	})
+	return c, r, nil
+}
+
+// Reconcile creates the default ServiceAccount of namespace req.Name when
+// the namespace is active and the account is missing.
+func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	ns, err := r.namespaces.Get("", req.Name)
+	if errors.Is(err, informer.ErrNotFound) {
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if ns.DeletionTimestamp != nil || ns.Status.Phase == core.NamespaceTerminating {
+		return controller.Result{}, nil
+	}
+	if _, err := r.accounts.Get(ns.Name, DefaultName); err == nil {
+		return controller.Result{}, nil
+	}
+	sa := &core.ServiceAccount{ObjectMeta: meta.ObjectMeta{Name: DefaultName, Namespace: ns.Name}}
+	_, err = client.For[core.ServiceAccount](r.client, ns.Name).Create(ctx, sa)
+	switch {
+	case err == nil, apierrors.IsAlreadyExists(err):
+		return controller.Result{}, nil
+	case apierrors.IsForbidden(err) && isTerminating(err):
+		return controller.Result{}, nil // the namespace began terminating meanwhile
+	default:
+		return controller.Result{}, fmt.Errorf("create ServiceAccount %s/%s: %w", ns.Name, DefaultName, err)
+	}
+}
+
+// isTerminating reports whether err is NamespaceLifecycle's refusal of a
+// create in a terminating namespace.
+func isTerminating(err error) bool {
+	var st *meta.Status
+	if !errors.As(err, &st) || st.Details == nil {
+		return false
+	}
+	for _, c := range st.Details.Causes {
+		if c.Type == admission.NamespaceTerminatingCause {
+			return true
+		}
+	}
+	return false
+}
