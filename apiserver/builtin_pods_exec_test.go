@@ -107,6 +107,21 @@ func TestPodExecChecks(t *testing.T) {
 	}
 	assert.Empty(t, reached, "rejected requests never reach the node agent")
 
+	// The node agent itself may not exec (Node authorizer), even into its own pods.
+	_, errOut, err = kubectl(t, c.node, "", "-n", "team", "exec", "web", "-c", "app", "--", "/hello", "echo")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `pods "web" is forbidden: User "system:node:node-1" cannot create resource "pods/exec" in API group "" in the namespace "team"`)
+
+	// The bootstrap edit role (as admin) grants exec.
+	mustKubectl(t, c.admin, "", "delete", "role", "dev", "-n", "team")
+	mustKubectl(t, c.admin, "", "create", "rolebinding", "dev-edit", "--clusterrole=edit", "--user=dev", "-n", "team")
+	_, errOut, err = kubectl(t, c.dev, "", "-n", "team", "exec", "web", "-c", "app", "--", "/hello", "echo", "edit")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "stub node agent: team/web container app command [/hello echo edit]")
+	for len(reached) > 0 {
+		<-reached
+	}
+
 	out := mustKubectl(t, c.admin, "", "get", "--raw", "/api/v1")
 	var list struct {
 		Resources []struct {
