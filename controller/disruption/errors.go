@@ -1,0 +1,13 @@
+package disruption
+
+import "errors"
+
+// ErrInvalidOptions: New was given options it cannot use.
+var ErrInvalidOptions = errors.New("disruption: invalid options")
+
+// ErrNoController: a budget that counts its pods' controllers' replicas
+// (maxUnavailable, or a percentage minAvailable) selects a pod whose
+// controller is not a ReplicaSet, Deployment or StatefulSet the
+// controller knows (or no longer exists). The budget allows no
+// disruption until it is resolved.
+var ErrNoController = errors.New("found no controllers")
