@@ -41,7 +41,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 	m := map[meta.GroupVersionResource]func(*Resource){
 		coreGVR("pods"): func(r *Resource) {
 			r.Strategy = &podStrategy{NewDefaultStrategy(r.Type)}
-			r.Fields = podFields
+			r.Fields, r.FieldsFromJSON = podFields, podFieldsJSON
 			r.Table = podTable
 			r.Subresources = map[string]SubresourceHandler{
 				"binding": SubresourceFunc(s.serveBinding),

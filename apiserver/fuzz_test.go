@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api"
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/apiserver/authn"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -107,6 +108,31 @@ func FuzzWireJSON(f *testing.F) {
 		}
 		if !reflect.DeepEqual(before, after) {
 			t.Fatalf("splice of %q changed more than resourceVersion: %q", b, wire)
+		}
+	})
+}
+
+// FuzzPodFieldsJSON checks that reading a pod's selectable fields from its
+// JSON agrees with decoding the pod: whatever decodes as a pod gives the
+// same fields and metadata both ways.
+func FuzzPodFieldsJSON(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"a","labels":{"x":"y"}},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}`))
+	f.Add([]byte(`{"spec":{"nodeName":null,"restartPolicy":"Never"},"status":{}}`))
+	f.Add([]byte(`{"spec":{"nodeName":"a","nodeName":"b"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var pod core.Pod
+		if json.Unmarshal(b, &pod) != nil {
+			return
+		}
+		m, fs, err := podFieldsJSON(b)
+		if err != nil {
+			t.Fatalf("%q decodes as a pod but not its fields: %v", b, err)
+		}
+		if want := podFields(&pod); !reflect.DeepEqual(want, fs) {
+			t.Fatalf("%q: fields %v, decoding the pod gives %v", b, fs, want)
+		}
+		if !reflect.DeepEqual(pod.ObjectMeta, *m) {
+			t.Fatalf("%q: metadata %+v, decoding the pod gives %+v", b, *m, pod.ObjectMeta)
 		}
 	})
 }

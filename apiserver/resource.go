@@ -18,6 +18,11 @@ type Resource struct {
 	Strategy Strategy
 	// Fields adds selectable fields (e.g. spec.nodeName for pods).
 	Fields FieldsFunc
+	// FieldsFromJSON, when set with Fields, reads an object's metadata and
+	// the same fields straight from its stored JSON (one partial decode);
+	// the watch cache then decodes the object itself only when something
+	// reads it. It must agree with Fields.
+	FieldsFromJSON FieldsFromJSONFunc
 	// Table returns the columns and one row per object for `kubectl get`;
 	// nil shows Name and Age.
 	Table *TableConvertor

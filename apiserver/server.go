@@ -139,6 +139,9 @@ func (s *Server) Register(res Resource) error {
 	}
 	sv := &served{Resource: res, storage: st}
 	sv.cache = NewWatchCache(st, res.Fields, s.cfg.WatchHistory, s.log)
+	if res.Fields != nil {
+		sv.cache.fieldsJSON = res.FieldsFromJSON
+	}
 	gvr := res.Type.GroupVersionResource()
 	s.mu.Lock()
 	defer s.mu.Unlock()

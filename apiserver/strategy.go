@@ -33,6 +33,12 @@ type Strategy interface {
 // metadata.name and metadata.namespace are always there.
 type FieldsFunc func(obj meta.Object) fields.Set
 
+// FieldsFromJSONFunc returns the metadata of an object and the fields its
+// FieldsFunc would give, read from the object's stored JSON. It must fail
+// on a value that is not valid JSON (json.Unmarshal does): the watch cache
+// relies on it to send the value as it is.
+type FieldsFromJSONFunc func(stored []byte) (*meta.ObjectMeta, fields.Set, error)
+
 // DefaultStrategy implements Strategy from a scheme.Type. The zero value
 // is not usable; make one with NewDefaultStrategy.
 type DefaultStrategy struct {

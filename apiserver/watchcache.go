@@ -99,10 +99,11 @@ func (f Filter) matches(o *cachedObject) bool {
 // resourceVersion) rather than slowing the others. History of the last
 // HistorySize events lets watchers resume; older resourceVersions get 410.
 type WatchCache struct {
-	storage *Storage
-	fieldsF FieldsFunc
-	history int
-	log     *slog.Logger
+	storage    *Storage
+	fieldsF    FieldsFunc
+	fieldsJSON FieldsFromJSONFunc // set before Run, with fieldsF
+	history    int
+	log        *slog.Logger
 
 	mu       sync.RWMutex
 	objects  map[string]*cachedObject
@@ -211,18 +212,31 @@ func (c *WatchCache) listAll(ctx context.Context) (map[string]*cachedObject, int
 }
 
 // makeObject turns a stored value into a cached object. For kinds whose
-// selectable fields are all in the metadata only the metadata is decoded
-// now (about half the work of decoding a 1 KiB ConfigMap); the object
-// itself waits for its first reader.
+// selectable fields are all in the metadata, or can be read from the JSON
+// (fieldsJSON), only those are decoded now (about half the work of
+// decoding a 1 KiB ConfigMap or a pod); the object itself waits for its
+// first reader.
 func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
-	if c.fieldsF != nil {
+	var (
+		m     *meta.ObjectMeta
+		extra fields.Set
+	)
+	switch {
+	case c.fieldsF != nil && c.fieldsJSON == nil:
 		return c.makeDecodedObject(kv)
-	}
-	var sm struct {
-		Metadata meta.ObjectMeta `json:"metadata"`
-	}
-	if err := json.Unmarshal(kv.Value, &sm); err != nil {
-		return nil, fmt.Errorf("decode %s metadata at %q: %w", c.storage.gr, kv.Key, err)
+	case c.fieldsJSON != nil:
+		var err error
+		if m, extra, err = c.fieldsJSON(kv.Value); err != nil {
+			return nil, fmt.Errorf("decode %s fields at %q: %w", c.storage.gr, kv.Key, err)
+		}
+	default:
+		var sm struct {
+			Metadata meta.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(kv.Value, &sm); err != nil {
+			return nil, fmt.Errorf("decode %s metadata at %q: %w", c.storage.gr, kv.Key, err)
+		}
+		m = &sm.Metadata
 	}
 	// Unmarshal has checked that kv.Value is valid JSON, and WireJSON
 	// keeps valid JSON valid: no second validation.
@@ -230,10 +244,12 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
-	m := &sm.Metadata
 	fs := fields.Set{"metadata.name": m.Name}
 	if c.storage.typ.Namespaced {
 		fs["metadata.namespace"] = m.Namespace
+	}
+	for k, v := range extra {
+		fs[k] = v
 	}
 	return &cachedObject{key: kv.Key, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: kv.ModRevision,
 		initialized: m.IsInitialized(), cache: c}, nil

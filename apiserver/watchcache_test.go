@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -82,17 +84,63 @@ func TestWatchCacheDecodesMetadataOnlyKindsLazily(t *testing.T) {
 	assert.Equal(t, want, objs[0], "the same object a store read decodes")
 }
 
-func TestWatchCacheDecodesKindsWithFieldsAtOnce(t *testing.T) {
-	s, c, _ := startCache(t, "pods", podFields)
-	in := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: core.PodSpec{NodeName: "n1",
-		Containers: []core.Container{{Name: "c", Image: "i"}}}}
-	out, err := s.Create(context.Background(), in)
-	require.NoError(t, err)
-	o := cached(t, c, "ns", "p", parseRV(out.GetObjectMeta().ResourceVersion))
-	assert.NotNil(t, o.decoded, "spec.nodeName is a selectable field: decoded when cached")
-	assert.Equal(t, "n1", o.fields["spec.nodeName"])
+func TestWatchCacheDecodesKindsWithFields(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fromJSON FieldsFromJSONFunc
+		lazy     bool
+	}{{"fields read from the JSON", podFieldsJSON, true}, {"fields from the object", nil, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, c, _ := startCache(t, "pods", podFields)
+			c.fieldsJSON = tc.fromJSON
+			in := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns", Labels: map[string]string{"app": "a"}},
+				Spec: core.PodSpec{NodeName: "n1", Containers: []core.Container{{Name: "c", Image: "i"}}}}
+			out, err := s.Create(context.Background(), in)
+			require.NoError(t, err)
+			o := cached(t, c, "ns", "p", parseRV(out.GetObjectMeta().ResourceVersion))
+			assert.Equal(t, tc.lazy, o.decoded == nil)
+			assert.Equal(t, "n1", o.fields["spec.nodeName"])
+			assert.Equal(t, podFields(o.object()), without(o.fields, "metadata.name", "metadata.namespace"))
+			assert.Equal(t, "a", o.labels["app"])
+			want, err := s.Get(context.Background(), "ns", "p")
+			require.NoError(t, err)
+			assert.Equal(t, want, o.object())
+		})
+	}
 }
 
+func without(fs fields.Set, keys ...string) fields.Set {
+	out := fields.Set{}
+	for k, v := range fs {
+		out[k] = v
+	}
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
+}
+
+func TestPodFieldsJSONAgrees(t *testing.T) {
+	pods := []*core.Pod{
+		{},
+		{ObjectMeta: meta.ObjectMeta{Name: "a", Namespace: "ns", Labels: map[string]string{"x": "y"},
+			Initializers: &meta.Initializers{Pending: []meta.Initializer{{Name: "i"}}}},
+			Spec:   core.PodSpec{NodeName: "n", RestartPolicy: core.RestartPolicyNever, SchedulerName: "s", ServiceAccountName: "sa"},
+			Status: core.PodStatus{Phase: core.PodRunning, PodIP: "10.244.0.5", NominatedNodeName: "m"}},
+	}
+	for i, pod := range pods {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			b, err := json.Marshal(pod)
+			require.NoError(t, err)
+			m, fs, err := podFieldsJSON(b)
+			require.NoError(t, err)
+			assert.Equal(t, podFields(pod), fs)
+			assert.Equal(t, pod.ObjectMeta, *m)
+		})
+	}
+	_, _, err := podFieldsJSON([]byte(`{"metadata":{}`))
+	assert.Error(t, err, "not valid JSON")
+}
 func TestWatchCacheKeepsPartlyDecodableObjects(t *testing.T) {
 	s, c, st := startCache(t, "configmaps", nil)
 	// A value another version could have written: metadata fine, data of
