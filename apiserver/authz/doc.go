@@ -9,7 +9,8 @@
 //
 //	Attributes ─▶ Chain ─┬─ Masters   (group system:masters: always Allow)
 //	                     ├─ Node      (system:node:<name>: its pods, secrets, lease, ...; Deny otherwise)
-//	                     ├─ RBAC      (Roles, ClusterRoles and their bindings, from the server's caches)
+//	                     ├─ RBAC      (Roles, ClusterRoles and their bindings, from the server's caches;
+//	                     │             each user's resolved rules kept until an RBAC object changes)
 //	                     ├─ ABAC      (a JSON-lines policy file)
 //	                     └─ Webhook   (SubjectAccessReview to a remote service, cached)
 //
