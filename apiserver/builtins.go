@@ -48,6 +48,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 				"log":     SubresourceFunc(s.servePodLog),
 				"exec":    SubresourceFunc(s.servePodExec),
 			}
+			r.Subresources["eviction"] = SubresourceFunc(s.servePodEviction)
 		},
 		coreGVR("bindings"): func(r *Resource) {
 			r.Verbs = []string{"create"}
@@ -78,6 +79,8 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		coreGVR("resourcequotas"):                                                            resourceQuotaTable,
 		coreGVR("limitranges"):                                                               createdAtTable,
 		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
+		{Group: "batch", Version: "v1", Resource: "jobs"}:                                    jobTable,
+		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
@@ -88,6 +91,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 	for gvr, t := range tables { // none of these has other extras
 		m[gvr] = func(r *Resource) { r.Table = t }
 	}
+	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
 	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
 		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {
 			r.Verbs = []string{"create"}

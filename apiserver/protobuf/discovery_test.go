@@ -24,10 +24,10 @@ var discovery = map[string]string{
 		`{"name":"selfsubjectaccessreviews","singularName":"selfsubjectaccessreview","namespaced":false,"kind":"SelfSubjectAccessReview","verbs":["create"]}`,
 		`{"name":"selfsubjectrulesreviews","singularName":"selfsubjectrulesreview","namespaced":false,"kind":"SelfSubjectRulesReview","verbs":["create"]}`),
 	"/apis/scheduling.k8s.io/v1": resourceList("scheduling.k8s.io/v1", res("priorityclasses", "PriorityClass", false)),
-	"/apis/batch/v1":             resourceList("batch/v1", res("jobs", "Job", true)),
+	"/apis/batch/v1":             resourceList("batch/v1", res("jobs", "Job", true), res("cronjobs", "CronJob", true)),
 	"/apis/authentication.k8s.io/v1": resourceList("authentication.k8s.io/v1",
 		`{"name":"selfsubjectreviews","singularName":"selfsubjectreview","namespaced":false,"kind":"SelfSubjectReview","verbs":["create"]}`),
-	"/apis/policy/v1": resourceList("policy/v1"),
+	"/apis/policy/v1": resourceList("policy/v1", res("poddisruptionbudgets", "PodDisruptionBudget", true)),
 }
 
 func group(name, version string) string {

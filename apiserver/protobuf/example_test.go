@@ -30,7 +30,7 @@ func ExampleToJSON() {
 
 // ExampleToJSON_unknownKind shows the error for a kind without a schema.
 func ExampleToJSON_unknownKind() {
-	body, err := os.ReadFile("testdata/job.pb") // kubectl create job j --image=busybox
+	body, err := os.ReadFile("testdata/pdb.pb") // kubectl create poddisruptionbudget pdb --selector=app=x --min-available=1
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +38,7 @@ func ExampleToJSON_unknownKind() {
 	_, gvk, err := protobuf.ToJSON(body)
 	fmt.Println(errors.Is(err, protobuf.ErrUnknownKind), gvk)
 	// Output:
-	// true batch/v1, Kind=Job
+	// true policy/v1, Kind=PodDisruptionBudget
 }
 
 // ExampleKinds lists a few of the kinds ToJSON has a schema for.

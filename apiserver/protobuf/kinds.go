@@ -30,6 +30,9 @@ func kindTable() map[meta.GroupVersionKind]string {
 	for _, k := range []string{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"} {
 		t[apps.WithKind(k)] = "apps." + k
 	}
+	for _, k := range []string{"Job", "CronJob"} {
+		t[meta.GroupVersion{Group: "batch", Version: "v1"}.WithKind(k)] = "batch." + k
+	}
 	for _, k := range []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"} {
 		t[rbac.WithKind(k)] = "rbac." + k
 	}

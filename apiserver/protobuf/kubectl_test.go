@@ -72,6 +72,8 @@ func kubectlCases() []kubectlCase {
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","metadata":{"creationTimestamp":null},
 				"spec":{"namespace":"kube-system"},"status":{"resourceRules":null,"nonResourceRules":null,"incomplete":false}}`,
 		},
+		{name: "job", args: []string{"create", "job", "j", "--image=busybox", "--", "echo", "hi"}},
+		{name: "cronjob", args: []string{"create", "cronjob", "c", "--image=busybox", "--schedule=*/5 * * * *", "--", "date"}},
 		{
 			name: "selfsubjectaccessreview", args: []string{"auth", "can-i", "get", "pods"},
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","metadata":{"creationTimestamp":null},
@@ -125,18 +127,19 @@ func TestKubectlBodies(t *testing.T) {
 	}
 }
 
-// TestKubectlUnknownKind checks that a kind without a schema (batch/v1 Job,
-// sent by kubectl create job) gives ErrUnknownKind naming it.
+// TestKubectlUnknownKind checks that a kind without a schema (policy/v1
+// PodDisruptionBudget, sent by kubectl create poddisruptionbudget) gives
+// ErrUnknownKind naming it.
 func TestKubectlUnknownKind(t *testing.T) {
 	kubectl := lookKubectl(t)
 	rec := newRecorder(t)
-	body := rec.capture(t, kubectl, []string{"create", "job", "j", "--image=busybox"})
+	body := rec.capture(t, kubectl, []string{"create", "poddisruptionbudget", "pdb", "--selector=app=x", "--min-available=1"})
 	_, gvk, err := ToJSON(body)
 	require.ErrorIs(t, err, ErrUnknownKind)
-	assert.Equal(t, "batch/v1, Kind=Job", gvk.String())
-	assert.Contains(t, err.Error(), "batch/v1, Kind=Job")
+	assert.Equal(t, "policy/v1, Kind=PodDisruptionBudget", gvk.String())
+	assert.Contains(t, err.Error(), "policy/v1, Kind=PodDisruptionBudget")
 	if *update {
-		require.NoError(t, os.WriteFile(filepath.Join("testdata", "job.pb"), body, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", "pdb.pb"), body, 0o644))
 	}
 }
 

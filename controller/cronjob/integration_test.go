@@ -27,12 +27,13 @@ import (
 const wait = 30 * time.Second
 
 type env struct {
-	c     *client.Client
-	clock *workqueue.FakeClock
-	rec   *record.Fake
+	c          *client.Client
+	kubeconfig string
+	clock      *workqueue.FakeClock
+	rec        *record.Fake
 
 	mu    sync.Mutex
-	fates map[string]testnode.Fate // cronjob name (the job template's label "cj") -> fate
+	fates map[string]testnode.Fate // cronjob name (the job template's label "cj") or job name -> fate
 }
 
 func setup(t *testing.T) *env {
@@ -40,13 +41,16 @@ func setup(t *testing.T) *env {
 	// The fake clock starts on a minute boundary ahead of real time, so
 	// that creation timestamps are before every schedule time it reaches.
 	start := time.Now().Truncate(time.Minute).Add(time.Minute + 10*time.Second)
-	e := &env{c: cl.Client(t, cl.AdminKubeconfig), clock: workqueue.NewFakeClock(start), rec: &record.Fake{},
+	e := &env{c: cl.Client(t, cl.AdminKubeconfig), kubeconfig: cl.AdminKubeconfig, clock: workqueue.NewFakeClock(start), rec: &record.Fake{},
 		fates: map[string]testnode.Fate{}}
 	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 1, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if f, ok := e.fates[p.Labels["cj"]]; ok {
+			return f
+		}
+		if f, ok := e.fates[p.Labels[batch.JobNameLabel]]; ok {
 			return f
 		}
 		return testnode.Ready

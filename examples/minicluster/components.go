@@ -11,10 +11,12 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/cronjob"
 	"github.com/orkit/orkit/controller/daemonset"
 	"github.com/orkit/orkit/controller/deployment"
 	"github.com/orkit/orkit/controller/endpoints"
 	"github.com/orkit/orkit/controller/garbagecollector"
+	"github.com/orkit/orkit/controller/job"
 	"github.com/orkit/orkit/controller/namespace"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
@@ -76,6 +78,14 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err := add("daemonset", ds, err); err != nil {
 		return err
 	}
+	jc, _, err := job.New(m, job.Options{Logger: log, Recorder: events.WithSource(core.EventSource{Component: job.Component})})
+	if err := add("job", jc, err); err != nil {
+		return err
+	}
+	cj, _, err := cronjob.New(m, cronjob.Options{Logger: log, Recorder: events.WithSource(core.EventSource{Component: cronjob.Component})})
+	if err := add("cronjob", cj, err); err != nil {
+		return err
+	}
 	nl, err := nodelifecycle.New(m, nodelifecycle.Options{Logger: log})
 	if err := add("nodelifecycle", nl, err); err != nil {
 		return err
@@ -97,7 +107,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
 	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): " +
-		"replicaset, deployment, statefulset, daemonset, endpoints, namespace, service account, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
+		"replicaset, deployment, statefulset, daemonset, job, cronjob, endpoints, namespace, service account, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
 	return nil
 }
 
