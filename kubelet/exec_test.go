@@ -216,6 +216,20 @@ func TestFakeExecThroughAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("v4 for older clients", func(t *testing.T) {
+		d := *ec.dialer
+		d.Subprotocols = []string{"v3.channel.k8s.io", ProtocolV4}
+		u := strings.Replace(ec.tc.cp.URL, "https://", "wss://", 1) + "/api/v1/namespaces/default/pods/box/exec?" +
+			execQueryOf([]string{"/hello", "exit", "4"}, "stdout").Encode()
+		conn, resp, err := d.Dial(u, nil)
+		require.NoError(t, err)
+		defer conn.Close()
+		assert.Equal(t, ProtocolV4, resp.Header.Get("Sec-WebSocket-Protocol"))
+		r := collect(t, conn)
+		require.NotNil(t, r.status.Details)
+		assert.Equal(t, []meta.StatusCause{{Type: "ExitCode", Message: "4"}}, r.status.Details.Causes)
+	})
+
 	t.Run("no common subprotocol", func(t *testing.T) {
 		d := *ec.dialer
 		d.Subprotocols = []string{"channel.k8s.io"}
