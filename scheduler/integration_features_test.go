@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -83,25 +85,31 @@ func TestIntegrationPreemption(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "only", p.Status.NominatedNodeName)
 	assert.GreaterOrEqual(t, s.Stats().Preemptions, int64(1))
-	reasons := eventReasons(t, c.Admin)
-	assert.Contains(t, reasons["high"], "FailedScheduling")
-	assert.Contains(t, reasons["high"], "Scheduled")
-	assert.Contains(t, reasons["low-a"], "Preempted")
+	// Events are written asynchronously: wait for all three.
+	eventReasons(t, c.Admin, map[string][]string{"high": {"FailedScheduling", "Scheduled"}, "low-a": {"Preempted"}})
 }
 
-func eventReasons(t *testing.T, c *client.Client) map[string][]string {
+// eventReasons polls the default namespace's Events until every object in
+// want has Events with each of the reasons listed, failing the test after
+// 10 s.
+func eventReasons(t *testing.T, c *client.Client, want map[string][]string) {
 	t.Helper()
-	out := map[string][]string{}
-	waitFor(t, 10*time.Second, "events", func() bool {
+	waitFor(t, 10*time.Second, fmt.Sprintf("events %v", want), func() bool {
 		evs, err := client.For[core.Event](c, "default").List(context.Background(), client.ListOptions{})
 		require.NoError(t, err)
-		out = map[string][]string{}
+		out := map[string][]string{}
 		for _, e := range evs.Items {
 			out[e.InvolvedObject.Name] = append(out[e.InvolvedObject.Name], e.Reason)
 		}
-		return len(out["high"]) >= 2
+		for obj, reasons := range want {
+			for _, r := range reasons {
+				if !slices.Contains(out[obj], r) {
+					return false
+				}
+			}
+		}
+		return true
 	})
-	return out
 }
 
 // TestIntegrationUnschedulable checks the FailedScheduling summary, the
