@@ -181,14 +181,17 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 			Verbs: resourceVerbs(r), ShortNames: t.ShortNames, Categories: t.Categories,
 		})
 		for _, sub := range t.Subresources {
-			kind := t.Kind.Kind
+			kind, group, version := t.Kind.Kind, "", ""
 			switch sub {
 			case "scale":
 				kind = "Scale"
 			case "exec":
 				kind = "PodExecOptions"
+			case "eviction": // kubectl drain evicts only when this names policy/v1 Eviction
+				kind, group, version = "Eviction", "policy", "v1"
 			}
-			list = append(list, apiResource{Name: t.Resource + "/" + sub, Namespaced: t.Namespaced, Kind: kind, Verbs: subresourceVerb[sub]})
+			list = append(list, apiResource{Name: t.Resource + "/" + sub, Namespaced: t.Namespaced, Kind: kind,
+				Group: group, Version: version, Verbs: subresourceVerb[sub]})
 		}
 	}
 	s.mu.RUnlock()

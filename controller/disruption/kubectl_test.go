@@ -1,0 +1,261 @@
+package disruption_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/policy"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/deployment"
+	"github.com/orkit/orkit/controller/disruption"
+	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/internal/testnode"
+	"github.com/orkit/orkit/scheduler"
+)
+
+func kubectlPath(t *testing.T) string {
+	p, err := exec.LookPath("kubectl")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kubectl is required under CI: %v", err)
+		}
+		t.Skipf("kubectl not found: %v", err)
+	}
+	return p
+}
+
+// env is a control plane with the replicaset, deployment and disruption
+// controllers, a scheduler and two test nodes.
+type env struct {
+	cluster *testnode.Cluster
+	c       *client.Client
+	nodes   []string
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	cl := testnode.StartCluster(t)
+	admin := cl.Client(t, cl.AdminKubeconfig)
+	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 2})
+	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	rc, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	dc, _, err := deployment.New(m, deployment.Options{Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	pc, _, err := disruption.New(m, disruption.Options{Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	for _, c := range []*controller.Controller{rc, dc, pc} {
+		require.NoError(t, m.Add(c))
+	}
+	testnode.RunManager(t, m)
+	runScheduler(t, admin)
+	return &env{cluster: cl, c: admin, nodes: agent.NodeNames()}
+}
+
+func runScheduler(t *testing.T, c *client.Client) {
+	t.Helper()
+	s, err := scheduler.New(scheduler.Config{Client: c, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-s.Synced():
+	case err := <-done:
+		done <- err
+		t.Fatalf("scheduler stopped: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("scheduler did not sync")
+	}
+}
+
+func (e *env) kubectl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectlPath(t), append([]string{"--kubeconfig", e.cluster.AdminKubeconfig, "-n", "default"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (e *env) run(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := e.kubectl(t, args...)
+	require.NoError(t, err, "kubectl %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// podsOn returns the live (not deleting) pods of app=web by node.
+func (e *env) podsByNode(t *testing.T) map[string][]string {
+	t.Helper()
+	l, err := client.For[core.Pod](e.c, "default").List(context.Background(), client.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	out := map[string][]string{}
+	for _, p := range l.Items {
+		if p.DeletionTimestamp == nil && core.IsPodReady(&p) {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p.Name)
+		}
+	}
+	return out
+}
+
+// createPDB creates the budget name over app=web with the bound given
+// as JSON ("minAvailable":2).
+func (e *env) createPDB(t *testing.T, name, bound string) {
+	t.Helper()
+	cmd := exec.Command(kubectlPath(t), "--kubeconfig", e.cluster.AdminKubeconfig, "-n", "default", "create", "-f", "-")
+	cmd.Stdin = strings.NewReader(`{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"` + name + `"},
+		"spec":{` + bound + `,"selector":{"matchLabels":{"app":"web"}}}}`)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "kubectl create pdb: %s", out)
+}
+
+func (e *env) pdb(t *testing.T) *policy.PodDisruptionBudget {
+	t.Helper()
+	p, err := client.For[policy.PodDisruptionBudget](e.c, "default").Get(context.Background(), "web")
+	require.NoError(t, err)
+	return p
+}
+
+// TestKubectlDrain drains a node that holds all three pods of a
+// Deployment protected by a PodDisruptionBudget of minAvailable 2 with the
+// real kubectl: the pods are evicted (not deleted), the first eviction
+// goes ahead, the others are refused with 429 until replacements run on
+// the other node, and the drain completes.
+func TestKubectlDrain(t *testing.T) {
+	e := setup(t)
+	src, dst := e.nodes[0], e.nodes[1]
+	e.run(t, "cordon", dst) // every pod on src first
+	e.run(t, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=3")
+	e.run(t, "rollout", "status", "deployment/web", "--timeout=60s")
+	require.Len(t, e.podsByNode(t)[src], 3)
+	e.run(t, "uncordon", dst)
+
+	e.createPDB(t, "web", `"minAvailable":2`)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p := e.pdb(t)
+		return p.Status.ObservedGeneration == p.Generation && p.Status.DisruptionsAllowed == 1
+	}, "the budget allows one disruption")
+	out := e.run(t, "get", "pdb")
+	assert.Regexp(t, `NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE`, out)
+	assert.Regexp(t, `(?m)^web\s+2\s+N/A\s+1\s+\S+$`, out)
+	p := e.pdb(t)
+	assert.Equal(t, [4]int32{3, 2, 3, 1}, [4]int32{p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy, p.Status.DisruptionsAllowed})
+	c := policy.FindCondition(p.Status.Conditions, policy.DisruptionAllowedCondition)
+	require.NotNil(t, c)
+	assert.Equal(t, policy.SufficientPodsReason, c.Reason)
+
+	start := time.Now()
+	out, err := e.kubectl(t, "drain", src, "--ignore-daemonsets", "--timeout=100s")
+	require.NoError(t, err, "kubectl drain: %s", out)
+	t.Logf("kubectl drain took %v:\n%s", time.Since(start).Round(time.Millisecond), out)
+	assert.Contains(t, out, "node/"+src+" cordoned")
+	evicting := map[string]bool{}
+	for _, m := range regexp.MustCompile(`evicting pod default/(web-\S+)`).FindAllStringSubmatch(out, -1) {
+		evicting[m[1]] = true
+	}
+	assert.Len(t, evicting, 3, "every pod is evicted, some more than once")
+	assert.Len(t, regexp.MustCompile(`pod/web-\S+ evicted`).FindAllString(out, -1), 3)
+	assert.NotContains(t, out, "deleted")
+	assert.Regexp(t, `error when evicting pods/"web-\S+" -n "default" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\.`, out)
+	assert.Contains(t, out, "node/"+src+" drained")
+
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		by := e.podsByNode(t)
+		return len(by[src]) == 0 && len(by[dst]) == 3
+	}, "three pods running on %s", dst)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p := e.pdb(t)
+		return p.Status.CurrentHealthy == 3 && p.Status.DisruptionsAllowed == 1 && len(p.Status.DisruptedPods) == 0
+	}, "the budget is whole again")
+}
+
+// TestEvictionRaw posts Evictions with kubectl create --raw (as
+// client-go's Evict does) and checks kube-apiserver's answers: 429 while
+// the budget allows nothing, a dry run that changes nothing, success, 500
+// for a pod under two budgets, 400 for a body naming another pod, 404 for
+// a pod that does not exist.
+func TestEvictionRaw(t *testing.T) {
+	e := setup(t)
+	e.run(t, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=2")
+	e.run(t, "rollout", "status", "deployment/web", "--timeout=60s")
+	e.createPDB(t, "web", `"minAvailable":2`)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p := e.pdb(t)
+		return p.Status.ObservedGeneration == 1 && p.Status.CurrentHealthy == 2
+	}, "budget observed")
+	var victim string
+	for _, pods := range e.podsByNode(t) {
+		victim = pods[0]
+	}
+	evict := func(name, body string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(kubectlPath(t), "--kubeconfig", e.cluster.AdminKubeconfig, "create", "--raw",
+			"/api/v1/namespaces/default/pods/"+name+"/eviction", "-f", "-")
+		cmd.Stdin = strings.NewReader(body)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	eviction := func(name, extra string) string {
+		return `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"default"}` + extra + `}`
+	}
+
+	out, err := evict(victim, eviction(victim, ""))
+	require.Error(t, err)
+	assert.Contains(t, out, "Cannot evict pod as it would violate the pod's disruption budget.")
+
+	e.run(t, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":1}}`)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p := e.pdb(t)
+		return p.Status.ObservedGeneration == 2 && p.Status.DisruptionsAllowed == 1
+	}, "the budget allows one disruption")
+
+	out, err = evict(victim, eviction(victim, `,"deleteOptions":{"dryRun":["All"]}`))
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `"status":"Success"`)
+	pod, err := client.For[core.Pod](e.c, "default").Get(context.Background(), victim)
+	require.NoError(t, err, "a dry run deletes nothing")
+	assert.Nil(t, pod.DeletionTimestamp)
+	_, cond := core.GetPodCondition(&pod.Status, core.DisruptionTarget)
+	assert.Nil(t, cond, "a dry run marks nothing")
+	p := e.pdb(t)
+	assert.Equal(t, int32(1), p.Status.DisruptionsAllowed, "a dry run takes no disruption")
+	assert.Empty(t, p.Status.DisruptedPods)
+
+	out, err = evict(victim, eviction("other", ""))
+	require.Error(t, err)
+	assert.Contains(t, out, "name in URL does not match name in Eviction object")
+	out, err = evict("nope", eviction("", ""))
+	require.Error(t, err)
+	assert.Contains(t, out, "NotFound")
+
+	e.createPDB(t, "web-too", `"maxUnavailable":1`)
+	out, err = evict(victim, eviction(victim, ""))
+	require.Error(t, err)
+	assert.Contains(t, out, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")
+	e.run(t, "delete", "pdb", "web-too")
+
+	out, err = evict(victim, eviction(victim, ""))
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `"status":"Success"`)
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		_, err := client.For[core.Pod](e.c, "default").Get(context.Background(), victim)
+		return err != nil
+	}, "the evicted pod is gone")
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		p := e.pdb(t)
+		return p.Status.CurrentHealthy == 2 && p.Status.DisruptionsAllowed == 1 && len(p.Status.DisruptedPods) == 0
+	}, "the budget is whole again once the replacement runs")
+}
