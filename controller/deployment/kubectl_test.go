@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +65,9 @@ func TestKubectlRollout(t *testing.T) {
 	out = run("rollout", "history", "deployment/web")
 	assert.Regexp(t, `(?m)^3\s`, out, "the rollback is revision 3")
 
-	out = run("describe", "deployment/web")
-	assert.Regexp(t, `ScalingReplicaSet\s+\S+\s+deployment-controller\s+Scaled up replica set web-[a-z0-9]+ from 0 to 3`, out)
+	// Events are written asynchronously.
+	scaledUp := regexp.MustCompile(`ScalingReplicaSet\s+\S+\s+deployment-controller\s+Scaled up replica set web-[a-z0-9]+ from 0 to 3`)
+	testnode.Eventually(t, wait, func() bool { return scaledUp.MatchString(run("describe", "deployment/web")) }, "ScalingReplicaSet Event in describe")
 
 	run("scale", "deployment/web", "--replicas=5")
 	run("rollout", "status", "deployment/web", "--timeout=60s")
@@ -77,6 +79,6 @@ func TestKubectlRollout(t *testing.T) {
 	testnode.Eventually(t, wait, func() bool { return pods() == 5 }, "5 pods after kubectl scale")
 	run("scale", "deployment/web", "--replicas=0")
 	testnode.Eventually(t, wait, func() bool { return pods() == 0 }, "no pods after kubectl scale --replicas=0")
-	out = run("get", "deployment/web")
-	assert.Contains(t, out, "0/0")
+	// The status follows the pods: READY reaches 0/0 a moment later.
+	testnode.Eventually(t, wait, func() bool { return strings.Contains(run("get", "deployment/web"), "0/0") }, "READY 0/0")
 }
