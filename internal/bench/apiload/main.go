@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	rpprof "runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -57,6 +58,7 @@ func main() {
 	dataDir := flag.String("data-dir", "", "serve: data directory")
 	listen := flag.String("listen", "127.0.0.1:6443", "serve: API server address")
 	pprofAddr := flag.String("pprof", "", "serve: also serve net/http/pprof on this loopback address")
+	cpuProfile := flag.String("cpuprofile", "", "creates, watch, populate: write this process's CPU profile (the load generator's own cost) to this file")
 	kind := flag.String("kind", "configmap", "creates: configmap (1 KiB data) or pod (a scheduler-benchmark-sized pod, unbound)")
 	flag.Parse()
 	if flag.Arg(0) == "serve" {
@@ -76,6 +78,14 @@ func main() {
 		os.Exit(1)
 	}
 	ctx := context.Background()
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "apiload:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	switch flag.Arg(0) {
 	case "creates":
 		err = l.creates(ctx, *kind, *clients, *duration)
@@ -90,6 +100,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		os.Exit(1)
 	}
+}
+
+// startCPUProfile writes this process's CPU profile to path until the
+// returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := rpprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		rpprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // serve runs the store and the API server alone until SIGINT/SIGTERM.
