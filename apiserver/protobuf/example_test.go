@@ -30,7 +30,7 @@ func ExampleToJSON() {
 
 // ExampleToJSON_unknownKind shows the error for a kind without a schema.
 func ExampleToJSON_unknownKind() {
-	body, err := os.ReadFile("testdata/pdb.pb") // kubectl create poddisruptionbudget pdb --selector=app=x --min-available=1
+	body, err := os.ReadFile("testdata/ingress.pb") // kubectl create ingress web --rule=web.example/=web:80
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +38,7 @@ func ExampleToJSON_unknownKind() {
 	_, gvk, err := protobuf.ToJSON(body)
 	fmt.Println(errors.Is(err, protobuf.ErrUnknownKind), gvk)
 	// Output:
-	// true policy/v1, Kind=PodDisruptionBudget
+	// true networking.k8s.io/v1, Kind=Ingress
 }
 
 // ExampleKinds lists a few of the kinds ToJSON has a schema for.

@@ -33,6 +33,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 	for _, k := range []string{"Job", "CronJob"} {
 		t[meta.GroupVersion{Group: "batch", Version: "v1"}.WithKind(k)] = "batch." + k
 	}
+	t[meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("PodDisruptionBudget")] = "policy.PodDisruptionBudget"
 	for _, k := range []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"} {
 		t[rbac.WithKind(k)] = "rbac." + k
 	}

@@ -74,6 +74,8 @@ func kubectlCases() []kubectlCase {
 		},
 		{name: "job", args: []string{"create", "job", "j", "--image=busybox", "--", "echo", "hi"}},
 		{name: "cronjob", args: []string{"create", "cronjob", "c", "--image=busybox", "--schedule=*/5 * * * *", "--", "date"}},
+		{name: "pdb", args: []string{"create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=2"}},
+		{name: "pdb-maxunavailable", args: []string{"create", "pdb", "db", "--selector=app in (db)", "--max-unavailable=25%"}},
 		{
 			name: "selfsubjectaccessreview", args: []string{"auth", "can-i", "get", "pods"},
 			want: `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","metadata":{"creationTimestamp":null},
@@ -127,19 +129,19 @@ func TestKubectlBodies(t *testing.T) {
 	}
 }
 
-// TestKubectlUnknownKind checks that a kind without a schema (policy/v1
-// PodDisruptionBudget, sent by kubectl create poddisruptionbudget) gives
+// TestKubectlUnknownKind checks that a kind without a schema
+// (networking.k8s.io/v1 Ingress, sent by kubectl create ingress) gives
 // ErrUnknownKind naming it.
 func TestKubectlUnknownKind(t *testing.T) {
 	kubectl := lookKubectl(t)
 	rec := newRecorder(t)
-	body := rec.capture(t, kubectl, []string{"create", "poddisruptionbudget", "pdb", "--selector=app=x", "--min-available=1"})
+	body := rec.capture(t, kubectl, []string{"create", "ingress", "web", "--rule=web.example/=web:80"})
 	_, gvk, err := ToJSON(body)
 	require.ErrorIs(t, err, ErrUnknownKind)
-	assert.Equal(t, "policy/v1, Kind=PodDisruptionBudget", gvk.String())
-	assert.Contains(t, err.Error(), "policy/v1, Kind=PodDisruptionBudget")
+	assert.Equal(t, "networking.k8s.io/v1, Kind=Ingress", gvk.String())
+	assert.Contains(t, err.Error(), "networking.k8s.io/v1, Kind=Ingress")
 	if *update {
-		require.NoError(t, os.WriteFile(filepath.Join("testdata", "pdb.pb"), body, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("testdata", "ingress.pb"), body, 0o644))
 	}
 }
 

@@ -127,7 +127,7 @@ func newSchema() schema {
 	for _, group := range []map[string]fields{
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
-		appsMessages(), batchMessages(), rbacMessages(), authMessages(), otherMessages(),
+		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

@@ -143,7 +143,7 @@ func TestKubectlDrain(t *testing.T) {
 	require.Len(t, e.podsByNode(t)[src], 3)
 	e.run(t, "uncordon", dst)
 
-	e.createPDB(t, "web", `"minAvailable":2`)
+	e.run(t, "create", "pdb", "web", "--selector=app=web", "--min-available=2")
 	testnode.Eventually(t, 30*time.Second, func() bool {
 		p := e.pdb(t)
 		return p.Status.ObservedGeneration == p.Generation && p.Status.DisruptionsAllowed == 1
@@ -241,7 +241,7 @@ func TestEvictionRaw(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, out, "NotFound")
 
-	e.createPDB(t, "web-too", `"maxUnavailable":1`)
+	e.run(t, "create", "pdb", "web-too", "--selector=app=web", "--max-unavailable=1")
 	out, err = evict(victim, eviction(victim, ""))
 	require.Error(t, err)
 	assert.Contains(t, out, "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")
