@@ -14,6 +14,7 @@ import (
 	"github.com/orkit/orkit/controller/cronjob"
 	"github.com/orkit/orkit/controller/daemonset"
 	"github.com/orkit/orkit/controller/deployment"
+	"github.com/orkit/orkit/controller/disruption"
 	"github.com/orkit/orkit/controller/endpoints"
 	"github.com/orkit/orkit/controller/garbagecollector"
 	"github.com/orkit/orkit/controller/job"
@@ -86,6 +87,10 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err := add("cronjob", cj, err); err != nil {
 		return err
 	}
+	pdb, _, err := disruption.New(m, disruption.Options{Logger: log, Recorder: events.WithSource(core.EventSource{Component: disruption.Component})})
+	if err := add("disruption", pdb, err); err != nil {
+		return err
+	}
 	nl, err := nodelifecycle.New(m, nodelifecycle.Options{Logger: log})
 	if err := add("nodelifecycle", nl, err); err != nil {
 		return err
@@ -107,7 +112,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
 	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): " +
-		"replicaset, deployment, statefulset, daemonset, job, cronjob, endpoints, namespace, service account, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
+		"replicaset, deployment, statefulset, daemonset, job, cronjob, disruption, endpoints, namespace, service account, node IPAM, service load balancer, volume binding, node lifecycle, pod GC, garbage collector")
 	return nil
 }
 
