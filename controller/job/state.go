@@ -27,8 +27,9 @@ type state struct {
 	restarts     int32    // container restarts of active pods
 	lastFailure  time.Time
 	// finishing is the Complete or Failed condition decided this round or
-	// an earlier one; final says every pod is accounted for, so it can be
-	// written as such (else the interim SuccessCriteriaMet/FailureTarget).
+	// an earlier one; final says every pod is accounted for and none is
+	// still terminating, so it can be written as such (else the interim
+	// SuccessCriteriaMet/FailureTarget), as Kubernetes does since 1.31.
 	finishing *batch.JobCondition
 	final     bool
 }
@@ -148,7 +149,7 @@ func (s *state) decide(j *batch.Job, now time.Time) {
 	if s.finishing == nil {
 		s.finishing = s.outcome(j, now)
 	}
-	s.final = s.finishing != nil && len(s.active) == 0 && len(s.toUnfinalize) == 0 &&
+	s.final = s.finishing != nil && len(s.active) == 0 && s.terminating == 0 && len(s.toUnfinalize) == 0 &&
 		len(s.uncounted.Succeeded)+len(s.uncounted.Failed) == 0
 }
 
