@@ -14,8 +14,10 @@
 // HELLO_EXIT_AFTER and HELLO_EXIT_CODE; "exit CODE" exits at once;
 // "sleep D" exits 0 after D; "sleep-ignore-term D" also ignores SIGTERM,
 // so StopContainer kills it (exit 137) when its timeout expires. ExecSync
-// runs the tool's echo, echo-err, print, exit and sleep. WithProgram and
-// WithExec replace these models; Runtime.Exit ends a container on demand.
+// runs the tool's echo, echo-err, print, exit and sleep; Exec streams the
+// same model, and also reads stdin for "cat -" and "ttysize" (which answers
+// with the terminal size last sent on Resize). WithProgram and WithExec
+// replace these models; Runtime.Exit ends a container on demand.
 //
 // Options add per-method latencies (WithLatency), injected failures
 // (WithFailure, Runtime.InjectFailure), deterministic IDs
