@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/testenv"
 )
 
 // execCluster is an API server and a kubelet over cri/fake with the
@@ -245,46 +243,25 @@ func TestFakeExecThroughAPIServer(t *testing.T) {
 
 // TestFakeKubectlExec drives real kubectl against the fake runtime.
 func TestFakeKubectlExec(t *testing.T) {
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		testenv.Unavailable(t, "kubectl not in PATH")
-	}
 	ec := startExecCluster(t)
-	kubeconfig := ec.tc.cp.AdminKubeconfig
-	run := func(stdin string, args ...string) (string, string, int) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, path, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return out.String(), errOut.String(), code
-	}
-	out, errOut, code := run("", "exec", "box", "--", "/hello", "echo", "hi")
+	k := newKubectl(t, ec.tc.cp.AdminKubeconfig)
+	out, errOut, code := k.run("", "exec", "box", "--", "/hello", "echo", "hi")
 	assert.Equal(t, 0, code, errOut)
 	assert.Equal(t, "hi\n", out)
 
-	out, errOut, code = run("one\ntwo\n", "exec", "-i", "box", "--", "/hello", "cat", "-")
+	out, errOut, code = k.run("one\ntwo\n", "exec", "-i", "box", "--", "/hello", "cat", "-")
 	assert.Equal(t, 0, code, errOut)
 	assert.Equal(t, "one\ntwo\n", out)
 
-	_, errOut, code = run("", "exec", "box", "--", "/hello", "exit", "3")
+	_, errOut, code = k.run("", "exec", "box", "--", "/hello", "exit", "3")
 	assert.Equal(t, 3, code)
 	assert.Contains(t, errOut, "command terminated with exit code 3")
 
-	_, errOut, code = run("", "exec", "box", "-c", "sidecar", "--", "/hello", "echo")
+	_, errOut, code = k.run("", "exec", "box", "-c", "sidecar", "--", "/hello", "echo")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, "container sidecar is not valid for pod box")
 
-	_, errOut, code = run("", "exec", "nope", "--", "/hello", "echo")
+	_, errOut, code = k.run("", "exec", "nope", "--", "/hello", "echo")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, `pods "nope" not found`)
 }
