@@ -1,6 +1,10 @@
 package apiserver
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +172,82 @@ func TestDecrementBudget(t *testing.T) {
 			assert.Equal(t, tt.wantCond, c.Reason)
 		})
 	}
+}
+
+func evictionRequest(body, contentType string) (*http.Request, *Request) {
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/default/pods/web-1/eviction", strings.NewReader(body))
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	return r, &Request{Info: &RequestInfo{Verb: "create", Namespace: "default", Name: "web-1", Resource: "pods", Subresource: "eviction"}}
+}
+
+func TestReadEviction(t *testing.T) {
+	tests := []struct {
+		name, body, contentType string
+		code                    int32
+		msg                     string
+	}{
+		{"minimal", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web-1"}}`, "application/json", 0, ""},
+		{"no name", `{"apiVersion":"policy/v1","kind":"Eviction"}`, "", 0, ""},
+		{"yaml", "apiVersion: policy/v1\nkind: Eviction\nmetadata:\n  name: web-1\n", "application/yaml", 0, ""},
+		{"other pod", `{"metadata":{"name":"web-2"}}`, "application/json", 400, msgEvictionNameDiffs},
+		{"malformed", `{"metadata":`, "application/json", 400, "the object provided is unrecognized or malformed"},
+		{"empty", ``, "application/json", 400, "the request body is empty"},
+		{"two values", `{} {}`, "application/json", 400, "more than one JSON value"},
+		{"bad propagation", `{"deleteOptions":{"propagationPolicy":"Sideways"}}`, "application/json", 400, `propagationPolicy "Sideways" is not supported`},
+		{"oversized", `{"metadata":{"name":"` + strings.Repeat("x", MaxRequestBodyBytes) + `"}}`, "application/json", 413, ""},
+		{"wrong media type", `{}`, "text/plain", 415, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, req := evictionRequest(tt.body, tt.contentType)
+			ev, err := readEviction(r, req)
+			if tt.code == 0 {
+				require.NoError(t, err)
+				require.NotNil(t, ev.DeleteOptions, "delete options default to empty ones")
+				return
+			}
+			st := apierrors.FromError(err)
+			require.NotNil(t, st, "a Status error: %v", err)
+			assert.Equal(t, tt.code, st.Code)
+			assert.Contains(t, st.Message, tt.msg)
+		})
+	}
+}
+
+func TestEvictionDeleteRequestMergesDryRun(t *testing.T) {
+	_, req := evictionRequest("", "")
+	req.Query = url.Values{}
+	opts := &meta.DeleteOptions{DryRun: []string{"All"}}
+	del := (&Server{}).evictionDeleteRequest(req, opts)
+	assert.Equal(t, []string{"All"}, del.Query["dryRun"])
+	assert.Empty(t, req.Query["dryRun"], "the original query is not modified")
+	assert.Equal(t, "", del.Info.Subresource)
+	assert.Equal(t, "eviction", req.Info.Subresource)
+
+	req.Query = url.Values{"dryRun": {"All"}}
+	opts = &meta.DeleteOptions{}
+	(&Server{}).evictionDeleteRequest(req, opts)
+	assert.Equal(t, []string{"All"}, opts.DryRun, "a query dry run reaches the delete options")
+}
+
+// FuzzReadEviction feeds arbitrary bodies to the Eviction decoder: it
+// never panics, and every refusal is a Status.
+func FuzzReadEviction(f *testing.F) {
+	f.Add(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web-1"},"deleteOptions":{"gracePeriodSeconds":0}}`)
+	f.Add(`{"deleteOptions":{"dryRun":["All"],"preconditions":{"uid":"x","resourceVersion":"7"}}}`)
+	f.Add(`{"metadata":{"name":5}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		r, req := evictionRequest(body, "application/json")
+		ev, err := readEviction(r, req)
+		if err != nil {
+			require.NotNil(t, apierrors.FromError(err), "%v", err)
+			return
+		}
+		require.NotNil(t, ev.DeleteOptions)
+		if ev.Name != "" {
+			require.Equal(t, "web-1", ev.Name)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -212,9 +213,30 @@ func TestEvictionRaw(t *testing.T) {
 		return `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"default"}` + extra + `}`
 	}
 
+	// Who may evict: edit (and admin) may, view may not.
+	e.run(t, "create", "rolebinding", "alice-edit", "--clusterrole=edit", "--user=alice")
+	e.run(t, "create", "rolebinding", "bob-view", "--clusterrole=view", "--user=bob")
+	as := func(user string) string {
+		kc := filepath.Join(t.TempDir(), user+".kubeconfig")
+		require.NoError(t, e.cluster.CP.WriteKubeconfig(kc, user))
+		return kc
+	}
+	alice, bob := as("alice"), as("bob")
+	canI := []string{"-n", "default", "auth", "can-i", "create", "pods", "--subresource=eviction"}
+	b, _ := exec.Command(kubectlPath(t), append([]string{"--kubeconfig", alice}, canI...)...).CombinedOutput()
+	assert.Equal(t, "yes", strings.TrimSpace(string(b)))
+	b, _ = exec.Command(kubectlPath(t), append([]string{"--kubeconfig", bob}, canI...)...).CombinedOutput()
+	assert.Equal(t, "no", strings.TrimSpace(string(b)))
+	cmd := exec.Command(kubectlPath(t), "--kubeconfig", bob, "create", "--raw", "/api/v1/namespaces/default/pods/"+victim+"/eviction", "-f", "-")
+	cmd.Stdin = strings.NewReader(eviction(victim, ""))
+	b, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(b), `User "bob" cannot create resource "pods/eviction"`)
+
 	out, err := evict(victim, eviction(victim, ""))
 	require.Error(t, err)
 	assert.Contains(t, out, "Cannot evict pod as it would violate the pod's disruption budget.")
+	assert.Contains(t, out, "TooManyRequests")
 
 	e.run(t, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":1}}`)
 	testnode.Eventually(t, 30*time.Second, func() bool {
