@@ -98,9 +98,9 @@ type Config struct {
 	CPUManagerPolicy string
 	ReservedCPUs     int
 
-	// ServerAddr is the listen address of the HTTPS log endpoint ("" means
-	// no server). ServingCert is its certificate; ClientCA verifies
-	// callers, and only APIServerClientCN may call.
+	// ServerAddr is the listen address of the HTTPS log and exec
+	// endpoints ("" means no server). ServingCert is its certificate;
+	// ClientCA verifies callers, and only APIServerClientCN may call.
 	ServerAddr  string
 	ServingCert *tls.Certificate
 	ClientCA    *x509.CertPool

@@ -23,7 +23,9 @@
 // a shared source such as SimPool), one worker per pod, the runtime event
 // follower, the status manager, the heartbeat loop (Lease and NodeStatus),
 // its Event writer (a client/record.Writer, unless Config.Recorder is
-// given; it flushes on stop) and, when configured, the HTTPS log server.
+// given; it flushes on stop) and, when configured, the HTTPS server (logs
+// and exec; each exec session owns its stream reader until the command
+// ends or the connection drops, which kills the command).
 // All stop when the context given to Run ends; containers keep running,
 // and the next Kubelet on the same node adopts them (same container IDs,
 // no restarts).
