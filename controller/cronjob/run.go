@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/batch"
@@ -51,8 +52,15 @@ func (r *Reconciler) run(ctx context.Context, cj *batch.CronJob, jobs []*batch.J
 		return next(), nil
 	}
 	name := JobName(cj, *scheduled)
-	if slices.ContainsFunc(jobs, func(j *batch.Job) bool { return j.Name == name }) ||
-		(cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Equal(*scheduled)) {
+	if slices.ContainsFunc(jobs, func(j *batch.Job) bool { return j.Name == name }) {
+		// Created by an earlier round whose status write was lost.
+		if l := cj.Status.LastScheduleTime; l == nil || l.Before(*scheduled) {
+			t := meta.NewTime(*scheduled)
+			cj.Status.LastScheduleTime = &t
+		}
+		return next(), nil
+	}
+	if l := cj.Status.LastScheduleTime; l != nil && l.Equal(*scheduled) {
 		return next(), nil
 	}
 	switch cj.Spec.ConcurrencyPolicy {
@@ -174,7 +182,12 @@ func (r *Reconciler) cleanHistory(ctx context.Context, cj *batch.CronJob, jobs [
 		if g.limit == nil || len(g.jobs) <= int(*g.limit) {
 			continue
 		}
-		slices.SortFunc(g.jobs, func(a, b *batch.Job) int { return startOf(a).Compare(startOf(b)) })
+		slices.SortFunc(g.jobs, func(a, b *batch.Job) int {
+			if c := startOf(a).Compare(startOf(b)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
 		for _, j := range g.jobs[:len(g.jobs)-int(*g.limit)] {
 			if j.DeletionTimestamp != nil {
 				continue
@@ -187,8 +200,13 @@ func (r *Reconciler) cleanHistory(ctx context.Context, cj *batch.CronJob, jobs [
 	return nil
 }
 
-// startOf orders Jobs as Kubernetes does: by start time, else creation.
+// startOf orders a CronJob's Jobs: by the time they were scheduled for
+// (their annotation), else their start, else their creation; Kubernetes
+// orders by start time, which two Jobs started within a second share.
 func startOf(j *batch.Job) time.Time {
+	if t, err := time.Parse(time.RFC3339, j.Annotations[batch.CronJobScheduledTimestampAnnotation]); err == nil {
+		return t
+	}
 	if j.Status.StartTime != nil {
 		return j.Status.StartTime.Time
 	}

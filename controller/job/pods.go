@@ -57,22 +57,22 @@ func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request,
 }
 
 // removeFinalizers removes the tracking finalizer from pods that have it,
-// each through a patch conditional on the cached resourceVersion.
+// each through a JSON patch that tests the finalizer is still where the
+// cache saw it (so a concurrent status update of the pod does not make it
+// conflict, and a changed finalizer list does).
 func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
 	for _, p := range pods {
-		if !p.HasFinalizer(batch.JobTrackingFinalizer) {
+		i := slices.Index(p.Finalizers, batch.JobTrackingFinalizer)
+		if i < 0 {
 			continue
 		}
-		rest := slices.DeleteFunc(slices.Clone(p.Finalizers), func(f string) bool { return f == batch.JobTrackingFinalizer })
-		if rest == nil {
-			rest = []string{}
-		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": p.ResourceVersion, "finalizers": rest}})
+		path := "/metadata/finalizers/" + strconv.Itoa(i)
+		patch, err := json.Marshal([]map[string]any{
+			{"op": "test", "path": path, "value": batch.JobTrackingFinalizer}, {"op": "remove", "path": path}})
 		if err != nil {
 			return err
 		}
-		_, err = client.For[core.Pod](r.client, p.Namespace).Patch(ctx, p.Name, client.MergePatchType, patch)
+		_, err = client.For[core.Pod](r.client, p.Namespace).Patch(ctx, p.Name, client.JSONPatchType, patch)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("remove finalizer of pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
