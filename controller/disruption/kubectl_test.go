@@ -152,6 +152,10 @@ func TestKubectlDrain(t *testing.T) {
 	out := e.run(t, "get", "pdb")
 	assert.Regexp(t, `NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE`, out)
 	assert.Regexp(t, `(?m)^web\s+2\s+N/A\s+1\s+\S+$`, out)
+	out = e.run(t, "describe", "pdb", "web")
+	for _, re := range []string{`Min available:\s+2`, `Selector:\s+app=web`, `Allowed disruptions:\s+1`, `Current:\s+3`, `Desired:\s+2`, `Total:\s+3`} {
+		assert.Regexp(t, re, out)
+	}
 	p := e.pdb(t)
 	assert.Equal(t, [4]int32{3, 2, 3, 1}, [4]int32{p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy, p.Status.DisruptionsAllowed})
 	c := policy.FindCondition(p.Status.Conditions, policy.DisruptionAllowedCondition)
