@@ -60,6 +60,22 @@ func TestKubectlBatch(t *testing.T) {
 	require.Len(t, lines, 2)
 	assert.Equal(t, []string{"NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"}, strings.Fields(lines[0]))
 	assert.Equal(t, []string{"tick", "*/1", "*", "*", "*", "*", "<none>", "False"}, strings.Fields(lines[1])[:8])
+	// Bad input is refused with Kubernetes' messages and changes nothing.
+	fail := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", e.kubeconfig, "-n", "default"}, args...)...).CombinedOutput()
+		require.Error(t, err, "kubectl %v: %s", args, out)
+		return string(out)
+	}
+	assert.Contains(t, fail("create", "cronjob", "bad", "--image=orkit.local/hello:v1", "--schedule=* * *"),
+		`spec.schedule: Invalid value: "* * *": expected exactly 5 fields, found 3: [* * *]`)
+	assert.Contains(t, fail("patch", "job", "hi", "--type=json", `-p=[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"other"}]`),
+		"spec.template: Invalid value")
+	assert.Contains(t, fail("patch", "job", "hi", "--type=merge", `-p={"spec":{"completions":3}}`),
+		"spec.completions: Invalid value: 3: field is immutable")
+	assert.Contains(t, run("get", "job", "hi", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.completions}"),
+		"orkit.local/hello:v1 1")
+
 	e.clock.Step(time.Minute)
 	all := run("get", "all")
 	assert.Contains(t, all, "cronjob.batch/tick")

@@ -61,7 +61,7 @@ func plan(j *batch.Job, s *state) (create []int, remove []*core.Pod) {
 	if n := len(s.active) - want; n > 0 {
 		return nil, deletionOrder(s.active)[:n]
 	}
-	if n := want - len(s.active); n > 0 {
+	if n := want - len(s.active) - len(s.held); n > 0 {
 		return make([]int, n), nil
 	}
 	return nil, nil
@@ -72,6 +72,11 @@ func plan(j *batch.Job, s *state) (create []int, remove []*core.Pod) {
 func planIndexed(j *batch.Job, s *state, parallelism int) (create []int, remove []*core.Pod) {
 	n := completions(j)
 	running := map[int]bool{}
+	for _, p := range s.held {
+		if i, ok := podIndex(p, n); ok {
+			running[i] = true
+		}
+	}
 	var keep []*core.Pod
 	for _, p := range s.active {
 		i, ok := podIndex(p, n)
@@ -91,7 +96,7 @@ func planIndexed(j *batch.Job, s *state, parallelism int) (create []int, remove 
 		})
 		return nil, append(remove, keep[:extra]...)
 	}
-	for i := 0; i < n && len(create) < want-len(keep); i++ {
+	for i := 0; i < n && len(create) < want-len(keep)-len(s.held); i++ {
 		if !running[i] && !s.succeededIdx[i] {
 			create = append(create, i)
 		}

@@ -12,7 +12,11 @@ import (
 // state is what one reconcile observes of a Job and its pods, and what it
 // decided: the input of manage and of the new status.
 type state struct {
-	active      []*core.Pod // neither terminal nor being deleted
+	active []*core.Pod // neither terminal nor being deleted
+	// held are pods being deleted but not yet terminal that still occupy
+	// their slot: with podReplacementPolicy Failed a pod is replaced only
+	// once it has failed.
+	held        []*core.Pod
 	ready       int32
 	terminating int32
 	// counted are the status counts after folding in the pods that left
@@ -91,6 +95,10 @@ func (s *state) observe(j *batch.Job, p *core.Pod, recorded map[meta.UID]bool) {
 	tracked := p.HasFinalizer(batch.JobTrackingFinalizer)
 	if deleting && !core.IsPodTerminal(p) {
 		s.terminating++
+		if r := j.Spec.PodReplacementPolicy; r != nil && *r == batch.Failed && !batch.IsSuspended(j) {
+			s.held = append(s.held, p)
+			return
+		}
 	}
 	switch {
 	case !ok && !failed:

@@ -49,6 +49,11 @@ func pod(name string, phase core.PodPhase, mod func(*core.Pod)) *core.Pod {
 	return p
 }
 
+func terminating(p *core.Pod) {
+	t := meta.Now()
+	p.DeletionTimestamp = &t
+}
+
 func indexed(i string) func(*core.Pod) {
 	return func(p *core.Pod) { p.Annotations = map[string]string{batch.JobCompletionIndexAnnotation: i} }
 }
@@ -70,6 +75,10 @@ func TestPlan(t *testing.T) {
 		{"work queue after a success", batch.JobSpec{Parallelism: ptr(int32(3))},
 			[]*core.Pod{pod("a", core.PodSucceeded, nil), pod("b", core.PodRunning, nil)}, nil, nil},
 		{"work queue", batch.JobSpec{Parallelism: ptr(int32(3))}, []*core.Pod{pod("b", core.PodRunning, nil)}, []int{0, 0}, nil},
+		{"terminating pod replaced at once", batch.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4))},
+			[]*core.Pod{pod("a", core.PodRunning, terminating), pod("b", core.PodRunning, nil)}, []int{0}, nil},
+		{"replacement waits for the failure", batch.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), PodReplacementPolicy: ptr(batch.Failed)},
+			[]*core.Pod{pod("a", core.PodRunning, terminating), pod("b", core.PodRunning, nil)}, nil, nil},
 		{"indexed fills the lowest gaps", batch.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), CompletionMode: &mode},
 			[]*core.Pod{pod("a", core.PodSucceeded, indexed("0")), pod("b", core.PodRunning, indexed("2"))}, []int{1}, nil},
 		{"indexed drops duplicates and bad indexes", batch.JobSpec{Parallelism: ptr(int32(3)), Completions: ptr(int32(3)), CompletionMode: &mode},
