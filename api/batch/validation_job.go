@@ -137,7 +137,7 @@ func validateJobSpec(spec *JobSpec, p *field.Path) field.ErrorList {
 // its template's labels, annotations, node selector, affinity,
 // tolerations and scheduling gates. Completions are immutable too, except
 // for an Indexed Job changing completions together with parallelism
-// (kept equal).
+// (kept equal). The status counts must not be negative.
 func ValidateJobUpdate(j, old *Job) field.ErrorList {
 	errs := validation.ValidateObjectMetaUpdate(&j.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
 	errs = append(errs, ValidateJobSpec(&j.Spec, field.NewPath("spec"))...)
@@ -156,7 +156,7 @@ func ValidateJobUpdate(j, old *Job) field.ErrorList {
 	if !validation.SemanticEqual(nt, ot) {
 		errs = append(errs, field.Invalid(p.Child("template"), j.Spec.Template, validation.FieldImmutableErrorMsg))
 	}
-	return errs
+	return append(errs, ValidateJobStatus(&j.Status, field.NewPath("status"))...)
 }
 
 // deref returns *v, or nil when v is nil (so that messages print values,
@@ -180,12 +180,13 @@ func elasticIndexed(j, old *Job) bool {
 // ValidateJobStatus checks a status written through the status
 // subresource: non-negative counts.
 func ValidateJobStatus(st *JobStatus, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for name, v := range map[string]int32{"active": st.Active, "succeeded": st.Succeeded, "failed": st.Failed} {
-		errs = append(errs, validation.ValidateNonnegativeField(int64(v), p.Child(name))...)
-	}
-	if st.Ready != nil {
-		errs = append(errs, validation.ValidateNonnegativeField(int64(*st.Ready), p.Child("ready"))...)
+	errs := validation.ValidateNonnegativeField(int64(st.Active), p.Child("active"))
+	errs = append(errs, validation.ValidateNonnegativeField(int64(st.Succeeded), p.Child("succeeded"))...)
+	errs = append(errs, validation.ValidateNonnegativeField(int64(st.Failed), p.Child("failed"))...)
+	for name, v := range map[string]*int32{"ready": st.Ready, "terminating": st.Terminating} {
+		if v != nil {
+			errs = append(errs, validation.ValidateNonnegativeField(int64(*v), p.Child(name))...)
+		}
 	}
 	return errs
 }

@@ -106,6 +106,7 @@ func TestValidateJobUpdate(t *testing.T) {
 		{"mode", func(j *Job) { j.Spec.CompletionMode = ptr(IndexedCompletion) }, "spec.completionMode: Invalid value"},
 		{"parallelism may change", func(j *Job) { j.Spec.Parallelism = ptr(int32(4)) }, ""},
 		{"suspend may change", func(j *Job) { j.Spec.Suspend = ptr(true) }, ""},
+		{"negative status", func(j *Job) { j.Status.Failed = -1 }, "status.failed: Invalid value: -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,10 @@
 //	    status:  active, ready, succeeded, failed, terminating, completedIndexes, conditions
 //	    finished: Complete or Failed once every pod is counted; ttlSecondsAfterFinished deletes the Job
 //
-// Pods carry the batch.kubernetes.io/job-tracking finalizer, so that a
+// A Job controls the pods with its controller reference that its selector
+// matches: it adopts matching orphans (adding the finalizer) and releases
+// controlled pods it no longer matches. Pods carry the
+// batch.kubernetes.io/job-tracking finalizer, so that a
 // pod that ends is counted in the Job's status before it can disappear;
 // the controller removes it once the pod is recorded in
 // status.uncountedTerminatedPods, then folds those into the counts. A pod

@@ -260,6 +260,36 @@ func TestJobController(t *testing.T) {
 		assert.Contains(t, e.reasons("sus"), job.ReasonResumed)
 	})
 
+	t.Run("adopts a matching orphan", func(t *testing.T) {
+		l := map[string]string{batch.JobNameLabel: "adopt", "app": "adopt"}
+		orphan := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "orphan", Namespace: "default", Labels: l},
+			Spec: core.PodSpec{RestartPolicy: core.RestartPolicyNever, Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}
+		e.setFate("adopt", testnode.Ready) // running until adopted
+		_, err := client.For[core.Pod](e.c, "default").Create(ctx, orphan)
+		require.NoError(t, err)
+		yes := true
+		_, err = jobs.Create(ctx, newJob("adopt", core.RestartPolicyNever, func(s *batch.JobSpec) {
+			s.ManualSelector = &yes
+			s.Selector = &meta.LabelSelector{MatchLabels: map[string]string{"app": "adopt"}}
+			s.Template.Labels = l
+		}))
+		require.NoError(t, err)
+		testnode.Eventually(t, wait, func() bool {
+			p, err := client.For[core.Pod](e.c, "default").Get(ctx, "orphan")
+			ref := meta.ControllerOf(&p.ObjectMeta)
+			return err == nil && ref != nil && ref.Kind == "Job" && p.HasFinalizer(batch.JobTrackingFinalizer)
+		}, "orphan adopted with the tracking finalizer")
+		e.setFate("adopt", testnode.Succeeded)
+		// A change of the pod makes the agent look at it again.
+		_, err = client.For[core.Pod](e.c, "default").Patch(ctx, "orphan", client.MergePatchType, []byte(`{"metadata":{"annotations":{"poke":"1"}}}`))
+		require.NoError(t, err)
+		j := e.waitCondition(t, "adopt", batch.JobComplete)
+		assert.Equal(t, int32(1), j.Status.Succeeded)
+		pods := e.pods(t, "adopt")
+		require.Len(t, pods, 1, "no pod created besides the adopted one")
+		assert.Equal(t, "orphan", pods[0].Name)
+	})
+
 	t.Run("ttl after finished", func(t *testing.T) {
 		e.setFate("ttl", testnode.Succeeded)
 		_, err := jobs.Create(ctx, newJob("ttl", core.RestartPolicyNever, func(s *batch.JobSpec) { s.TTLSecondsAfterFinished = i32(30) }))

@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
@@ -106,19 +107,30 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	controller.WatchObjects(c, jobInf)
-	controller.Watch(c, observingSource{inf: podInf, r: r}, podRequests)
+	controller.Watch(c, observingSource{inf: podInf, r: r}, r.podRequests)
 	return c, r, nil
 }
 
 // Expectations returns the controller's expectations (for tests).
 func (r *Reconciler) Expectations() *controller.Expectations { return r.exp }
 
-// podRequests maps a pod to the Job controlling it.
-func podRequests(pod *core.Pod) []controller.Request {
-	if ref := jobRef(pod); ref != nil {
+// podRequests maps a pod to the Job controlling it, or an orphan to every
+// Job of its namespace whose selector matches it (to adopt it).
+func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
+	if ref := meta.ControllerOf(&pod.ObjectMeta); ref != nil {
+		if jobRef(pod) == nil {
+			return nil
+		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	return nil
+	var out []controller.Request
+	for _, j := range r.jobs.Namespace(pod.Namespace).List(nil) {
+		if sel, err := labels.SelectorFromLabelSelector(j.Spec.Selector); err == nil && !sel.Empty() &&
+			sel.Matches(labels.Set(pod.Labels)) {
+			out = append(out, controller.Request{Namespace: j.Namespace, Name: j.Name})
+		}
+	}
+	return out
 }
 
 // Reconcile brings one Job's pods and status towards its spec. A write
@@ -144,7 +156,10 @@ func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (con
 	if err := r.releaseOrphans(ctx, req, j.UID); err != nil {
 		return controller.Result{}, err
 	}
-	pods := r.ownedPods(j)
+	pods, err := r.claimPods(ctx, j)
+	if err != nil {
+		return controller.Result{}, err
+	}
 	if j.DeletionTimestamp != nil {
 		return controller.Result{}, r.removeFinalizers(ctx, pods)
 	}
