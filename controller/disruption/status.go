@@ -18,7 +18,10 @@ const DeletionTimeout = 2 * time.Minute
 
 // Scale is the desired replica count of one controller of pods.
 type Scale struct {
-	UID      meta.UID
+	// UID identifies the object whose replicas count (a Deployment for the
+	// pods of its ReplicaSets), so that it is counted once.
+	UID meta.UID
+	// Replicas is its spec.replicas (1 when unset).
 	Replicas int32
 }
 
