@@ -162,8 +162,19 @@ func TestKubectlDrain(t *testing.T) {
 	require.NotNil(t, c)
 	assert.Equal(t, policy.SufficientPodsReason, c.Reason)
 
+	// A server dry run evicts nothing and takes nothing from the budget.
+	out = e.run(t, "drain", src, "--ignore-daemonsets", "--dry-run=server", "--timeout=30s")
+	assert.Contains(t, out, "(server dry run)")
+	assert.Len(t, e.podsByNode(t)[src], 3)
+	p = e.pdb(t)
+	assert.Equal(t, int32(1), p.Status.DisruptionsAllowed)
+	assert.Empty(t, p.Status.DisruptedPods)
+	node, err := client.For[core.Node](e.c, "").Get(context.Background(), src)
+	require.NoError(t, err)
+	assert.False(t, node.Spec.Unschedulable, "a dry run does not cordon")
+
 	start := time.Now()
-	out, err := e.kubectl(t, "drain", src, "--ignore-daemonsets", "--timeout=100s")
+	out, err = e.kubectl(t, "drain", src, "--ignore-daemonsets", "--timeout=100s")
 	require.NoError(t, err, "kubectl drain: %s", out)
 	t.Logf("kubectl drain took %v:\n%s", time.Since(start).Round(time.Millisecond), out)
 	assert.Contains(t, out, "node/"+src+" cordoned")
