@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +41,7 @@ func kubectlPath(t *testing.T) string {
 type env struct {
 	cluster *testnode.Cluster
 	c       *client.Client
+	agent   *testnode.Agent
 	nodes   []string
 }
 
@@ -61,7 +63,7 @@ func setup(t *testing.T) *env {
 	}
 	testnode.RunManager(t, m)
 	runScheduler(t, admin)
-	return &env{cluster: cl, c: admin, nodes: agent.NodeNames()}
+	return &env{cluster: cl, c: admin, agent: agent, nodes: agent.NodeNames()}
 }
 
 func runScheduler(t *testing.T, c *client.Client) {
@@ -110,6 +112,21 @@ func (e *env) podsByNode(t *testing.T) map[string][]string {
 		}
 	}
 	return out
+}
+
+// evict POSTs body to the pod's eviction subresource as the admin.
+func (e *env) evict(t *testing.T, pod, body string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(kubectlPath(t), "--kubeconfig", e.cluster.AdminKubeconfig, "create", "--raw",
+		"/api/v1/namespaces/default/pods/"+pod+"/eviction", "-f", "-")
+	cmd.Stdin = strings.NewReader(body)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// eviction is the body of an eviction of pod, with extra fields.
+func eviction(pod, extra string) string {
+	return `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + pod + `","namespace":"default"}` + extra + `}`
 }
 
 // createPDB creates the budget name over app=web with the bound given
@@ -216,17 +233,7 @@ func TestEvictionRaw(t *testing.T) {
 	for _, pods := range e.podsByNode(t) {
 		victim = pods[0]
 	}
-	evict := func(name, body string) (string, error) {
-		t.Helper()
-		cmd := exec.Command(kubectlPath(t), "--kubeconfig", e.cluster.AdminKubeconfig, "create", "--raw",
-			"/api/v1/namespaces/default/pods/"+name+"/eviction", "-f", "-")
-		cmd.Stdin = strings.NewReader(body)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	eviction := func(name, extra string) string {
-		return `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"default"}` + extra + `}`
-	}
+	evict := func(name, body string) (string, error) { t.Helper(); return e.evict(t, name, body) }
 
 	// Who may evict: edit (and admin) may, view may not.
 	e.run(t, "create", "rolebinding", "alice-edit", "--clusterrole=edit", "--user=alice")
@@ -295,4 +302,59 @@ func TestEvictionRaw(t *testing.T) {
 		p := e.pdb(t)
 		return p.Status.CurrentHealthy == 2 && p.Status.DisruptionsAllowed == 1 && len(p.Status.DisruptedPods) == 0
 	}, "the budget is whole again once the replacement runs")
+}
+
+// TestEvictUnhealthyPods checks the evictions of running pods that are
+// not Ready: they go without taking a disruption while the budget is
+// healthy without them; otherwise only with unhealthyPodEvictionPolicy
+// AlwaysAllow.
+func TestEvictUnhealthyPods(t *testing.T) {
+	e := setup(t)
+	e.run(t, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=3")
+	e.run(t, "rollout", "status", "deployment/web", "--timeout=60s")
+	var names []string
+	for _, pods := range e.podsByNode(t) {
+		names = append(names, pods...)
+	}
+	require.Len(t, names, 3)
+	sick := map[string]bool{names[0]: true}
+	var mu sync.Mutex
+	fate := func(p *core.Pod) testnode.Fate {
+		mu.Lock()
+		defer mu.Unlock()
+		if sick[p.Name] {
+			return testnode.NotReady
+		}
+		return testnode.Ready
+	}
+	e.agent.SetFate(fate)
+	e.run(t, "create", "pdb", "web", "--selector=app=web", "--min-available=2")
+	status := func() [3]int32 {
+		p := e.pdb(t)
+		return [3]int32{p.Status.CurrentHealthy, p.Status.DesiredHealthy, p.Status.DisruptionsAllowed}
+	}
+	testnode.Eventually(t, 30*time.Second, func() bool { return status() == [3]int32{2, 2, 0} }, "2 healthy of 2 desired: %v", status())
+
+	out, err := e.evict(t, names[1], eviction(names[1], ""))
+	require.Error(t, err, "a ready pod needs a disruption: %s", out)
+	assert.Contains(t, out, "Cannot evict pod as it would violate the pod's disruption budget.")
+	out, err = e.evict(t, names[0], eviction(names[0], ""))
+	require.NoError(t, err, "an unready pod goes while the budget is healthy: %s", out)
+	assert.Empty(t, e.pdb(t).Status.DisruptedPods, "no disruption was taken")
+	testnode.Eventually(t, 30*time.Second, func() bool { return status() == [3]int32{3, 2, 1} }, "replaced: %v", status())
+
+	// Now one unready pod while the budget is short.
+	mu.Lock()
+	sick[names[1]] = true
+	mu.Unlock()
+	e.agent.SetFate(fate) // revisits every pod
+	e.run(t, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":3}}`)
+	testnode.Eventually(t, 30*time.Second, func() bool { return status() == [3]int32{2, 3, 0} }, "2 healthy of 3 desired: %v", status())
+	out, err = e.evict(t, names[1], eviction(names[1], ""))
+	require.Error(t, err, "IfHealthyBudget keeps an unready pod while the budget is short: %s", out)
+	assert.Contains(t, out, "TooManyRequests")
+	e.run(t, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}`)
+	testnode.Eventually(t, 30*time.Second, func() bool { p := e.pdb(t); return p.Status.ObservedGeneration == p.Generation }, "observed")
+	out, err = e.evict(t, names[1], eviction(names[1], ""))
+	require.NoError(t, err, "AlwaysAllow evicts an unready pod: %s", out)
 }
