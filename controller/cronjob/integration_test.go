@@ -120,93 +120,114 @@ func (e *env) step() time.Time {
 	return e.clock.Now().Truncate(time.Minute)
 }
 
+// TestCronJobController runs the CronJob controller's scenarios against
+// one control plane, node agent and Job controller, on a fake clock.
 func TestCronJobController(t *testing.T) {
 	e := setup(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *env)
+	}{
+		{"runs and records success", testRunsAndRecordsSuccess},
+		{"forbid", testForbid},
+		{"replace", testReplace},
+		{"suspend", testSuspend},
+		{"too many missed", testTooManyMissed},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, e) })
+	}
+}
+
+func testRunsAndRecordsSuccess(t *testing.T, e *env) {
 	ctx := context.Background()
 	cjs := client.For[batch.CronJob](e.c, "default")
-	name := func(cj string, at time.Time) string { return cj + "-" + itoa(at.Unix()/60) }
-
-	t.Run("runs and records success", func(t *testing.T) {
-		e.setFate("ok", testnode.Succeeded)
-		_, err := cjs.Create(ctx, newCronJob("ok", "* * * * *", func(s *batch.CronJobSpec) { s.SuccessfulJobsHistoryLimit = i32(2) }))
-		require.NoError(t, err)
-		var ran []string
-		at := e.now() // created before this minute began: it runs at once
-		for i := range 3 {
-			if i > 0 {
-				at = e.step()
-			}
-			ran = append(ran, name("ok", at))
-			var cj *batch.CronJob
-			testnode.Eventually(t, wait, func() bool {
-				cj, err = cjs.Get(ctx, "ok")
-				return err == nil && cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Equal(at) &&
-					len(cj.Status.Active) == 0 && cj.Status.LastSuccessfulTime != nil
-			}, "run at %v completed: %v", at, lazy(func() string { return fmt.Sprintf("%+v jobs %v", cj, e.jobsOf(t, "ok")) }))
+	e.setFate("ok", testnode.Succeeded)
+	_, err := cjs.Create(ctx, newCronJob("ok", "* * * * *", func(s *batch.CronJobSpec) { s.SuccessfulJobsHistoryLimit = i32(2) }))
+	require.NoError(t, err)
+	var ran []string
+	at := e.now() // created before this minute began: it runs at once
+	for i := range 3 {
+		if i > 0 {
+			at = e.step()
 		}
-		testnode.Eventually(t, wait, func() bool { return slices.Equal(e.jobsOf(t, "ok"), ran[1:]) },
-			"history keeps the last 2 of %v, has %v", ran, e.jobsOf(t, "ok"))
-		j, err := client.For[batch.Job](e.c, "default").Get(ctx, ran[2])
-		require.NoError(t, err)
-		assert.NotEmpty(t, j.Annotations[batch.CronJobScheduledTimestampAnnotation])
-		assert.Contains(t, e.reasons("ok"), cronjob.ReasonSuccessfulCreate)
-		assert.Contains(t, e.reasons("ok"), cronjob.ReasonSawCompletedJob)
-		assert.Contains(t, e.reasons("ok"), cronjob.ReasonSuccessfulDelete)
-		require.NoError(t, cjs.Delete(ctx, "ok", nil))
-	})
-
-	t.Run("forbid", func(t *testing.T) {
-		_, err := cjs.Create(ctx, newCronJob("forbid", "* * * * *", func(s *batch.CronJobSpec) { s.ConcurrencyPolicy = batch.ForbidConcurrent }))
-		require.NoError(t, err)
-		first := e.now()
+		ran = append(ran, name("ok", at))
+		var cj *batch.CronJob
 		testnode.Eventually(t, wait, func() bool {
-			cj, err := cjs.Get(ctx, "forbid")
-			return err == nil && len(cj.Status.Active) == 1
-		}, "one active job")
-		e.step()
-		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("forbid"), cronjob.ReasonJobAlreadyActive) },
-			"JobAlreadyActive")
-		assert.Equal(t, []string{name("forbid", first)}, e.jobsOf(t, "forbid"))
-		require.NoError(t, cjs.Delete(ctx, "forbid", nil))
-	})
+			cj, err = cjs.Get(ctx, "ok")
+			return err == nil && cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Equal(at) &&
+				len(cj.Status.Active) == 0 && cj.Status.LastSuccessfulTime != nil
+		}, "run at %v completed: %v", at, lazy(func() string { return fmt.Sprintf("%+v jobs %v", cj, e.jobsOf(t, "ok")) }))
+	}
+	testnode.Eventually(t, wait, func() bool { return slices.Equal(e.jobsOf(t, "ok"), ran[1:]) },
+		"history keeps the last 2 of %v, has %v", ran, e.jobsOf(t, "ok"))
+	j, err := client.For[batch.Job](e.c, "default").Get(ctx, ran[2])
+	require.NoError(t, err)
+	assert.NotEmpty(t, j.Annotations[batch.CronJobScheduledTimestampAnnotation])
+	assert.Contains(t, e.reasons("ok"), cronjob.ReasonSuccessfulCreate)
+	assert.Contains(t, e.reasons("ok"), cronjob.ReasonSawCompletedJob)
+	assert.Contains(t, e.reasons("ok"), cronjob.ReasonSuccessfulDelete)
+	require.NoError(t, cjs.Delete(ctx, "ok", nil))
+}
 
-	t.Run("replace", func(t *testing.T) {
-		_, err := cjs.Create(ctx, newCronJob("repl", "* * * * *", func(s *batch.CronJobSpec) { s.ConcurrencyPolicy = batch.ReplaceConcurrent }))
-		require.NoError(t, err)
-		testnode.Eventually(t, wait, func() bool { return len(e.jobsOf(t, "repl")) == 1 }, "first job")
-		second := e.step()
-		testnode.Eventually(t, wait, func() bool {
-			cj, err := cjs.Get(ctx, "repl")
-			return err == nil && len(cj.Status.Active) == 1 && cj.Status.Active[0].Name == name("repl", second) &&
-				slices.Equal(e.jobsOf(t, "repl"), []string{name("repl", second)})
-		}, "the second job replaced the first")
-		require.NoError(t, cjs.Delete(ctx, "repl", nil))
-	})
+func testForbid(t *testing.T, e *env) {
+	ctx := context.Background()
+	cjs := client.For[batch.CronJob](e.c, "default")
+	_, err := cjs.Create(ctx, newCronJob("forbid", "* * * * *", func(s *batch.CronJobSpec) { s.ConcurrencyPolicy = batch.ForbidConcurrent }))
+	require.NoError(t, err)
+	first := e.now()
+	testnode.Eventually(t, wait, func() bool {
+		cj, err := cjs.Get(ctx, "forbid")
+		return err == nil && len(cj.Status.Active) == 1
+	}, "one active job")
+	e.step()
+	testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("forbid"), cronjob.ReasonJobAlreadyActive) },
+		"JobAlreadyActive")
+	assert.Equal(t, []string{name("forbid", first)}, e.jobsOf(t, "forbid"))
+	require.NoError(t, cjs.Delete(ctx, "forbid", nil))
+}
 
-	t.Run("suspend", func(t *testing.T) {
-		yes := true
-		_, err := cjs.Create(ctx, newCronJob("sus", "* * * * *", func(s *batch.CronJobSpec) { s.Suspend = &yes }))
-		require.NoError(t, err)
-		e.step()
-		e.step()
-		_, err = cjs.Patch(ctx, "sus", client.MergePatchType, []byte(`{"spec":{"suspend":false}}`))
-		require.NoError(t, err)
-		// Unsuspended, the latest missed time runs.
-		testnode.Eventually(t, wait, func() bool { return len(e.jobsOf(t, "sus")) == 1 }, "a job after resuming")
-		require.NoError(t, cjs.Delete(ctx, "sus", nil))
-	})
+func testReplace(t *testing.T, e *env) {
+	ctx := context.Background()
+	cjs := client.For[batch.CronJob](e.c, "default")
+	_, err := cjs.Create(ctx, newCronJob("repl", "* * * * *", func(s *batch.CronJobSpec) { s.ConcurrencyPolicy = batch.ReplaceConcurrent }))
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool { return len(e.jobsOf(t, "repl")) == 1 }, "first job")
+	second := e.step()
+	testnode.Eventually(t, wait, func() bool {
+		cj, err := cjs.Get(ctx, "repl")
+		return err == nil && len(cj.Status.Active) == 1 && cj.Status.Active[0].Name == name("repl", second) &&
+			slices.Equal(e.jobsOf(t, "repl"), []string{name("repl", second)})
+	}, "the second job replaced the first")
+	require.NoError(t, cjs.Delete(ctx, "repl", nil))
+}
 
-	t.Run("too many missed", func(t *testing.T) {
-		_, err := cjs.Create(ctx, newCronJob("late", "* * * * *", nil))
-		require.NoError(t, err)
-		first := name("late", e.now())
-		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.jobsOf(t, "late"), first) }, "the first run")
-		e.clock.Step(3 * time.Hour)
-		latest := e.now()
-		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.jobsOf(t, "late"), name("late", latest)) }, "the latest run")
-		assert.Equal(t, []string{first, name("late", latest)}, e.jobsOf(t, "late"), "only the latest of the missed times ran")
-		assert.Contains(t, e.reasons("late"), cronjob.ReasonTooManyMissedTimes)
-	})
+func testSuspend(t *testing.T, e *env) {
+	ctx := context.Background()
+	cjs := client.For[batch.CronJob](e.c, "default")
+	yes := true
+	_, err := cjs.Create(ctx, newCronJob("sus", "* * * * *", func(s *batch.CronJobSpec) { s.Suspend = &yes }))
+	require.NoError(t, err)
+	e.step()
+	e.step()
+	_, err = cjs.Patch(ctx, "sus", client.MergePatchType, []byte(`{"spec":{"suspend":false}}`))
+	require.NoError(t, err)
+	// Unsuspended, the latest missed time runs.
+	testnode.Eventually(t, wait, func() bool { return len(e.jobsOf(t, "sus")) == 1 }, "a job after resuming")
+	require.NoError(t, cjs.Delete(ctx, "sus", nil))
+}
+
+func testTooManyMissed(t *testing.T, e *env) {
+	ctx := context.Background()
+	cjs := client.For[batch.CronJob](e.c, "default")
+	_, err := cjs.Create(ctx, newCronJob("late", "* * * * *", nil))
+	require.NoError(t, err)
+	first := name("late", e.now())
+	testnode.Eventually(t, wait, func() bool { return slices.Contains(e.jobsOf(t, "late"), first) }, "the first run")
+	e.clock.Step(3 * time.Hour)
+	latest := e.now()
+	testnode.Eventually(t, wait, func() bool { return slices.Contains(e.jobsOf(t, "late"), name("late", latest)) }, "the latest run")
+	assert.Equal(t, []string{first, name("late", latest)}, e.jobsOf(t, "late"), "only the latest of the missed times ran")
+	assert.Contains(t, e.reasons("late"), cronjob.ReasonTooManyMissedTimes)
 }
 
 // lazy formats as what f returns when printed.
@@ -217,6 +238,9 @@ func (l lazy) String() string { return l() }
 func i32(v int32) *int32 { return &v }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// name is the name of cj's Job for the minute at.
+func name(cj string, at time.Time) string { return cj + "-" + itoa(at.Unix()/60) }
 
 // tickClock moves the fake clock by 1ms every 5ms of real time until the
 // test ends, so that rate-limited retries happen; a test of a minute of

@@ -140,165 +140,196 @@ func (e *env) reasons(name string) []string {
 	return out
 }
 
+// TestJobController runs the Job controller's scenarios against one
+// control plane and node agent.
 func TestJobController(t *testing.T) {
 	e := setup(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *env)
+	}{
+		{"completes", testCompletes},
+		{"backoff limit", testBackoffLimit},
+		{"restarts count with OnFailure", testOnFailureRestarts},
+		{"deadline", testDeadline},
+		{"indexed", testIndexed},
+		{"suspend and resume", testSuspendAndResume},
+		{"adopts a matching orphan", testAdoption},
+		{"ttl after finished", testTTLAfterFinished},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, e) })
+	}
+}
+
+func testCompletes(t *testing.T, e *env) {
 	ctx := context.Background()
 	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("ok", testnode.Succeeded)
+	_, err := jobs.Create(ctx, newJob("ok", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		s.Completions, s.Parallelism = i32(3), i32(2)
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "ok", batch.JobComplete)
+	assert.Equal(t, int32(3), j.Status.Succeeded)
+	assert.Equal(t, int32(0), j.Status.Active)
+	assert.NotNil(t, j.Status.CompletionTime)
+	assert.NotNil(t, condition(j, batch.JobSuccessCriteriaMet))
+	require.NotNil(t, j.Status.UncountedTerminatedPods)
+	assert.Empty(t, j.Status.UncountedTerminatedPods.Succeeded)
+	pods := e.pods(t, "ok")
+	assert.Len(t, pods, 3)
+	for _, p := range pods {
+		assert.False(t, p.HasFinalizer(batch.JobTrackingFinalizer), "finalizer removed from %s", p.Name)
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		require.NotNil(t, ref)
+		assert.Equal(t, "Job", ref.Kind)
+	}
+	testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("ok"), job.ReasonCompleted) }, "Completed event")
+	assert.Equal(t, 3, strings.Count(strings.Join(e.reasons("ok"), " "), job.ReasonSuccessfulCreate))
+}
 
-	t.Run("completes", func(t *testing.T) {
-		e.setFate("ok", testnode.Succeeded)
-		_, err := jobs.Create(ctx, newJob("ok", core.RestartPolicyNever, func(s *batch.JobSpec) {
-			s.Completions, s.Parallelism = i32(3), i32(2)
-		}))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "ok", batch.JobComplete)
-		assert.Equal(t, int32(3), j.Status.Succeeded)
-		assert.Equal(t, int32(0), j.Status.Active)
-		assert.NotNil(t, j.Status.CompletionTime)
-		assert.NotNil(t, condition(j, batch.JobSuccessCriteriaMet))
-		require.NotNil(t, j.Status.UncountedTerminatedPods)
-		assert.Empty(t, j.Status.UncountedTerminatedPods.Succeeded)
-		pods := e.pods(t, "ok")
-		assert.Len(t, pods, 3)
-		for _, p := range pods {
-			assert.False(t, p.HasFinalizer(batch.JobTrackingFinalizer), "finalizer removed from %s", p.Name)
-			ref := meta.ControllerOf(&p.ObjectMeta)
-			require.NotNil(t, ref)
-			assert.Equal(t, "Job", ref.Kind)
-		}
-		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("ok"), job.ReasonCompleted) }, "Completed event")
-		assert.Equal(t, 3, strings.Count(strings.Join(e.reasons("ok"), " "), job.ReasonSuccessfulCreate))
-	})
+func testBackoffLimit(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("bad", testnode.Failed)
+	_, err := jobs.Create(ctx, newJob("bad", core.RestartPolicyNever, func(s *batch.JobSpec) { s.BackoffLimit = i32(1) }))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "bad", batch.JobFailed)
+	c := condition(j, batch.JobFailed)
+	assert.Equal(t, batch.JobReasonBackoffLimitExceeded, c.Reason)
+	assert.Equal(t, "Job has reached the specified backoff limit", c.Message)
+	assert.Equal(t, int32(2), j.Status.Failed)
+	assert.Len(t, e.pods(t, "bad"), 2)
+	testnode.Eventually(t, wait, func() bool {
+		return slices.Contains(e.reasons("bad"), job.ReasonBackoffLimitExceeded)
+	}, "BackoffLimitExceeded event")
+}
 
-	t.Run("backoff limit", func(t *testing.T) {
-		e.setFate("bad", testnode.Failed)
-		_, err := jobs.Create(ctx, newJob("bad", core.RestartPolicyNever, func(s *batch.JobSpec) { s.BackoffLimit = i32(1) }))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "bad", batch.JobFailed)
-		c := condition(j, batch.JobFailed)
-		assert.Equal(t, batch.JobReasonBackoffLimitExceeded, c.Reason)
-		assert.Equal(t, "Job has reached the specified backoff limit", c.Message)
-		assert.Equal(t, int32(2), j.Status.Failed)
-		assert.Len(t, e.pods(t, "bad"), 2)
-		testnode.Eventually(t, wait, func() bool {
-			return slices.Contains(e.reasons("bad"), job.ReasonBackoffLimitExceeded)
-		}, "BackoffLimitExceeded event")
-	})
+func testOnFailureRestarts(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("crash", testnode.Failed)
+	_, err := jobs.Create(ctx, newJob("crash", core.RestartPolicyOnFailure, func(s *batch.JobSpec) { s.BackoffLimit = i32(0) }))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "crash", batch.JobFailed)
+	assert.Equal(t, batch.JobReasonBackoffLimitExceeded, condition(j, batch.JobFailed).Reason)
+	assert.Equal(t, int32(1), j.Status.Failed, "the crash-looping pod was deleted and counted")
+}
 
-	t.Run("restarts count with OnFailure", func(t *testing.T) {
-		e.setFate("crash", testnode.Failed)
-		_, err := jobs.Create(ctx, newJob("crash", core.RestartPolicyOnFailure, func(s *batch.JobSpec) { s.BackoffLimit = i32(0) }))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "crash", batch.JobFailed)
-		assert.Equal(t, batch.JobReasonBackoffLimitExceeded, condition(j, batch.JobFailed).Reason)
-		assert.Equal(t, int32(1), j.Status.Failed, "the crash-looping pod was deleted and counted")
-	})
+func testDeadline(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	_, err := jobs.Create(ctx, newJob("slow", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		s.ActiveDeadlineSeconds = new(int64)
+		*s.ActiveDeadlineSeconds = 60
+		s.Parallelism, s.Completions = i32(2), i32(4)
+	}))
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool {
+		j := e.job(t, "slow")
+		return j.Status.Active == 2 && j.Status.Ready != nil && *j.Status.Ready == 2
+	}, "two ready pods")
+	e.clock.Step(61 * time.Second)
+	j := e.waitCondition(t, "slow", batch.JobFailed)
+	c := condition(j, batch.JobFailed)
+	assert.Equal(t, batch.JobReasonDeadlineExceeded, c.Reason)
+	assert.Equal(t, "Job was active longer than specified deadline", c.Message)
+	assert.Equal(t, int32(0), j.Status.Active)
+	assert.Equal(t, int32(2), j.Status.Failed)
+	testnode.Eventually(t, wait, func() bool { return len(e.pods(t, "slow")) == 0 }, "active pods deleted")
+	testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("slow"), job.ReasonDeadlineExceeded) },
+		"DeadlineExceeded event")
+}
 
-	t.Run("deadline", func(t *testing.T) {
-		_, err := jobs.Create(ctx, newJob("slow", core.RestartPolicyNever, func(s *batch.JobSpec) {
-			s.ActiveDeadlineSeconds = new(int64)
-			*s.ActiveDeadlineSeconds = 60
-			s.Parallelism, s.Completions = i32(2), i32(4)
-		}))
-		require.NoError(t, err)
-		testnode.Eventually(t, wait, func() bool {
-			j := e.job(t, "slow")
-			return j.Status.Active == 2 && j.Status.Ready != nil && *j.Status.Ready == 2
-		}, "two ready pods")
-		e.clock.Step(61 * time.Second)
-		j := e.waitCondition(t, "slow", batch.JobFailed)
-		c := condition(j, batch.JobFailed)
-		assert.Equal(t, batch.JobReasonDeadlineExceeded, c.Reason)
-		assert.Equal(t, "Job was active longer than specified deadline", c.Message)
-		assert.Equal(t, int32(0), j.Status.Active)
-		assert.Equal(t, int32(2), j.Status.Failed)
-		testnode.Eventually(t, wait, func() bool { return len(e.pods(t, "slow")) == 0 }, "active pods deleted")
-		testnode.Eventually(t, wait, func() bool { return slices.Contains(e.reasons("slow"), job.ReasonDeadlineExceeded) },
-			"DeadlineExceeded event")
-	})
+func testIndexed(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("idx", testnode.Succeeded)
+	mode := batch.IndexedCompletion
+	_, err := jobs.Create(ctx, newJob("idx", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		s.Completions, s.Parallelism, s.CompletionMode = i32(3), i32(3), &mode
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "idx", batch.JobComplete)
+	assert.Equal(t, "0-2", j.Status.CompletedIndexes)
+	seen := map[string]bool{}
+	for _, p := range e.pods(t, "idx") {
+		idx := p.Annotations[batch.JobCompletionIndexAnnotation]
+		seen[idx] = true
+		assert.Equal(t, idx, p.Labels[batch.JobCompletionIndexAnnotation])
+		assert.Equal(t, "idx-"+idx, p.Spec.Hostname)
+		assert.True(t, strings.HasPrefix(p.Name, "idx-"+idx+"-"), p.Name)
+		env := p.Spec.Containers[0].Env
+		require.Len(t, env, 1)
+		assert.Equal(t, batch.JobCompletionIndexEnv, env[0].Name)
+		assert.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']", env[0].ValueFrom.FieldRef.FieldPath)
+	}
+	assert.Equal(t, map[string]bool{"0": true, "1": true, "2": true}, seen)
+}
 
-	t.Run("indexed", func(t *testing.T) {
-		e.setFate("idx", testnode.Succeeded)
-		mode := batch.IndexedCompletion
-		_, err := jobs.Create(ctx, newJob("idx", core.RestartPolicyNever, func(s *batch.JobSpec) {
-			s.Completions, s.Parallelism, s.CompletionMode = i32(3), i32(3), &mode
-		}))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "idx", batch.JobComplete)
-		assert.Equal(t, "0-2", j.Status.CompletedIndexes)
-		seen := map[string]bool{}
-		for _, p := range e.pods(t, "idx") {
-			idx := p.Annotations[batch.JobCompletionIndexAnnotation]
-			seen[idx] = true
-			assert.Equal(t, idx, p.Labels[batch.JobCompletionIndexAnnotation])
-			assert.Equal(t, "idx-"+idx, p.Spec.Hostname)
-			assert.True(t, strings.HasPrefix(p.Name, "idx-"+idx+"-"), p.Name)
-			env := p.Spec.Containers[0].Env
-			require.Len(t, env, 1)
-			assert.Equal(t, batch.JobCompletionIndexEnv, env[0].Name)
-			assert.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']", env[0].ValueFrom.FieldRef.FieldPath)
-		}
-		assert.Equal(t, map[string]bool{"0": true, "1": true, "2": true}, seen)
-	})
+func testSuspendAndResume(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("sus", testnode.Succeeded)
+	yes := true
+	_, err := jobs.Create(ctx, newJob("sus", core.RestartPolicyNever, func(s *batch.JobSpec) { s.Suspend = &yes }))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "sus", batch.JobSuspended)
+	assert.Nil(t, j.Status.StartTime)
+	assert.Empty(t, e.pods(t, "sus"))
+	_, err = jobs.Patch(ctx, "sus", client.MergePatchType, []byte(`{"spec":{"suspend":false}}`))
+	require.NoError(t, err)
+	j = e.waitCondition(t, "sus", batch.JobComplete)
+	c := batch.FindCondition(&j.Status, batch.JobSuspended)
+	require.NotNil(t, c)
+	assert.Equal(t, meta.ConditionFalse, c.Status)
+	assert.Equal(t, batch.JobReasonResumed, c.Reason)
+	assert.Contains(t, e.reasons("sus"), job.ReasonSuspended)
+	assert.Contains(t, e.reasons("sus"), job.ReasonResumed)
+}
 
-	t.Run("suspend and resume", func(t *testing.T) {
-		e.setFate("sus", testnode.Succeeded)
-		yes := true
-		_, err := jobs.Create(ctx, newJob("sus", core.RestartPolicyNever, func(s *batch.JobSpec) { s.Suspend = &yes }))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "sus", batch.JobSuspended)
-		assert.Nil(t, j.Status.StartTime)
-		assert.Empty(t, e.pods(t, "sus"))
-		_, err = jobs.Patch(ctx, "sus", client.MergePatchType, []byte(`{"spec":{"suspend":false}}`))
-		require.NoError(t, err)
-		j = e.waitCondition(t, "sus", batch.JobComplete)
-		c := batch.FindCondition(&j.Status, batch.JobSuspended)
-		require.NotNil(t, c)
-		assert.Equal(t, meta.ConditionFalse, c.Status)
-		assert.Equal(t, batch.JobReasonResumed, c.Reason)
-		assert.Contains(t, e.reasons("sus"), job.ReasonSuspended)
-		assert.Contains(t, e.reasons("sus"), job.ReasonResumed)
-	})
+func testAdoption(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	l := map[string]string{batch.JobNameLabel: "adopt", "app": "adopt"}
+	orphan := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "orphan", Namespace: "default", Labels: l},
+		Spec: core.PodSpec{RestartPolicy: core.RestartPolicyNever, Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}
+	e.setFate("adopt", testnode.Ready) // running until adopted
+	_, err := client.For[core.Pod](e.c, "default").Create(ctx, orphan)
+	require.NoError(t, err)
+	yes := true
+	_, err = jobs.Create(ctx, newJob("adopt", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		s.ManualSelector = &yes
+		s.Selector = &meta.LabelSelector{MatchLabels: map[string]string{"app": "adopt"}}
+		s.Template.Labels = l
+	}))
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool {
+		p, err := client.For[core.Pod](e.c, "default").Get(ctx, "orphan")
+		ref := meta.ControllerOf(&p.ObjectMeta)
+		return err == nil && ref != nil && ref.Kind == "Job" && p.HasFinalizer(batch.JobTrackingFinalizer)
+	}, "orphan adopted with the tracking finalizer")
+	e.setFate("adopt", testnode.Succeeded)
+	// A change of the pod makes the agent look at it again.
+	_, err = client.For[core.Pod](e.c, "default").Patch(ctx, "orphan", client.MergePatchType, []byte(`{"metadata":{"annotations":{"poke":"1"}}}`))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "adopt", batch.JobComplete)
+	assert.Equal(t, int32(1), j.Status.Succeeded)
+	pods := e.pods(t, "adopt")
+	require.Len(t, pods, 1, "no pod created besides the adopted one")
+	assert.Equal(t, "orphan", pods[0].Name)
+}
 
-	t.Run("adopts a matching orphan", func(t *testing.T) {
-		l := map[string]string{batch.JobNameLabel: "adopt", "app": "adopt"}
-		orphan := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "orphan", Namespace: "default", Labels: l},
-			Spec: core.PodSpec{RestartPolicy: core.RestartPolicyNever, Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}
-		e.setFate("adopt", testnode.Ready) // running until adopted
-		_, err := client.For[core.Pod](e.c, "default").Create(ctx, orphan)
-		require.NoError(t, err)
-		yes := true
-		_, err = jobs.Create(ctx, newJob("adopt", core.RestartPolicyNever, func(s *batch.JobSpec) {
-			s.ManualSelector = &yes
-			s.Selector = &meta.LabelSelector{MatchLabels: map[string]string{"app": "adopt"}}
-			s.Template.Labels = l
-		}))
-		require.NoError(t, err)
-		testnode.Eventually(t, wait, func() bool {
-			p, err := client.For[core.Pod](e.c, "default").Get(ctx, "orphan")
-			ref := meta.ControllerOf(&p.ObjectMeta)
-			return err == nil && ref != nil && ref.Kind == "Job" && p.HasFinalizer(batch.JobTrackingFinalizer)
-		}, "orphan adopted with the tracking finalizer")
-		e.setFate("adopt", testnode.Succeeded)
-		// A change of the pod makes the agent look at it again.
-		_, err = client.For[core.Pod](e.c, "default").Patch(ctx, "orphan", client.MergePatchType, []byte(`{"metadata":{"annotations":{"poke":"1"}}}`))
-		require.NoError(t, err)
-		j := e.waitCondition(t, "adopt", batch.JobComplete)
-		assert.Equal(t, int32(1), j.Status.Succeeded)
-		pods := e.pods(t, "adopt")
-		require.Len(t, pods, 1, "no pod created besides the adopted one")
-		assert.Equal(t, "orphan", pods[0].Name)
-	})
-
-	t.Run("ttl after finished", func(t *testing.T) {
-		e.setFate("ttl", testnode.Succeeded)
-		_, err := jobs.Create(ctx, newJob("ttl", core.RestartPolicyNever, func(s *batch.JobSpec) { s.TTLSecondsAfterFinished = i32(30) }))
-		require.NoError(t, err)
-		e.waitCondition(t, "ttl", batch.JobComplete)
-		e.clock.Step(31 * time.Second)
-		testnode.Eventually(t, wait, func() bool {
-			_, err := jobs.Get(ctx, "ttl")
-			return err != nil && strings.Contains(err.Error(), "not found")
-		}, "expired job deleted")
-	})
+func testTTLAfterFinished(t *testing.T, e *env) {
+	ctx := context.Background()
+	jobs := client.For[batch.Job](e.c, "default")
+	e.setFate("ttl", testnode.Succeeded)
+	_, err := jobs.Create(ctx, newJob("ttl", core.RestartPolicyNever, func(s *batch.JobSpec) { s.TTLSecondsAfterFinished = i32(30) }))
+	require.NoError(t, err)
+	e.waitCondition(t, "ttl", batch.JobComplete)
+	e.clock.Step(31 * time.Second)
+	testnode.Eventually(t, wait, func() bool {
+		_, err := jobs.Get(ctx, "ttl")
+		return err != nil && strings.Contains(err.Error(), "not found")
+	}, "expired job deleted")
 }
