@@ -110,8 +110,9 @@ func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request,
 
 // removeFinalizers removes the tracking finalizer from pods that have it,
 // each through a JSON patch that tests the finalizer is still where the
-// cache saw it (so a concurrent status update of the pod does not make it
-// conflict, and a changed finalizer list does).
+// cache saw it: a concurrent status update of the pod does not get in the
+// way, and a changed finalizer list (the finalizer already gone) leaves
+// the pod alone until the cache catches up.
 func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
 	for _, p := range pods {
 		i := slices.Index(p.Finalizers, batch.JobTrackingFinalizer)
@@ -125,7 +126,12 @@ func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) err
 			return err
 		}
 		_, err = client.For[core.Pod](r.client, p.Namespace).Patch(ctx, p.Name, client.JSONPatchType, patch)
-		if err != nil && !apierrors.IsNotFound(err) {
+		switch {
+		case err == nil || apierrors.IsNotFound(err):
+		case apierrors.IsInvalid(err):
+			// The test failed: the finalizers changed since the cache saw
+			// the pod, and the event of that change brings another round.
+		default:
 			return fmt.Errorf("remove finalizer of pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
