@@ -330,6 +330,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, err := s.authenticate(r)
+	if err == nil {
+		user, err = s.impersonate(r, user)
+	}
 	if err != nil {
 		writeError(rw, err)
 		return
