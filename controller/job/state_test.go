@@ -154,3 +154,25 @@ func TestTrackingFoldsUncounted(t *testing.T) {
 	assert.Len(t, s.toUnfinalize, 2)
 	assert.False(t, s.final)
 }
+
+// FuzzParseIndexes checks that any completedIndexes string parses without
+// panicking into indexes below the bound, and that formatting them and
+// parsing again gives the same set.
+func FuzzParseIndexes(f *testing.F) {
+	for _, s := range []string{"", "0", "1,3-5,7", "0-2", "5-1", "-3", "9-", ",,", "1-2-3", "99999999999999999999"} {
+		f.Add(s, 10)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = n % 1000
+		set := parseIndexes(s, n)
+		for i := range set {
+			if i < 0 || i >= n {
+				t.Fatalf("%q: index %d outside [0, %d)", s, i, n)
+			}
+		}
+		again := parseIndexes(set.String(), n)
+		if again.String() != set.String() {
+			t.Fatalf("%q: %q reparsed as %q", s, set.String(), again.String())
+		}
+	})
+}
