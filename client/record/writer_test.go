@@ -78,6 +78,16 @@ func waitOps(t *testing.T, f *fakeAPI, n int) []string {
 	return nil
 }
 
+// waitStats polls until w's Stats equal want (the fake server records a
+// write before the Writer counts its answer), then asserts them.
+func waitStats(t *testing.T, w *record.Writer, want record.Stats, msgAndArgs ...any) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); w.Stats() != want && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	assert.Equal(t, want, w.Stats(), msgAndArgs...)
+}
+
 func TestCorrelation(t *testing.T) {
 	type rec struct {
 		advance time.Duration
@@ -140,8 +150,8 @@ func TestCorrelation(t *testing.T) {
 				ops[i] = fields[0] + " " + names[fields[1]] + " " + fields[2]
 			}
 			assert.Equal(t, tc.want, ops)
-			assert.Equal(t, record.Stats{Created: int64(strings.Count(strings.Join(tc.want, ","), "create")),
-				Patched: int64(strings.Count(strings.Join(tc.want, ","), "patch"))}, w.Stats())
+			waitStats(t, w, record.Stats{Created: int64(strings.Count(strings.Join(tc.want, ","), "create")),
+				Patched: int64(strings.Count(strings.Join(tc.want, ","), "patch"))})
 		})
 	}
 }
@@ -361,8 +371,7 @@ func TestRetriesThenFails(t *testing.T) {
 	require.NoError(t, err)
 	run(t, w)
 	w.Event(testPod("a"), "Normal", "R", "m")
-	waitOps(t, f, 1)
-	assert.Equal(t, record.Stats{Created: 1}, w.Stats(), "two 500s, then written")
+	waitStats(t, w, record.Stats{Created: 1}, "two 500s, then written")
 
 	f.mu.Lock()
 	f.fail = 3
