@@ -417,13 +417,18 @@ func (c *WatchCache) indexRemove(o *cachedObject) {
 	}
 }
 
-// ByIndex returns the objects whose indexed field has value v.
+// ByIndex returns the objects whose indexed field has value v. Objects
+// not decoded yet are decoded after the cache's lock is released.
 func (c *WatchCache) ByIndex(v string) []meta.Object {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	out := make([]meta.Object, 0, len(c.index[v]))
+	cached := make([]*cachedObject, 0, len(c.index[v]))
 	for _, o := range c.index[v] {
-		out = append(out, o.object())
+		cached = append(cached, o)
+	}
+	c.mu.RUnlock()
+	out := make([]meta.Object, len(cached))
+	for i, o := range cached {
+		out[i] = o.object()
 	}
 	return out
 }
@@ -468,12 +473,17 @@ func (c *WatchCache) Get(ns, name string) (*cachedObject, bool) {
 	return o, ok
 }
 
-// Objects calls fn for every cached object (under a read lock: fn must
-// not block or call back into the cache).
+// Objects calls fn for every object of one snapshot of the cache. fn runs
+// after the cache's lock is released (objects not decoded yet are decoded
+// then), so it may block; it must not change the objects.
 func (c *WatchCache) Objects(fn func(meta.Object)) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
+	cached := make([]*cachedObject, 0, len(c.objects))
 	for _, o := range c.objects {
+		cached = append(cached, o)
+	}
+	c.mu.RUnlock()
+	for _, o := range cached {
 		fn(o.object())
 	}
 }

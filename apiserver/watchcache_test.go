@@ -93,6 +93,7 @@ func TestWatchCacheDecodesKindsWithFields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, c, _ := startCache(t, "pods", podFields)
 			c.fieldsJSON = tc.fromJSON
+			c.IndexBy("spec.nodeName") // the cache is empty: nothing to index yet
 			in := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns", Labels: map[string]string{"app": "a"}},
 				Spec: core.PodSpec{NodeName: "n1", Containers: []core.Container{{Name: "c", Image: "i"}}}}
 			out, err := s.Create(context.Background(), in)
@@ -104,7 +105,11 @@ func TestWatchCacheDecodesKindsWithFields(t *testing.T) {
 			assert.Equal(t, "a", o.labels["app"])
 			want, err := s.Get(context.Background(), "ns", "p")
 			require.NoError(t, err)
+			assert.Equal(t, []meta.Object{want}, c.ByIndex("n1"), "decoded on first read")
 			assert.Equal(t, want, o.object())
+			var seen []meta.Object
+			c.Objects(func(obj meta.Object) { seen = append(seen, obj) })
+			assert.Equal(t, []meta.Object{want}, seen)
 		})
 	}
 }
