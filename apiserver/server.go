@@ -142,6 +142,7 @@ func (s *Server) Register(res Resource) error {
 	if res.Fields != nil {
 		sv.cache.fieldsJSON = res.FieldsFromJSON
 	}
+	st.prime = sv.cache.prime
 	gvr := res.Type.GroupVersionResource()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -30,6 +30,18 @@ type Storage struct {
 	// keep, when set, holds back the removal of an object marked for
 	// deletion (DeleteStrategy.Pending).
 	keep func(meta.Object) bool
+	// prime, when set, tells the resource's watch cache what is about to
+	// be written (WatchCache.prime); undo is called if the write fails.
+	prime func(key string, value []byte, obj meta.Object) (undo func())
+}
+
+// primeWrite primes the watch cache for a write of value, the encoding of
+// obj, under key.
+func (s *Storage) primeWrite(key string, value []byte, obj meta.Object) (undo func()) {
+	if s.prime == nil {
+		return func() {}
+	}
+	return s.prime(key, value, obj)
 }
 
 // pending reports whether obj, marked for deletion, must stay stored.
@@ -162,8 +174,10 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 		return nil, nil, apierrors.NewInternalError(err)
 	}
 	key := s.Key(m.Namespace, m.Name)
+	undo := s.primeWrite(key, b, obj)
 	rev, err := s.store.Create(ctx, key, b)
 	if err != nil {
+		undo()
 		return nil, nil, s.apiError(err, m.Name)
 	}
 	kv, err := s.store.Get(ctx, key)
@@ -234,10 +248,12 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, ns, name string, retry b
 				return nil, apierrors.NewInternalError(err)
 			}
 			var rev int64
+			undo := s.primeWrite(key, b, next)
 			if rev, err = s.store.Update(ctx, key, b, kv.ModRevision); err == nil {
 				nm.ResourceVersion = strconv.FormatInt(rev, 10)
 				return next, nil
 			}
+			undo()
 		}
 		if !errors.Is(err, store.ErrConflict) || !retry || attempt > 100 {
 			return nil, s.apiError(err, name)

@@ -121,6 +121,9 @@ type WatchCache struct {
 	// changes counts the changes to objects (events applied, relists); it
 	// moves only after the change is visible to readers.
 	changes atomic.Int64
+	// primed holds what this process's writers know of values they are
+	// writing (Storage primes them), so apply need not decode them.
+	primed primer
 }
 
 // NewWatchCache makes the cache for s; Run fills and feeds it.
@@ -255,6 +258,23 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 		initialized: m.IsInitialized(), cache: c}, nil
 }
 
+// makePrimedObject is makeObject for a value a writer in this process
+// primed: it takes the labels and fields the writer derived from the
+// object it encoded into exactly these bytes, and decodes nothing.
+func (c *WatchCache) makePrimedObject(kv store.KV) (*cachedObject, error) {
+	pw := c.takePrimed(kv.Key, kv.Value)
+	if pw == nil {
+		return c.makeObject(kv)
+	}
+	// The value is the writer's own json.Marshal output: valid JSON.
+	raw := WireJSON(kv.Value, kv.ModRevision)
+	if raw == nil {
+		return c.makeDecodedObject(kv)
+	}
+	return &cachedObject{key: kv.Key, raw: raw, labels: pw.labels, fields: pw.fields, rv: kv.ModRevision,
+		initialized: pw.initialized, cache: c}, nil
+}
+
 // makeDecodedObject decodes the stored value at once.
 func (c *WatchCache) makeDecodedObject(kv store.KV) (*cachedObject, error) {
 	obj, err := c.storage.Decode(kv)
@@ -304,6 +324,7 @@ func (c *WatchCache) replace(objs map[string]*cachedObject, rev int64) {
 	c.start, c.count = 0, 0
 	c.rv, c.oldest = rev, rev
 	c.changes.Add(1)
+	c.resetPrimed()
 	ws := c.watchers
 	c.watchers = map[*cacheWatcher]struct{}{}
 	c.mu.Unlock()
@@ -328,12 +349,13 @@ func (c *WatchCache) apply(ev store.Event) error {
 		c.rvCond.Broadcast()
 		return nil
 	case store.EventPut:
-		o, err := c.makeObject(ev.KV)
+		o, err := c.makePrimedObject(ev.KV)
 		if err != nil {
 			return err
 		}
 		ce.obj, ce.typ = o, meta.Modified
 	case store.EventDelete:
+		c.takePrimed(ev.KV.Key, nil) // a write primed and overtaken by this delete
 		if ev.Prev == nil {
 			return fmt.Errorf("delete event without previous value")
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/fields"
+	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -168,4 +170,74 @@ func TestWatchCacheKeepsPartlyDecodableObjects(t *testing.T) {
 	cached(t, c, "ns", "after", 0)
 	_, ok := c.Get("ns", "broken")
 	assert.False(t, ok, "undecodable metadata: not cached, as before")
+}
+
+func TestWatchCacheTakesPrimedWrites(t *testing.T) {
+	ctx := context.Background()
+	s, c, st := startCache(t, "pods", podFields)
+	var decodes atomic.Int64 // values the cache had to decode
+	c.fieldsJSON = func(b []byte) (*meta.ObjectMeta, fields.Set, error) {
+		decodes.Add(1)
+		return podFieldsJSON(b)
+	}
+	s.prime = c.prime
+	pod := func(name, node string, lbls map[string]string) *core.Pod {
+		return &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "ns", Labels: lbls},
+			Spec: core.PodSpec{NodeName: node, Containers: []core.Container{{Name: "c", Image: "i"}}}}
+	}
+	check := func(t *testing.T, name string, rv int64) {
+		t.Helper()
+		o := cached(t, c, "ns", name, rv)
+		want, err := s.Get(ctx, "ns", name)
+		require.NoError(t, err)
+		wm := want.GetObjectMeta()
+		assert.Equal(t, labels.Set(wm.Labels).String(), o.labels.String())
+		wantFields := podFields(want)
+		wantFields["metadata.name"], wantFields["metadata.namespace"] = wm.Name, wm.Namespace
+		assert.Equal(t, wantFields, o.fields)
+		assert.Equal(t, wm.IsInitialized(), o.initialized)
+		assert.Equal(t, want, o.object())
+	}
+
+	t.Run("create and update", func(t *testing.T) {
+		out, err := s.Create(ctx, pod("a", "n1", map[string]string{"app": "x"}))
+		require.NoError(t, err)
+		check(t, "a", parseRV(out.GetObjectMeta().ResourceVersion))
+		out, err = s.GuaranteedUpdate(ctx, "ns", "a", true, func(cur meta.Object) (meta.Object, error) {
+			p := cur.(*core.Pod)
+			p.Spec.NodeName, p.Labels = "n2", nil
+			return p, nil
+		})
+		require.NoError(t, err)
+		check(t, "a", parseRV(out.GetObjectMeta().ResourceVersion))
+		assert.Zero(t, decodes.Load(), "both writes were primed")
+	})
+	t.Run("failed write leaves nothing primed", func(t *testing.T) {
+		_, err := s.Create(ctx, pod("a", "n9", nil))
+		require.Error(t, err, "already exists")
+		c.primed.mu.Lock()
+		assert.Empty(t, c.primed.writes)
+		c.primed.mu.Unlock()
+	})
+	t.Run("bad UTF-8 is decoded, not primed", func(t *testing.T) {
+		out, err := s.Create(ctx, pod("b", "n\xff", map[string]string{"k": "v\xfe"}))
+		require.NoError(t, err)
+		check(t, "b", parseRV(out.GetObjectMeta().ResourceVersion))
+		o, _ := c.Get("ns", "b")
+		assert.Equal(t, "n\uFFFD", o.fields["spec.nodeName"], "what the stored JSON says")
+		assert.Equal(t, int64(1), decodes.Load())
+	})
+	t.Run("other bytes under a primed key are decoded", func(t *testing.T) {
+		undo := c.prime(s.Key("ns", "c"), []byte(`{"kind":"Pod"}`), pod("c", "primed-node", nil))
+		defer undo()
+		b, err := s.Encode(pod("c", "stored-node", nil))
+		require.NoError(t, err)
+		rev, err := st.Create(ctx, s.Key("ns", "c"), b)
+		require.NoError(t, err)
+		o := cached(t, c, "ns", "c", rev)
+		assert.Equal(t, "stored-node", o.fields["spec.nodeName"])
+		c.primed.mu.Lock()
+		assert.Empty(t, c.primed.writes, "the event took the entry")
+		c.primed.mu.Unlock()
+	})
 }
