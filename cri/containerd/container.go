@@ -299,17 +299,28 @@ func (r *Runtime) finalizeLocked(ctx context.Context, id string) error {
 	}
 	if info.Labels[labelKind] == kindContainer {
 		if _, done := exitOfLabels(info.Labels); !done {
-			oom := info.Labels[labelOOM] == "true" || oomKilled(ctx, ctr)
+			// containerd misses the OOM event of a task killed before its
+			// shim watched the cgroup: the cgroup's counter is the witness,
+			// and the OOM is then published here, before the exit.
+			seen := info.Labels[labelOOM] == "true"
+			missed := !seen && oomKilled(ctx, ctr)
 			code := int32(st.ExitStatus)
-			ex := exitRecord{finished: st.ExitTime, code: code, reason: reasonFor(code, oom)}
+			ex := exitRecord{finished: st.ExitTime, code: code, reason: reasonFor(code, seen || missed)}
 			if ex.finished.IsZero() {
 				ex.finished = time.Now()
 			}
-			if _, err := ctr.SetLabels(ctx, labelsOfExit(ex)); err != nil {
+			labels := labelsOfExit(ex)
+			if missed {
+				labels[labelOOM] = "true"
+			}
+			if _, err := ctr.SetLabels(ctx, labels); err != nil {
 				return mapErr(err, "record exit of container "+id)
 			}
-			r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: info.Labels[labelSandboxID],
-				Type: cri.ContainerEventExited, Time: ex.finished, ExitCode: code})
+			sb := info.Labels[labelSandboxID]
+			if missed {
+				r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: sb, Type: cri.ContainerEventOOM, Time: ex.finished})
+			}
+			r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: sb, Type: cri.ContainerEventExited, Time: ex.finished, ExitCode: code})
 		}
 	}
 	if _, err := task.Delete(ctx); err != nil && !errdefs.IsNotFound(err) {
@@ -426,7 +437,9 @@ func containerStatusOf(c containers.Container, t *tasktypes.Process) (cri.Contai
 	case t.Status == tasktypes.Status_STOPPED:
 		st.State, st.ExitCode = cri.ContainerExited, int32(t.ExitStatus)
 		st.FinishedAt = timeOrZero(t.ExitedAt, t.ExitedAt != nil)
-		st.Reason = reasonFor(st.ExitCode, c.Labels[labelOOM] == "true")
+		// Not finalized yet: the OOM event may not have arrived; the
+		// cgroup's counter knows already.
+		st.Reason = reasonFor(st.ExitCode, c.Labels[labelOOM] == "true" || oomKilledRecord(c))
 	case t.Status == tasktypes.Status_CREATED:
 		st.State = cri.ContainerCreated
 	default:

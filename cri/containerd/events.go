@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	containerd "github.com/containerd/containerd"
 	apievents "github.com/containerd/containerd/api/events"
 	"github.com/containerd/containerd/events"
 	"github.com/containerd/typeurl/v2"
@@ -135,8 +136,7 @@ func (r *Runtime) handle(env *events.Envelope) {
 		return
 	}
 	if _, isOOM := v.(*apievents.TaskOOM); isOOM {
-		r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: kind.sandboxID, Type: cri.ContainerEventOOM, Time: env.Timestamp})
-		r.background(func(ctx context.Context) { r.markOOM(ctx, id) })
+		r.background(func(ctx context.Context) { r.markOOM(ctx, id, kind.sandboxID, env.Timestamp) })
 		return
 	}
 	r.background(func(ctx context.Context) {
@@ -168,15 +168,23 @@ func (r *Runtime) background(f func(ctx context.Context)) {
 	}()
 }
 
-func (r *Runtime) markOOM(ctx context.Context, id string) {
+// markOOM records containerd's OOM event for container id and publishes
+// it, unless the exit's recording found the OOM kill first (and published
+// it then): each OOM is published once.
+func (r *Runtime) markOOM(ctx context.Context, id, sandboxID string, at time.Time) {
 	defer r.locks.lock(id)()
 	ctr, err := r.client.LoadContainer(ctx, id)
 	if err != nil {
 		return
 	}
+	info, err := ctr.Info(ctx, containerd.WithoutRefreshedMetadata)
+	if err != nil || info.Labels[labelOOM] == "true" {
+		return
+	}
 	if _, err := ctr.SetLabels(ctx, map[string]string{labelOOM: "true"}); err != nil {
 		r.cfg.log.Warn("record OOM", "id", id, "err", err)
 	}
+	r.publish(cri.ContainerEvent{ContainerID: id, PodSandboxID: sandboxID, Type: cri.ContainerEventOOM, Time: at})
 }
 
 // kindOf returns what id is, asking containerd when it is not cached.

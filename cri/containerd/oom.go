@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	containerd "github.com/containerd/containerd"
+	"github.com/containerd/containerd/containers"
+	"github.com/containerd/typeurl/v2"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
 
 // cgroupRoot is where the cgroup hierarchies are mounted.
@@ -16,13 +19,42 @@ const cgroupRoot = "/sys/fs/cgroup"
 
 // oomKilled reports whether the kernel's OOM killer acted in the
 // container's memory cgroup (v1 memory.oom_control or v2 memory.events
-// "oom_kill" counter). The cgroup exists until the task is deleted.
+// "oom_kill" counter). The cgroup exists until the task is deleted. The
+// counter is raised before the victim dies, so it answers even when
+// containerd's OOM event arrives after the exit.
 func oomKilled(ctx context.Context, ctr containerd.Container) bool {
 	spec, err := ctr.Spec(ctx)
-	if err != nil || spec.Linux == nil || spec.Linux.CgroupsPath == "" {
+	if err != nil {
+		return false
+	}
+	return oomKilledIn(spec, ctr.ID())
+}
+
+// oomKilledRecord is oomKilled for a container record, whose spec it
+// decodes.
+func oomKilledRecord(c containers.Container) bool {
+	if c.Spec == nil {
+		return false
+	}
+	v, err := typeurl.UnmarshalAny(c.Spec)
+	if err != nil {
+		return false
+	}
+	spec, ok := v.(*specs.Spec)
+	return ok && oomKilledIn(spec, c.ID)
+}
+
+// oomKilledIn reads the OOM kill counter of the cgroup spec places
+// container id in; a spec without a cgroups path runs, as runc places it,
+// in a cgroup named after the container at the root.
+func oomKilledIn(spec *specs.Spec, id string) bool {
+	if spec == nil || spec.Linux == nil {
 		return false
 	}
 	p := spec.Linux.CgroupsPath
+	if p == "" {
+		p = id
+	}
 	for _, f := range []string{
 		filepath.Join(cgroupRoot, "memory", p, "memory.oom_control"),
 		filepath.Join(cgroupRoot, p, "memory.events"),
