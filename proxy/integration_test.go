@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,6 +28,7 @@ import (
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/endpoints"
+	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
 	"github.com/orkit/orkit/internal/controlplane"
 	"github.com/orkit/orkit/internal/testenv"
@@ -228,10 +230,15 @@ func (cl *cluster) runningPod(t *testing.T, name string) *core.Pod {
 }
 
 // exec runs a command in the pod's container and returns its output and
-// whether it exited 0.
+// whether it exited 0. A command still running after 10 s (a lookup whose
+// DNS server is not reachable yet retries with 5 s timeouts) counts as a
+// failed try, so callers polling with eventually try again.
 func (cl *cluster) exec(t *testing.T, pod *core.Pod, cmd ...string) (string, bool) {
 	id := strings.TrimPrefix(pod.Status.ContainerStatuses[0].ContainerID, "cri://")
 	res, err := cl.rt.ExecSync(context.Background(), id, cmd, 10*time.Second)
+	if errors.Is(err, cri.ErrTimeout) {
+		return err.Error(), false
+	}
 	require.NoError(t, err)
 	return string(res.Stdout) + string(res.Stderr), res.ExitCode == 0
 }
