@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
 )
 
@@ -28,6 +30,9 @@ type Config struct {
 	// Table names the proxy's nftables table (family ip); empty means
 	// TableName. Two proxies in one network namespace need two names.
 	Table string
+	// Conntrack clears stale UDP flows after each apply; nil means
+	// NetlinkConntrack{} (this network namespace).
+	Conntrack Conntrack
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -39,7 +44,8 @@ type Config struct {
 type Proxy struct {
 	cfg     Config
 	cache   *Cache
-	applied Ruleset // what the table holds; zero before the first apply
+	applied Ruleset                           // what the table holds; zero before the first apply
+	udp     map[udpTarget]map[netip.Addr]bool // UDP targets and backends as last applied
 	syncs   atomic.Int64
 	mu      sync.Mutex
 	lastErr error
@@ -66,6 +72,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Conntrack == nil {
+		cfg.Conntrack = NetlinkConntrack{}
 	}
 	return &Proxy{cfg: cfg, cache: NewCache(cfg.Client, cfg.Logger)}, nil
 }
@@ -141,18 +150,32 @@ func (p *Proxy) cleanup(ctx context.Context) error {
 }
 
 // sync renders the cache and applies the difference from what the table
-// holds (the whole ruleset after a failure or at start).
+// holds (the whole ruleset after a failure or at start), then clears the
+// UDP flows the change made stale.
 func (p *Proxy) sync(ctx context.Context) error {
 	svcs, eps := p.cache.Snapshot()
-	if p.cfg.IPTables != nil {
-		err := p.cfg.IPTables.Sync(ctx, svcs, eps)
-		p.mu.Lock()
-		p.lastErr = err
-		p.mu.Unlock()
-		if err == nil {
-			p.syncs.Add(1)
-		}
+	err := p.apply(ctx, svcs, eps)
+	p.mu.Lock()
+	p.lastErr = err
+	p.mu.Unlock()
+	if err != nil {
 		return err
+	}
+	now := udpBackends(svcs, eps)
+	if flows := staleUDP(p.udp, now); len(flows) > 0 {
+		if err := p.cfg.Conntrack.DeleteUDP(flows); err != nil {
+			p.cfg.Logger.Warn("proxy: clear stale UDP conntrack entries", "flows", len(flows), "err", err)
+		}
+	}
+	p.udp = now
+	p.syncs.Add(1)
+	return nil
+}
+
+// apply programs the backend with the rules of svcs and eps.
+func (p *Proxy) apply(ctx context.Context, svcs []*core.Service, eps []*core.Endpoints) error {
+	if p.cfg.IPTables != nil {
+		return p.cfg.IPTables.Sync(ctx, svcs, eps)
 	}
 	want := Render(svcs, eps)
 	want.Table = p.cfg.Table
@@ -162,18 +185,12 @@ func (p *Proxy) sync(ctx context.Context) error {
 	} else {
 		script = Diff(p.applied, want)
 	}
-	var err error
 	if script != "" {
-		err = p.cfg.Runner.Apply(ctx, script)
-	}
-	p.mu.Lock()
-	p.lastErr = err
-	p.mu.Unlock()
-	if err != nil {
-		p.applied = Ruleset{}
-		return err
+		if err := p.cfg.Runner.Apply(ctx, script); err != nil {
+			p.applied = Ruleset{}
+			return err
+		}
 	}
 	p.applied = want
-	p.syncs.Add(1)
 	return nil
 }

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -91,4 +92,56 @@ func TestProxyRunFollowsChanges(t *testing.T) {
 func TestProxyNewErrors(t *testing.T) {
 	_, err := proxy.New(proxy.Config{})
 	assert.ErrorIs(t, err, proxy.ErrInvalidConfig)
+}
+
+// fakeConntrack records the UDP flows the proxy clears.
+type fakeConntrack struct {
+	mu    sync.Mutex
+	flows []proxy.UDPFlow
+}
+
+func (f *fakeConntrack) DeleteUDP(flows []proxy.UDPFlow) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flows = append(f.flows, flows...)
+	return nil
+}
+
+func (f *fakeConntrack) cleared() []proxy.UDPFlow {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]proxy.UDPFlow(nil), f.flows...)
+}
+
+// TestProxyClearsStaleUDPFlows: once a UDP Service gets its first
+// endpoint, the flows clients opened to it while nothing answered are
+// cleared, after the rules that now answer are applied; a TCP Service
+// clears nothing.
+func TestProxyClearsStaleUDPFlows(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	fr, ct := &fakeRunner{}, &fakeConntrack{}
+	px, err := proxy.New(proxy.Config{Client: c, Runner: fr, Conntrack: ct, MinSyncInterval: time.Millisecond, Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- px.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+	testnode.Eventually(t, 30*time.Second, func() bool { return px.Syncs() >= 1 }, "first sync")
+
+	for _, p := range []core.Protocol{core.ProtocolUDP, core.ProtocolTCP} {
+		name := strings.ToLower(string(p))
+		ip := map[core.Protocol]string{core.ProtocolUDP: "10.96.0.53", core.ProtocolTCP: "10.96.0.54"}[p]
+		_, err = client.For[core.Service](c, "default").Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: core.ServiceSpec{ClusterIP: ip, Ports: []core.ServicePort{{Name: "dns", Port: 53, Protocol: p}}}})
+		require.NoError(t, err)
+		_, err = client.For[core.Endpoints](c, "default").Create(ctx, &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default"},
+			Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: "10.244.0.9"}}, Ports: []core.EndpointPort{{Name: "dns", Port: 5353, Protocol: p}}}}})
+		require.NoError(t, err)
+	}
+	testnode.Eventually(t, 30*time.Second, func() bool {
+		s, _ := fr.last()
+		return strings.Contains(s, "10.96.0.54") && len(ct.cleared()) > 0
+	}, "both services programmed, UDP flows cleared")
+	assert.Equal(t, []proxy.UDPFlow{{Dst: netip.MustParseAddr("10.96.0.53"), Port: 53}}, ct.cleared())
 }
