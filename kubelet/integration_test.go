@@ -139,7 +139,8 @@ func (n *realNode) cleanupPods(t testing.TB) {
 	t.Errorf("pods left after cleanup")
 }
 
-// freeSubnet picks a 10.244.X.0/24 no route serves and an unused bridge name.
+// freeSubnet picks a 10.244.X.0/24 (X in 20–99) no route serves and an unused bridge name.
+// Packages whose tests run at the same time take disjoint shares of X: minicluster 1, kubelet 20–99, cri/containerd 100–149, cni 150–199, proxy 200–249.
 func freeSubnet(t testing.TB) (netip.Prefix, string) {
 	t.Helper()
 	for range 100 {

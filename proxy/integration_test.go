@@ -93,9 +93,11 @@ func startControlPlane(t *testing.T, ctx context.Context) *client.Client {
 	return c
 }
 
+// freeSubnet picks a 10.244.X.0/24 (X in 200–249) no route serves and an unused bridge name.
+// Packages whose tests run at the same time take disjoint shares of X: minicluster 1, kubelet 20–99, cri/containerd 100–149, cni 150–199, proxy 200–249.
 func freeSubnet(t *testing.T) (netip.Prefix, string) {
 	for range 100 {
-		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(100 + rand.IntN(100)), 0}), 24)
+		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(200 + rand.IntN(50)), 0}), 24)
 		bridge := fmt.Sprintf("okp%04x", rand.IntN(1<<16))
 		if _, err := netlink.LinkByName(bridge); err == nil {
 			continue
@@ -389,8 +391,15 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		require.NoError(t, err)
 		cl.createPod(t, "web-0", map[string]string{"app": "web"}, func(p *core.Pod) { p.Spec.Hostname, p.Spec.Subdomain = "web-0", "web" })
 		web0 := cl.runningPod(t, "web-0")
+		var last string
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("last lookup: %q; rules:\n%s", last, cl.rules())
+			}
+		})
 		eventually(t, time.Minute, "service name resolves", func() bool {
 			out, ok := cl.exec(t, clientPod, "/hello", "resolve", "hello.default.svc.cluster.local")
+			last = out
 			return ok && strings.Contains(out, svc.Spec.ClusterIP)
 		})
 		out, ok := cl.exec(t, clientPod, "/hello", "resolve", "hello")

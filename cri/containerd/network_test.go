@@ -53,11 +53,12 @@ func newPodNet(t *testing.T) *podNet {
 	return pn
 }
 
-// freeSubnet picks a 10.244.X.0/24 no route serves and an unused bridge name.
+// freeSubnet picks a 10.244.X.0/24 (X in 100–149) no route serves and an unused bridge name.
+// Packages whose tests run at the same time take disjoint shares of X: minicluster 1, kubelet 20–99, cri/containerd 100–149, cni 150–199, proxy 200–249.
 func freeSubnet(t *testing.T) (netip.Prefix, string) {
 	t.Helper()
 	for range 100 {
-		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(100 + rand.IntN(150)), 0}), 24)
+		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(100 + rand.IntN(50)), 0}), 24)
 		bridge := fmt.Sprintf("okc%04x", rand.IntN(1<<16))
 		if _, err := netlink.LinkByName(bridge); err == nil {
 			continue
