@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/informer/workqueue"
 )
 
@@ -39,6 +40,9 @@ type Expectations struct {
 type expectation struct {
 	adds, dels int64
 	at         time.Time
+	// deleting holds the UIDs ExpectDeletionsOf waits for, so that each
+	// deletion is counted once however many events report it.
+	deleting map[meta.UID]bool
 }
 
 // NewExpectations returns empty expectations that expire after timeout
@@ -65,7 +69,32 @@ func (e *Expectations) ExpectCreations(key Request, n int) {
 // replacing any deletions still expected, and restarts key's timeout.
 // Expected creations are kept.
 func (e *Expectations) ExpectDeletions(key Request, n int) {
-	e.set(key, func(x *expectation) { x.dels = int64(max(n, 0)) })
+	e.set(key, func(x *expectation) { x.dels, x.deleting = int64(max(n, 0)), nil })
+}
+
+// ExpectDeletionsOf records that the dependents of key with these UIDs are
+// being deleted, replacing any deletions still expected, and restarts
+// key's timeout. Each counts once, through DeletionObservedOf, however
+// many events (a deletionTimestamp, then the delete) report it.
+func (e *Expectations) ExpectDeletionsOf(key Request, uids []meta.UID) {
+	e.set(key, func(x *expectation) {
+		x.dels, x.deleting = int64(len(uids)), make(map[meta.UID]bool, len(uids))
+		for _, u := range uids {
+			x.deleting[u] = true
+		}
+	})
+}
+
+// DeletionObservedOf counts the deletion of dependent uid of key as seen,
+// once, if ExpectDeletionsOf waits for it. Call it from the dependents'
+// handlers and when a delete fails (no event will come).
+func (e *Expectations) DeletionObservedOf(key Request, uid meta.UID) {
+	e.lower(key, func(x *expectation) {
+		if x.deleting[uid] {
+			delete(x.deleting, uid)
+			x.dels = max(x.dels-1, 0)
+		}
+	})
 }
 
 func (e *Expectations) set(key Request, f func(*expectation)) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/orkit/orkit/api/batch"
@@ -74,9 +73,6 @@ type Reconciler struct {
 	rec    record.Recorder
 	log    *slog.Logger
 	opts   Options
-
-	mu       sync.Mutex
-	deleting map[controller.Request]map[meta.UID]bool // pod UIDs whose deletion we wait for
 }
 
 var _ controller.Reconciler = (*Reconciler)(nil)
@@ -97,8 +93,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(),
-		exp: controller.NewExpectations(nil, 0), log: opts.Logger, opts: opts,
-		deleting: map[controller.Request]map[meta.UID]bool{}}
+		exp: controller.NewExpectations(nil, 0), log: opts.Logger, opts: opts}
 	if r.rec, err = newRecorder(m, opts); err != nil {
 		return nil, nil, err
 	}
@@ -107,7 +102,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	controller.WatchObjects(c, jobInf)
-	controller.Watch(c, observingSource{inf: podInf, r: r}, r.podRequests)
+	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, ownerKey), r.podRequests)
 	return c, r, nil
 }
 
@@ -282,7 +277,4 @@ func finishTime(j *batch.Job) time.Time {
 
 func (r *Reconciler) forget(req controller.Request) {
 	r.exp.Forget(req)
-	r.mu.Lock()
-	delete(r.deleting, req)
-	r.mu.Unlock()
 }

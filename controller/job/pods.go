@@ -15,7 +15,6 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
-	"github.com/orkit/orkit/informer"
 )
 
 // jobRef returns pod's controller reference when it names a batch Job.
@@ -212,14 +211,11 @@ func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *
 	if len(victims) == 0 {
 		return nil
 	}
-	r.mu.Lock()
-	uids := map[meta.UID]bool{}
-	r.deleting[key] = uids
-	for _, p := range victims {
-		uids[p.UID] = true
+	uids := make([]meta.UID, len(victims))
+	for i, p := range victims {
+		uids[i] = p.UID
 	}
-	r.mu.Unlock()
-	r.exp.ExpectDeletions(key, len(victims))
+	r.exp.ExpectDeletionsOf(key, uids)
 	var wg sync.WaitGroup
 	errs := make([]error, len(victims))
 	for i, p := range victims {
@@ -231,9 +227,9 @@ func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *
 			case err == nil:
 				r.event(j, core.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: "+p.Name)
 			case apierrors.IsNotFound(err):
-				r.deletionObserved(p)
+				r.exp.DeletionObservedOf(key, p.UID) // no event will come
 			default:
-				r.deletionObserved(p)
+				r.exp.DeletionObservedOf(key, p.UID) // no event will come
 				r.event(j, core.EventTypeWarning, ReasonFailedDelete, "Error deleting: "+err.Error())
 				errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 			}
@@ -248,70 +244,11 @@ func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *
 	return nil
 }
 
-// observingSource wraps the pod informer so that expectations are
-// lowered before the controller's handler enqueues the Job.
-type observingSource struct {
-	inf *informer.Informer[*core.Pod]
-	r   *Reconciler
-}
-
-// AddEventHandler registers h behind the expectations observer.
-func (s observingSource) AddEventHandler(h informer.Handler[*core.Pod], opts ...informer.HandlerOption) *informer.Registration {
-	return s.inf.AddEventHandler(observer{h: h, r: s.r}, opts...)
-}
-
-type observer struct {
-	h informer.Handler[*core.Pod]
-	r *Reconciler
-}
-
+// ownerKey is the Job that controls pod, for the expectations.
 func ownerKey(pod *core.Pod) (controller.Request, bool) {
 	ref := jobRef(pod)
 	if ref == nil {
 		return controller.Request{}, false
 	}
 	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
-}
-
-// OnAdd counts a creation (not for the initial list), then hands on.
-func (o observer) OnAdd(pod *core.Pod, initial bool) {
-	if key, ok := ownerKey(pod); ok && !initial {
-		o.r.exp.CreationObserved(key)
-	}
-	if pod.DeletionTimestamp != nil {
-		o.r.deletionObserved(pod)
-	}
-	o.h.OnAdd(pod, initial)
-}
-
-// OnUpdate counts a deletion once the pod has a deletionTimestamp.
-func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
-	if newPod.DeletionTimestamp != nil {
-		o.r.deletionObserved(newPod)
-	}
-	o.h.OnUpdate(oldPod, newPod)
-}
-
-// OnDelete counts a deletion.
-func (o observer) OnDelete(obj any) {
-	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok {
-		o.r.deletionObserved(pod)
-	}
-	o.h.OnDelete(obj)
-}
-
-// deletionObserved counts pod's deletion once, if its Job waits for it.
-func (r *Reconciler) deletionObserved(pod *core.Pod) {
-	key, ok := ownerKey(pod)
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	uids := r.deleting[key]
-	found := uids[pod.UID]
-	delete(uids, pod.UID)
-	r.mu.Unlock()
-	if found {
-		r.exp.DeletionObserved(key)
-	}
 }

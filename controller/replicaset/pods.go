@@ -12,7 +12,6 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
-	"github.com/orkit/orkit/informer"
 )
 
 func controllerRef(pod *core.Pod) *meta.OwnerReference {
@@ -31,74 +30,13 @@ func OwnerReference(rs *apps.ReplicaSet) meta.OwnerReference {
 		Controller: &yes, BlockOwnerDeletion: &yes}
 }
 
-// observingSource wraps the pod informer so that expectations are
-// lowered before the controller's own handler enqueues the owner: the
-// reconcile that follows sees them satisfied.
-type observingSource struct {
-	inf *informer.Informer[*core.Pod]
-	r   *Reconciler
-}
-
-// AddEventHandler registers h behind the expectations observer.
-func (s observingSource) AddEventHandler(h informer.Handler[*core.Pod], opts ...informer.HandlerOption) *informer.Registration {
-	return s.inf.AddEventHandler(observer{h: h, r: s.r}, opts...)
-}
-
-type observer struct {
-	h informer.Handler[*core.Pod]
-	r *Reconciler
-}
-
+// ownerKey is the ReplicaSet that controls pod, for the expectations.
 func ownerKey(pod *core.Pod) (controller.Request, bool) {
 	ref := controllerRef(pod)
 	if ref == nil || ref.Kind != "ReplicaSet" {
 		return controller.Request{}, false
 	}
 	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
-}
-
-// OnAdd counts a creation (not for the initial list) and, for a pod
-// already being deleted, a deletion, then hands the pod on.
-func (o observer) OnAdd(pod *core.Pod, initial bool) {
-	if key, ok := ownerKey(pod); ok && !initial {
-		o.r.exp.CreationObserved(key)
-	}
-	if pod.DeletionTimestamp != nil {
-		o.r.deletionObserved(pod)
-	}
-	o.h.OnAdd(pod, initial)
-}
-
-// OnUpdate counts a deletion once the pod has a deletionTimestamp.
-func (o observer) OnUpdate(oldPod, newPod *core.Pod) {
-	if newPod.DeletionTimestamp != nil {
-		o.r.deletionObserved(newPod)
-	}
-	o.h.OnUpdate(oldPod, newPod)
-}
-
-// OnDelete counts a deletion (once per UID, see deletionObserved).
-func (o observer) OnDelete(obj any) {
-	if pod, ok := informer.ObjectOf[*core.Pod](obj); ok {
-		o.r.deletionObserved(pod)
-	}
-	o.h.OnDelete(obj)
-}
-
-// deletionObserved counts pod's deletion once, if its owner waits for it.
-func (r *Reconciler) deletionObserved(pod *core.Pod) {
-	key, ok := ownerKey(pod)
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	uids := r.deleting[key]
-	found := uids[string(pod.UID)]
-	delete(uids, string(pod.UID))
-	r.mu.Unlock()
-	if found {
-		r.exp.DeletionObserved(key)
-	}
 }
 
 // claimPods returns rs's active pods: those it controls and its selector
@@ -214,14 +152,11 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 
 // deletePods deletes victims at once, waiting for each deletion's event.
 func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
-	r.mu.Lock()
-	uids := map[string]bool{} // ExpectDeletions replaces what was expected
-	r.deleting[key] = uids
-	for _, p := range victims {
-		uids[string(p.UID)] = true
+	uids := make([]meta.UID, len(victims))
+	for i, p := range victims {
+		uids[i] = p.UID
 	}
-	r.mu.Unlock()
-	r.exp.ExpectDeletions(key, len(victims))
+	r.exp.ExpectDeletionsOf(key, uids)
 	var wg sync.WaitGroup
 	errs := make([]error, len(victims))
 	for i, p := range victims {
@@ -230,7 +165,7 @@ func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, rs 
 			defer wg.Done()
 			err := client.For[core.Pod](r.client, p.Namespace).Delete(ctx, p.Name, nil)
 			if err != nil {
-				r.deletionObserved(p) // no event will come
+				r.exp.DeletionObservedOf(key, p.UID) // no event will come
 				if !apierrors.IsNotFound(err) {
 					errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 					r.recordDeleted(rs, p, err)

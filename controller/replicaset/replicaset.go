@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/orkit/orkit/api/apps"
@@ -48,9 +47,6 @@ type Reconciler struct {
 	rec    record.Recorder
 	log    *slog.Logger
 	now    func() time.Time
-
-	mu       sync.Mutex
-	deleting map[controller.Request]map[string]bool // pod UIDs whose deletion we wait for
 }
 
 var _ controller.Reconciler = (*Reconciler)(nil)
@@ -80,8 +76,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), rss: rsInf.Lister(), pods: podInf.Lister(),
-		exp: controller.NewExpectations(nil, 0), burst: opts.Burst, log: opts.Logger, now: time.Now,
-		deleting: map[controller.Request]map[string]bool{}}
+		exp: controller.NewExpectations(nil, 0), burst: opts.Burst, log: opts.Logger, now: time.Now}
 	if r.rec, err = newRecorder(m, opts); err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +85,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	controller.WatchObjects(c, rsInf)
-	controller.Watch(c, observingSource{inf: podInf, r: r}, r.podRequests)
+	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, ownerKey), r.podRequests)
 	return c, r, nil
 }
 
@@ -122,9 +117,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	rs, err := r.rss.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		r.exp.Forget(req)
-		r.mu.Lock()
-		delete(r.deleting, req)
-		r.mu.Unlock()
 		return controller.Result{}, nil
 	}
 	if err != nil {

@@ -43,7 +43,7 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 	require.NoError(t, err)
 	podIx := informer.NewIndexer[*core.Pod](informer.Indexers[*core.Pod]{informer.NamespaceIndex: informer.IndexByNamespace[*core.Pod]})
 	r := &Reconciler{client: c, rss: informer.NewLister(rsIx), pods: informer.NewLister(podIx), exp: controller.NewExpectations(nil, 0),
-		burst: DefaultBurst, log: testnode.QuietLogger(), now: time.Now, deleting: map[controller.Request]map[string]bool{}}
+		burst: DefaultBurst, log: testnode.QuietLogger(), now: time.Now}
 	req := controller.Request{Namespace: "default", Name: "web"}
 	listPods := func() []core.Pod {
 		l, err := client.For[core.Pod](c, "default").List(ctx, client.ListOptions{})
@@ -67,7 +67,9 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 	assert.Equal(t, 5, created)
 
 	// The informer catches up.
-	obs := observer{h: nopHandler{}, r: r}
+	src := &captureSource{}
+	controller.ObserveExpectations[*core.Pod](src, r.exp, ownerKey).AddEventHandler(nopHandler{})
+	obs := src.h
 	for _, p := range listPods() {
 		_, _, err := podIx.Put(&p)
 		require.NoError(t, err)
@@ -77,4 +79,12 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	assert.Len(t, listPods(), 5, "nothing more once the cache is right")
+}
+
+// captureSource is a Source that keeps the handler registered on it.
+type captureSource struct{ h informer.Handler[*core.Pod] }
+
+func (s *captureSource) AddEventHandler(h informer.Handler[*core.Pod], _ ...informer.HandlerOption) *informer.Registration {
+	s.h = h
+	return nil
 }
