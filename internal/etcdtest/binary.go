@@ -20,8 +20,8 @@ const Version = "3.7.3"
 var ErrNoBinary = errors.New("etcd server binary not found")
 
 // Binary returns the path of the etcd server binary: $ETCD_BIN if set,
-// else the first of PATH's etcd, /usr/local/bin/etcd and $GOPATH/bin/etcd
-// (where scripts/setup.sh puts it) that reports Version. The error wraps
+// else the first of PATH's etcd, $GOBIN/etcd, /usr/local/bin/etcd and
+// $GOPATH/bin/etcd (where scripts/setup.sh puts it) that reports Version. The error wraps
 // ErrNoBinary and says where it looked and how to build one.
 func Binary() (string, error) {
 	if p := os.Getenv("ETCD_BIN"); p != "" {
@@ -33,6 +33,9 @@ func Binary() (string, error) {
 	var candidates []string
 	if p, err := exec.LookPath("etcd"); err == nil {
 		candidates = append(candidates, p)
+	}
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		candidates = append(candidates, filepath.Join(gobin, "etcd"))
 	}
 	candidates = append(candidates, "/usr/local/bin/etcd", filepath.Join(gopath(), "bin", "etcd"))
 	var problems []string
