@@ -34,8 +34,8 @@ type Config struct {
 	// store key "/registry/pods/ns/p" is the etcd key
 	// "/tenant-a/registry/pods/ns/p". It is "" (keys as they are; orkit's
 	// keys already start with "/registry/") or a valid store key (starting
-	// with "/", no trailing "/"). Every Store sharing data must use the
-	// same Prefix.
+	// with "/", no trailing "/", at most store.MaxKeySize bytes). Every
+	// Store sharing data must use the same Prefix.
 	Prefix string
 	// WatchBuffer is how many undelivered live events a watcher may hold
 	// before it is ended with store.ErrWatcherTooSlow (history replayed
@@ -62,9 +62,6 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("prefix: %v: %w", err, ErrInvalidConfig)
 		}
 	}
-	if len(c.Prefix)+store.MaxKeySize > maxEtcdKey {
-		return c, fmt.Errorf("prefix is %d bytes, at most %d: %w", len(c.Prefix), maxEtcdKey-store.MaxKeySize, ErrInvalidConfig)
-	}
 	c.Endpoints = append([]string(nil), c.Endpoints...)
 	if c.DialTimeout <= 0 {
 		c.DialTimeout = 5 * time.Second
@@ -77,7 +74,3 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
-
-// maxEtcdKey bounds Prefix plus the longest store key, so every request
-// stays far inside etcd's request limit.
-const maxEtcdKey = 4 * store.MaxKeySize

@@ -32,6 +32,13 @@ func connect(t testing.TB, endpoints []string, cfg etcd.Config) *etcd.Store {
 	return s
 }
 
+// testCtx is a context that ends with the test or after d.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, open)
 }
