@@ -2,6 +2,7 @@ package etcdtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,10 +29,25 @@ const startTimeout = 2 * time.Minute
 // safe for concurrent use; it lives until Stop (Start registers that with
 // t.Cleanup).
 type Cluster struct {
-	bin     string
-	dir     string
-	members []*Member
-	stopped sync.Once
+	bin       string
+	dir       string
+	clientTLS *tls.Config // nil: plain client URLs
+	members   []*Member
+	stopped   sync.Once
+}
+
+// Options shapes a cluster. The zero value is one plain member.
+type Options struct {
+	// Members is the number of members; zero means 1.
+	Members int
+	// TLS serves the client URLs (https://) with certificates of a CA made
+	// for the cluster and requires client certificates from it
+	// (--client-cert-auth); ClientTLS gives a client what it needs. Peers
+	// talk plain HTTP.
+	TLS bool
+	// Args are extra flags for every member (a later flag overrides an
+	// earlier one).
+	Args []string
 }
 
 // Start starts a cluster of n members for the test and stops it at the
@@ -40,10 +56,16 @@ type Cluster struct {
 // extra flags for every member (a later flag overrides an earlier one).
 func Start(t testing.TB, n int, args ...string) *Cluster {
 	t.Helper()
+	return StartWith(t, Options{Members: n, Args: args})
+}
+
+// StartWith is Start with Options.
+func StartWith(t testing.TB, opts Options) *Cluster {
+	t.Helper()
 	bin := Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	c, err := StartCluster(ctx, bin, t.TempDir(), n, args...)
+	c, err := StartCluster(ctx, bin, t.TempDir(), opts)
 	if err != nil {
 		t.Fatalf("start etcd cluster: %v", err)
 	}
@@ -51,19 +73,22 @@ func Start(t testing.TB, n int, args ...string) *Cluster {
 	return c
 }
 
-// StartCluster starts n members of bin with data under dir (which must
-// exist) and waits until all are healthy. The caller owns the cluster and
-// must Stop it. Ports are picked free on 127.0.0.1; when another process
-// takes one before etcd binds it, the cluster is started again on new
-// ports (up to three times).
-func StartCluster(ctx context.Context, bin, dir string, n int, args ...string) (*Cluster, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("etcd cluster of %d members: need at least one", n)
+// StartCluster starts the members of bin that opts describes, with data
+// under dir (which must exist), and waits until all are healthy. The
+// caller owns the cluster and must Stop it. Ports are picked free on
+// 127.0.0.1; when another process takes one before etcd binds it, the
+// cluster is started again on new ports (up to three times).
+func StartCluster(ctx context.Context, bin, dir string, opts Options) (*Cluster, error) {
+	if opts.Members == 0 {
+		opts.Members = 1
+	}
+	if opts.Members < 1 {
+		return nil, fmt.Errorf("etcd cluster of %d members: need at least one", opts.Members)
 	}
 	var err error
 	for attempt := range 3 {
 		c := &Cluster{bin: bin, dir: filepath.Join(dir, fmt.Sprintf("try%d", attempt))}
-		if err = c.start(ctx, n, args); err == nil {
+		if err = c.start(ctx, opts); err == nil {
 			return c, nil
 		}
 		c.Stop()
@@ -75,16 +100,25 @@ func StartCluster(ctx context.Context, bin, dir string, n int, args ...string) (
 }
 
 // start lays out and starts the members, then waits for them.
-func (c *Cluster) start(ctx context.Context, n int, args []string) error {
+func (c *Cluster) start(ctx context.Context, opts Options) error {
+	n := opts.Members
 	ports, err := freePorts(2 * n)
 	if err != nil {
 		return err
+	}
+	scheme, args := "http", opts.Args
+	if opts.TLS {
+		tlsArgs, err := c.makeCerts()
+		if err != nil {
+			return err
+		}
+		scheme, args = "https", append(tlsArgs, args...)
 	}
 	var initial []string
 	for i := range n {
 		m := &Member{
 			Name:      fmt.Sprintf("m%d", i),
-			ClientURL: fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]),
+			ClientURL: fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[2*i]),
 			PeerURL:   fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]),
 			cluster:   c,
 		}
@@ -155,9 +189,20 @@ func (c *Cluster) Stop() {
 	})
 }
 
+// ClientTLS returns the TLS configuration a client of a TLS cluster needs
+// (the cluster CA and a client certificate), nil for a plain cluster.
+// Callers may modify the copy they get.
+func (c *Cluster) ClientTLS() *tls.Config {
+	if c.clientTLS == nil {
+		return nil
+	}
+	return c.clientTLS.Clone()
+}
+
 // client returns a client for the given endpoints; the caller closes it.
-func client(endpoints ...string) (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+func (c *Cluster) client(endpoints ...string) (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{Endpoints: endpoints, TLS: c.ClientTLS(),
+		DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 }
 
 // Leader returns the index of the member that is the raft leader, as the

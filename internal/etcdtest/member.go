@@ -153,7 +153,8 @@ func (m *Member) waitHealthy(ctx context.Context) error {
 	m.mu.Lock()
 	done := m.done
 	m.mu.Unlock()
-	hc := &http.Client{Timeout: 2 * time.Second}
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: m.cluster.ClientTLS()}}
+	defer hc.CloseIdleConnections()
 	for {
 		if healthy(ctx, hc, m.ClientURL+"/health") {
 			st, err := m.Status(ctx)
@@ -213,7 +214,7 @@ func (m *Member) logTail() string {
 // Status asks this member (only) for its status: its own revision
 // (Header.Revision), raft indexes and the leader it follows.
 func (m *Member) Status(ctx context.Context) (*clientv3.StatusResponse, error) {
-	cli, err := client(m.ClientURL)
+	cli, err := m.cluster.client(m.ClientURL)
 	if err != nil {
 		return nil, err
 	}

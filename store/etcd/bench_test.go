@@ -55,7 +55,8 @@ func benchStore(b *testing.B, members int) (*etcd.Store, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		var err error
-		c, err = etcdtest.StartCluster(ctx, bin, fmt.Sprintf("%s/m%d", benchClusters.dir, members), members)
+		c, err = etcdtest.StartCluster(ctx, bin, fmt.Sprintf("%s/m%d", benchClusters.dir, members),
+			etcdtest.Options{Members: members})
 		require.NoError(b, err)
 		benchClusters.by[members] = c
 	}

@@ -185,3 +185,32 @@ func TestPrefixes(t *testing.T) {
 	require.Len(t, raw.Kvs, 1)
 	assert.Equal(t, rb+1, raw.Kvs[0].ModRevision, "store revisions are etcd's minus one")
 }
+
+// TestTLS connects to a cluster that serves TLS and requires client
+// certificates: with the cluster's CA and a client certificate the store
+// works; without them New fails.
+func TestTLS(t *testing.T) {
+	c := etcdtest.StartWith(t, etcdtest.Options{Members: 3, TLS: true})
+	ctx := testCtx(t, time.Minute)
+	s := connect(t, c.Endpoints(), etcd.Config{TLS: c.ClientTLS()})
+	first, err := s.Create(ctx, "/tls/a", []byte("v"))
+	require.NoError(t, err)
+	second, err := s.Create(ctx, "/tls/b", []byte("v"))
+	require.NoError(t, err)
+	ch, err := s.Watch(ctx, "/tls/", first)
+	require.NoError(t, err)
+	assert.Equal(t, second, next(t, ch).Revision)
+
+	noCert := c.ClientTLS()
+	noCert.Certificates = nil
+	for name, cfg := range map[string]etcd.Config{
+		"no client certificate": {TLS: noCert},
+		"unknown CA":            {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.Endpoints, cfg.DialTimeout = c.Endpoints(), time.Second
+			_, err := etcd.New(ctx, cfg)
+			require.Error(t, err)
+		})
+	}
+}
