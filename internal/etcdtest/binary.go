@@ -26,7 +26,7 @@ var ErrNoBinary = errors.New("etcd server binary not found")
 func Binary() (string, error) {
 	if p := os.Getenv("ETCD_BIN"); p != "" {
 		if err := checkVersion(p); err != nil {
-			return "", fmt.Errorf("$ETCD_BIN: %w", err)
+			return "", fmt.Errorf("%w: $ETCD_BIN %v", ErrNoBinary, err)
 		}
 		return p, nil
 	}
@@ -58,15 +58,15 @@ func gopath() string {
 // checkVersion runs p --version and checks it reports Version.
 func checkVersion(p string) error {
 	if _, err := os.Stat(p); err != nil {
-		return fmt.Errorf("%s: %w", p, ErrNoBinary)
+		return fmt.Errorf("%s: missing", p)
 	}
 	out, err := exec.Command(p, "--version").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s --version: %v: %w", p, err, ErrNoBinary)
+		return fmt.Errorf("%s --version: %v", p, err)
 	}
 	first, _, _ := bytes.Cut(out, []byte("\n"))
 	if string(first) != "etcd Version: "+Version {
-		return fmt.Errorf("%s is %q, not %s: %w", p, first, Version, ErrNoBinary)
+		return fmt.Errorf("%s is %q, not %s", p, first, Version)
 	}
 	return nil
 }
