@@ -41,6 +41,14 @@ type Config struct {
 	// before it is ended with store.ErrWatcherTooSlow (history replayed
 	// for a watch from a past revision does not count). Zero means 1024.
 	WatchBuffer int
+	// ProgressInterval is how often the Store, while it has watches, asks
+	// etcd for their progress (RequestProgress), so a watch whose prefix
+	// sees no writes still learns how far the cluster's revision has moved
+	// (store.EventProgress) within about this time; etcd answers only when
+	// all the Store's watches are caught up. Zero means 100ms, as
+	// store/bbolt; negative leaves only etcd's own notifications (every
+	// --watch-progress-notify-interval, 10 minutes by default).
+	ProgressInterval time.Duration
 	// Logger receives operational messages (watches resumed on another
 	// member, watchers dropped). Nil discards them.
 	Logger *slog.Logger
@@ -68,6 +76,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.WatchBuffer <= 0 {
 		c.WatchBuffer = 1024
+	}
+	if c.ProgressInterval == 0 {
+		c.ProgressInterval = 100 * time.Millisecond
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -384,3 +384,32 @@ func TestRequestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodicProgress: with the default Config.ProgressInterval a watch
+// whose prefix sees no writes is told of the cluster's revision without
+// anyone asking; with progress disabled it is not (within a few
+// intervals).
+func TestPeriodicProgress(t *testing.T) {
+	c := etcdtest.Start(t, 3)
+	s := connect(t, c.Endpoints(), etcd.Config{})
+	quiet := connect(t, c.Endpoints(), etcd.Config{ProgressInterval: -1})
+	ctx := testCtx(t, time.Minute)
+	ch, err := s.Watch(ctx, "/mine/", 0)
+	require.NoError(t, err)
+	qch, err := quiet.Watch(ctx, "/mine/", 0)
+	require.NoError(t, err)
+	rev, err := s.Create(ctx, "/other/k", nil)
+	require.NoError(t, err)
+	select {
+	case ev := <-ch:
+		require.Equal(t, store.EventProgress, ev.Type)
+		require.Equal(t, rev, ev.Revision)
+	case <-ctx.Done():
+		require.FailNow(t, "no progress event")
+	}
+	select {
+	case ev := <-qch:
+		require.FailNow(t, "progress without ProgressInterval", "event %+v", ev)
+	case <-time.After(500 * time.Millisecond): // five default intervals
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -33,7 +34,8 @@ type Store struct {
 	end      context.CancelFunc
 	mu       sync.Mutex
 	closed   bool
-	watchers sync.WaitGroup
+	watchers sync.WaitGroup // watch goroutines and the progress loop
+	watching atomic.Int64   // open watches
 }
 
 var _ store.Interface = (*Store)(nil)
@@ -69,7 +71,32 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		_ = cli.Close()
 		return nil, fmt.Errorf("etcd at %v: %w", cfg.Endpoints, err)
 	}
+	if cfg.ProgressInterval > 0 {
+		s.watchers.Add(1)
+		go s.progressLoop()
+	}
 	return s, nil
+}
+
+// progressLoop is the Store's goroutine that asks etcd for watch progress
+// every Config.ProgressInterval while watches are open; it ends with Close.
+func (s *Store) progressLoop() {
+	defer s.watchers.Done()
+	t := time.NewTicker(s.cfg.ProgressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.life.Done():
+			return
+		case <-t.C:
+		}
+		if s.watching.Load() == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(s.life), s.cfg.ProgressInterval)
+		_ = s.cli.RequestProgress(ctx) // best effort: the next tick asks again
+		cancel()
+	}
 }
 
 // Close releases the client; pending watches end (with a final

@@ -20,7 +20,7 @@ const outBuffer = 16
 // watch fails or loses its leader, the watch resumes on another member
 // from the last revision delivered, unnoticed by the consumer; if that
 // revision has been compacted meanwhile, the watch ends with ErrTooOld.
-// etcd's progress notifications (and RequestProgress) arrive as
+// Progress (see Config.ProgressInterval and RequestProgress) arrives as
 // store.EventProgress.
 //
 // Errors: store.ErrInvalidKey for a bad prefix, ctx's error, store.ErrClosed
@@ -69,6 +69,7 @@ func (s *Store) Watch(ctx context.Context, prefix string, rev int64) (<-chan sto
 		return nil, store.ErrClosed
 	}
 	s.watchers.Add(1)
+	s.watching.Add(1)
 	s.mu.Unlock()
 	go w.run()
 	return w.out, nil

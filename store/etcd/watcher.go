@@ -52,6 +52,7 @@ func (e resumeError) Error() string { return "etcd watch interrupted: " + e.caus
 // run is the watch goroutine.
 func (w *watcher) run() {
 	defer w.s.watchers.Done()
+	defer w.s.watching.Add(-1)
 	defer close(w.out)
 	ctx, cancel := context.WithCancel(w.consumer)
 	defer cancel()
