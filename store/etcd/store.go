@@ -13,8 +13,6 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/orkit/orkit/store"
 )
@@ -228,7 +226,7 @@ func (s *Store) fail(op string, err error) error {
 		return fmt.Errorf("%s: %w (etcd: %w)", op, store.ErrTooOld, err)
 	case errors.Is(err, rpctypes.ErrFutureRev):
 		return fmt.Errorf("%s: %w (etcd: %w)", op, store.ErrFutureRevision, err)
-	case errors.Is(err, rpctypes.ErrRequestTooLarge), status.Code(err) == codes.ResourceExhausted:
+	case errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return fmt.Errorf("%s: %w: etcd refused the request as too large (run etcd with --max-request-bytes of at least %d): %w",
 			op, store.ErrTooLarge, MinMaxRequestBytes, err)
 	}
