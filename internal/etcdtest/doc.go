@@ -14,5 +14,7 @@
 // tests do not link the containerd client).
 //
 // Members run with --max-request-bytes raised to MaxRequestBytes so a value
-// of store.MaxValueSize fits in one request, as store/etcd requires.
+// of store.MaxValueSize fits in one request, as store/etcd requires, and
+// with a 2 s election timeout (etcd's default is 1 s) so CPU starvation on
+// a loaded machine does not cause spurious leader changes.
 package etcdtest

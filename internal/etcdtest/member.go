@@ -55,6 +55,11 @@ func (m *Member) baseArgs(initial, token string) []string {
 		"--initial-cluster-state", "new",
 		"--initial-cluster-token", token,
 		"--max-request-bytes", strconv.Itoa(MaxRequestBytes),
+		// Twice etcd's default election timeout: a member starved of CPU
+		// on a loaded test machine should not depose a healthy leader
+		// (writes in flight then fail with "leader changed").
+		"--heartbeat-interval", "100",
+		"--election-timeout", "2000",
 		"--log-level", "warn",
 	}
 }
