@@ -34,6 +34,35 @@ if ! command -v go >/dev/null; then
 	say "go is not on PATH (expected /usr/local/go/bin/go)"
 	exit 1
 fi
+# etcd: the server binary store/etcd's tests (internal/etcdtest) and
+# multi-server clusters run, built from etcd's own Go module (its go.mod has
+# replace directives, so `go install ...@version` refuses it: build it from a
+# throw-away module instead). Installed into $GOBIN if set, else
+# /usr/local/bin as root, else $(go env GOPATH)/bin; skipped when that binary
+# already reports the pinned version.
+etcd_version=v3.7.3
+etcd_dir=${GOBIN:-}
+if [[ -z $etcd_dir ]]; then
+	if [[ $(id -u) -eq 0 ]]; then etcd_dir=/usr/local/bin; else etcd_dir="$(go env GOPATH)/bin"; fi
+fi
+if [[ -x $etcd_dir/etcd ]] && [[ $("$etcd_dir/etcd" --version 2>/dev/null | head -n1) == "etcd Version: ${etcd_version#v}" ]]; then
+	say "etcd ${etcd_version} present: $etcd_dir/etcd"
+else
+	say "building etcd ${etcd_version} from go.etcd.io/etcd/server/v3 into $etcd_dir/etcd (a few minutes)"
+	etcd_tmp=$(mktemp -d)
+	(
+		cd "$etcd_tmp"
+		export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+		go mod init orkit.local/etcd-build >/dev/null 2>&1
+		go get "go.etcd.io/etcd/server/v3@${etcd_version}" >get.log 2>&1 || { cat get.log; exit 1; }
+		mkdir -p "$etcd_dir"
+		CGO_ENABLED=0 go build -trimpath -o "$etcd_dir/etcd.new" go.etcd.io/etcd/server/v3
+		mv "$etcd_dir/etcd.new" "$etcd_dir/etcd"
+	)
+	rm -rf "$etcd_tmp"
+	say "$("$etcd_dir/etcd" --version | head -n1)"
+fi
+
 say "go mod download"
 go mod download
 say "done"

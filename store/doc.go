@@ -4,6 +4,7 @@
 // paginated lists, and watches that replay history from any revision not yet
 // compacted.
 //
-// Interface is the contract; store/bbolt is the default embedded backend and
-// store/storetest is the conformance suite every backend passes.
+// Interface is the contract; store/bbolt is the default embedded backend,
+// store/etcd the distributed one on an etcd v3 cluster, and store/storetest
+// is the conformance suite every backend passes.
 package store
