@@ -10,12 +10,11 @@
 //
 // How the contract maps onto etcd:
 //
-//   - Revisions are etcd's revisions, shifted by one: etcd counts its empty
-//     keyspace as revision 1, the store contract (like store/bbolt) as 0, so
-//     a Store reports etcd's revision minus one and the first write is
-//     revision 1 on both backends (an object's resourceVersion N is etcd
-//     mod_revision N+1). The shift is fixed, so every Store on a cluster
-//     agrees: resourceVersions are global and monotonic across API servers.
+//   - Revisions are etcd's revisions: an object's resourceVersion is its
+//     etcd mod_revision, as in Kubernetes, so every Store on a cluster
+//     agrees and resourceVersions are global and monotonic across API
+//     servers. (etcd's empty keyspace is revision 1, so the first write is
+//     revision 2.)
 //   - Create, Update and Delete are single etcd transactions comparing the
 //     key's CreateRevision (0: absent) and ModRevision; a failed compare
 //     reads the key in its Else branch to tell store.ErrNotFound from

@@ -239,14 +239,12 @@ func (s *Store) fail(op string, err error) error {
 // etcd's default, 1.5 MiB, is just too small; 2 MiB is a round choice.
 const MinMaxRequestBytes = store.MaxValueSize + 16<<10
 
-// Revisions. etcd numbers its empty keyspace revision 1 and gives the first
-// write revision 2; the store contract (and store/bbolt) count the empty
-// store as revision 0 and its first write as 1. A Store reports etcd's
-// revision minus revShift everywhere (KV revisions, events, lists,
-// continue tokens) and adds it back on the way in. The shift is fixed, so
-// every Store on a cluster reports the same revisions: global and
-// monotonic, one per write.
-const revShift = 1
+// Revisions. Store revisions are etcd's own (an object's resourceVersion
+// is its etcd mod_revision, as in Kubernetes). etcd numbers its empty
+// keyspace revision 1, so the first write is revision 2, where store/bbolt
+// starts at 1; the store contract does not fix where revisions start.
+// revShift is kept as the one place that maps between the two numberings.
+const revShift = 0
 
 // toStore maps an etcd revision to a store revision; 0 (none) stays 0.
 func toStore(rev int64) int64 {
