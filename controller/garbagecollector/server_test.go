@@ -19,7 +19,7 @@ import (
 	"github.com/orkit/orkit/apiserver/authn"
 	"github.com/orkit/orkit/apiserver/authz"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
 

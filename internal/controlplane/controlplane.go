@@ -15,7 +15,7 @@ import (
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
 

@@ -1,7 +1,3 @@
-// Package pki makes the cluster's certificates: a CA, serving certificates
-// for the API server and kubelets, and client certificates whose CN is the
-// user and whose O entries are the groups (how the x509 authenticator reads
-// them). Keys are ECDSA P-256; files are PEM.
 package pki
 
 import (
@@ -14,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"net"
 	"os"
@@ -22,21 +19,21 @@ import (
 )
 
 // CA is a certificate authority that signs the cluster's certificates.
+// It holds its key in memory and no other resource; its fields must not
+// change after it is made. Safe for concurrent use.
 type CA struct {
+	// Cert is the CA certificate.
 	Cert *x509.Certificate
-	Key  crypto.Signer
+	// Key signs what the CA issues.
+	Key crypto.Signer
 	// CertPEM is Cert encoded, as written to ca.crt.
 	CertPEM []byte
 }
 
-// KeyPair is an issued certificate and its key, PEM-encoded.
-type KeyPair struct {
-	CertPEM, KeyPEM []byte
-}
-
 const validity = 10 * 365 * 24 * time.Hour
 
-// NewCA creates a self-signed CA named cn.
+// NewCA creates a self-signed CA named cn, valid for ten years. It is
+// only in memory until Save.
 func NewCA(cn string) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -73,43 +70,55 @@ func LoadCA(certFile, keyFile string) (*CA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read CA key: %w", err)
 	}
+	ca, err := ParseCA(certPEM, keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("CA %s, %s: %w", certFile, keyFile, err)
+	}
+	return ca, nil
+}
+
+// ParseCA makes a CA of a PEM certificate and its PEM private key. It
+// fails with ErrMalformed when either does not parse and ErrKeyMismatch
+// when the key is not the certificate's.
+func ParseCA(certPEM, keyPEM []byte) (*CA, error) {
 	cb, _ := pem.Decode(certPEM)
 	if cb == nil || cb.Type != "CERTIFICATE" {
-		return nil, fmt.Errorf("%s: no PEM certificate", certFile)
+		return nil, fmt.Errorf("no PEM certificate: %w", ErrMalformed)
 	}
 	cert, err := x509.ParseCertificate(cb.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", certFile, err)
+		return nil, fmt.Errorf("certificate: %w: %w", ErrMalformed, err)
 	}
 	key, err := ParsePrivateKey(keyPEM)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", keyFile, err)
+		return nil, err
+	}
+	if pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool }); !ok || !pub.Equal(cert.PublicKey) {
+		return nil, ErrKeyMismatch
 	}
 	return &CA{Cert: cert, Key: key, CertPEM: certPEM}, nil
 }
 
-// ParsePrivateKey decodes a PEM private key in PKCS#8, SEC 1 or PKCS#1 form.
-func ParsePrivateKey(keyPEM []byte) (crypto.Signer, error) {
-	kb, _ := pem.Decode(keyPEM)
-	if kb == nil {
-		return nil, errors.New("no PEM private key")
+// LoadOrCreateCA reads dir/ca.crt and dir/ca.key, or, when there is no
+// dir/ca.crt yet, creates a CA named cn and saves it there (the key mode
+// 0600). A control plane started again on the same directory keeps its
+// CA, so the certificates it issued stay valid.
+func LoadOrCreateCA(dir, cn string) (*CA, error) {
+	crt, key := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+	if _, err := os.Stat(crt); err == nil {
+		return LoadCA(crt, key)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("CA %s: %w", crt, err)
 	}
-	if k, err := x509.ParsePKCS8PrivateKey(kb.Bytes); err == nil {
-		if s, ok := k.(crypto.Signer); ok {
-			return s, nil
-		}
-		return nil, errors.New("PKCS#8 key is not a signing key")
+	ca, err := NewCA(cn)
+	if err != nil {
+		return nil, err
 	}
-	if k, err := x509.ParseECPrivateKey(kb.Bytes); err == nil {
-		return k, nil
-	}
-	if k, err := x509.ParsePKCS1PrivateKey(kb.Bytes); err == nil {
-		return k, nil
-	}
-	return nil, errors.New("unsupported private key format")
+	return ca, ca.Save(dir)
 }
 
-// Save writes ca.crt and ca.key into dir (mode 0600 for the key).
+// Save writes ca.crt and ca.key into dir, creating it (mode 0700; the
+// key file 0600).
 func (ca *CA) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -131,7 +140,8 @@ func (ca *CA) Pool() *x509.CertPool {
 	return p
 }
 
-// IssueServing issues a server certificate for the given DNS names and IPs.
+// IssueServing issues a server certificate named cn for the given DNS
+// names and IPs, valid for ten years.
 func (ca *CA) IssueServing(cn string, dnsNames []string, ips []net.IP) (KeyPair, error) {
 	return ca.issue(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: cn},
@@ -141,7 +151,10 @@ func (ca *CA) IssueServing(cn string, dnsNames []string, ips []net.IP) (KeyPair,
 	})
 }
 
-// IssueClient issues a client certificate for user in groups.
+// IssueClient issues a client certificate for user in groups (CN = user,
+// O = groups), valid for ten years: the credentials of a component
+// ("system:kube-scheduler", "system:node:<name>" in "system:nodes") or of
+// a person.
 func (ca *CA) IssueClient(user string, groups ...string) (KeyPair, error) {
 	return ca.issue(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: user, Organization: groups},
@@ -169,25 +182,10 @@ func (ca *CA) issue(tmpl *x509.Certificate) (KeyPair, error) {
 	return KeyPair{CertPEM: pemBlock("CERTIFICATE", der), KeyPEM: pemBlock("PRIVATE KEY", keyDER)}, nil
 }
 
-// Write stores the pair as name.crt and name.key in dir.
-func (kp KeyPair) Write(dir, name string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".crt"), kp.CertPEM, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, name+".key"), kp.KeyPEM, 0o600)
-}
-
 func serial() *big.Int {
 	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	return n
-}
-
-func pemBlock(typ string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
