@@ -14,7 +14,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // Cluster is a running control plane with an admin client and a client

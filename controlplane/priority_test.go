@@ -32,7 +32,7 @@ func podWithClass(name, class string, priority *int32) map[string]any {
 // with Kubernetes' messages.
 func TestPriorityAdmission(t *testing.T) {
 	tokens := writeFile(t, "tokens.csv", "admin-token,admin,0,\"system:masters\"\n")
-	cp := start(t, Config{TokenFile: tokens})
+	cp := start(t, Config{Auth: AuthConfig{TokenFile: tokens}})
 	admin := bearer("admin-token")
 	const pods = "/api/v1/namespaces/default/pods"
 	const classes = "/apis/scheduling.k8s.io/v1/priorityclasses"

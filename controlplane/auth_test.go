@@ -120,7 +120,7 @@ func TestABACPolicyFile(t *testing.T) {
 	policy := writeFile(t, "policy.jsonl", `{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":"alice","namespace":"*","resource":"pods","apiGroup":"","readonly":true}}
 `)
 	tokens := writeFile(t, "tokens.csv", "alice-token,alice,1\nbob-token,bob,2\n")
-	cp := start(t, Config{TokenFile: tokens, Auth: AuthConfig{
+	cp := start(t, Config{Auth: AuthConfig{TokenFile: tokens,
 		AuthorizationMode: "Node,RBAC,ABAC", AuthorizationPolicyFile: policy}})
 
 	code, body := call(t, cp, http.MethodGet, "/api/v1/namespaces/default/pods", nil, bearer("alice-token"))
@@ -185,7 +185,7 @@ func webhookKubeconfig(t *testing.T, srv *httptest.Server) string {
 func TestWebhookAuthorizer(t *testing.T) {
 	srv, seen := reviewServer(t)
 	tokens := writeFile(t, "tokens.csv", "wendy-token,wendy,1\n")
-	cp := start(t, Config{TokenFile: tokens, Auth: AuthConfig{
+	cp := start(t, Config{Auth: AuthConfig{TokenFile: tokens,
 		AuthorizationMode: "Node,RBAC,Webhook", AuthorizationWebhookConfigFile: webhookKubeconfig(t, srv)}})
 
 	code, body := call(t, cp, http.MethodGet, "/api/v1/namespaces/default/configmaps", nil, bearer("wendy-token"))
@@ -325,7 +325,6 @@ func TestBadAuthConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		auth AuthConfig
-		tok  string
 		want string
 	}{
 		{name: "unknown mode", auth: AuthConfig{AuthorizationMode: "Node,RBAC,Magic"},
@@ -354,7 +353,7 @@ func TestBadAuthConfig(t *testing.T) {
 			want: "current-context is not set"},
 		{name: "missing basic auth file", auth: AuthConfig{BasicAuthFile: missing}, want: "basic-auth-file: "},
 		{name: "malformed basic auth file", auth: AuthConfig{BasicAuthFile: writeFile(t, "u.csv", "onlyone\n")}, want: "basic-auth-file: "},
-		{name: "missing token file", tok: missing, want: "token-auth-file: "},
+		{name: "missing token file", auth: AuthConfig{TokenFile: missing}, want: "token-auth-file: "},
 		{name: "OIDC issuer not https", auth: AuthConfig{OIDC: authn.Config{IssuerURL: "http://127.0.0.1:1", ClientID: "x"}},
 			want: `issuer URL "http://127.0.0.1:1" must be an https URL`},
 		{name: "OIDC without client id", auth: AuthConfig{OIDC: authn.Config{IssuerURL: "https://127.0.0.1:1"}},
@@ -366,7 +365,7 @@ func TestBadAuthConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			_, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: freeAddr(t), TokenFile: tt.tok, Auth: tt.auth})
+			_, err := Start(ctx, Config{DataDir: t.TempDir(), Listen: freeAddr(t), Auth: tt.auth})
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrInvalidConfig), "%v", err)
 			assert.Contains(t, err.Error(), tt.want)

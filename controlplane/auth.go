@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -35,8 +36,12 @@ var knownModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook
 // requests, field for field like kube-apiserver's flags. The zero value
 // means client certificates signed by the cluster CA (always on), no
 // anonymous requests, and the Node and RBAC authorizers after the
-// system:masters check. It is read once, at Start.
+// system:masters check. It is read once, at Start; a file it names is
+// read then, and a missing or malformed one fails Start.
 type AuthConfig struct {
+	// TokenFile (--token-auth-file) enables static bearer tokens from a
+	// CSV file: token,user,uid,"group1,group2".
+	TokenFile string
 	// BasicAuthFile (--basic-auth-file) enables HTTP basic credentials
 	// from a CSV file: password,user,uid,"group1,group2".
 	BasicAuthFile string
@@ -101,8 +106,8 @@ func (cfg *Config) authenticator(clientCAs *x509.CertPool) (*authn.UnionAuthenti
 		}
 		auths = append(auths, ba)
 	}
-	if cfg.TokenFile != "" {
-		ta, err := authn.TokenFile(cfg.TokenFile)
+	if cfg.Auth.TokenFile != "" {
+		ta, err := authn.TokenFile(cfg.Auth.TokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("%w: token-auth-file: %w", ErrInvalidConfig, err)
 		}
@@ -118,9 +123,10 @@ func (cfg *Config) authenticator(clientCAs *x509.CertPool) (*authn.UnionAuthenti
 	return authn.Union(cfg.Auth.AnonymousAuth, auths...), nil
 }
 
-// authorizer builds the chain: system:masters, then the modes in order.
-// Files are read now, so a missing or malformed one fails start-up.
-func (cfg *Config) authorizer(srv *apiserver.Server) (*authz.ChainAuthorizer, error) {
+// authorizer builds the chain: system:masters, then the modes in order
+// (the server's apiserver.AuthorizerFactory). Files are read now, so a
+// missing or malformed one fails start-up.
+func (cfg *Config) authorizer(_ context.Context, srv *apiserver.Server) (authz.Authorizer, error) {
 	a := cfg.Auth
 	modes, err := ParseAuthorizationModes(a.AuthorizationMode)
 	if err != nil {
