@@ -2,7 +2,7 @@
 // New checks the prerequisites (root, containerd, the runc shim, runc, the
 // CNI plugins), starts containerd as a child process on a temporary
 // directory (internal/containerdproc), imports the bundled test images
-// (built by internal/imagebuild) and, on t.Cleanup, stops it and removes
+// (built by the public package images) and, on t.Cleanup, stops it and removes
 // everything it made, mounts included.
 //
 // Without the prerequisites a test is skipped with the exact reason; with

@@ -11,9 +11,8 @@ import (
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/namespaces"
 
+	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/internal/containerdproc"
-	"github.com/orkit/orkit/internal/imagebuild"
-	"github.com/orkit/orkit/internal/images"
 )
 
 // CNIPluginDir is where Debian's containernetworking-plugins install the
@@ -41,7 +40,7 @@ type Env struct {
 	// PauseImage and HelloImage are the imported images' refs.
 	PauseImage, HelloImage string
 	// Images are the built archives, by ref.
-	Images map[string]imagebuild.Result
+	Images map[string]images.Result
 }
 
 // Require skips the test (fails it when CI=true) unless this machine can
@@ -76,19 +75,19 @@ func checkCNI() error {
 }
 
 // BuildImages builds (or takes from the cache) the bundled images.
-func BuildImages(t testing.TB) map[string]imagebuild.Result {
+func BuildImages(t testing.TB) map[string]images.Result {
 	t.Helper()
-	b, err := imagebuild.New("", "")
+	b, err := images.New("", "")
 	if err != nil {
 		t.Fatalf("image builder: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := b.BuildAll(ctx, imagebuild.Bundled())
+	res, err := b.BuildAll(ctx, images.Bundled())
 	if err != nil {
 		t.Fatalf("build test images: %v", err)
 	}
-	out := make(map[string]imagebuild.Result, len(res))
+	out := make(map[string]images.Result, len(res))
 	for _, r := range res {
 		out[r.Ref] = r
 	}
@@ -176,7 +175,7 @@ func (e *Env) Client(t testing.TB) *containerd.Client {
 
 // ImportArchives imports the image archives into namespace ns of the
 // containerd at address and unpacks them into the overlayfs snapshotter.
-func ImportArchives(ctx context.Context, address, ns string, imgs map[string]imagebuild.Result) error {
+func ImportArchives(ctx context.Context, address, ns string, imgs map[string]images.Result) error {
 	c, err := containerd.New(address, containerd.WithDefaultNamespace(ns))
 	if err != nil {
 		return err

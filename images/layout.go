@@ -1,4 +1,4 @@
-package imagebuild
+package images
 
 import (
 	"archive/tar"

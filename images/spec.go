@@ -1,19 +1,36 @@
-package imagebuild
+package images
 
 import (
 	"fmt"
 	"path"
 	"strings"
+)
 
-	"github.com/orkit/orkit/internal/images"
+// Refs of the bundled images. cri/containerd's default sandbox image is
+// PauseRef.
+const (
+	// PauseRef is the sandbox image: the process that holds a pod
+	// sandbox's namespaces.
+	PauseRef = "orkit.local/pause:v1"
+	// HelloRef is the HTTP server and multi-call tool image.
+	HelloRef = "orkit.local/hello:v1"
+)
+
+// Import paths of the bundled images' programs. Built by import path,
+// they build from any module that requires orkit, not only from orkit's
+// own checkout.
+const (
+	PausePackage = "github.com/orkit/orkit/images/pause"
+	HelloPackage = "github.com/orkit/orkit/images/hello"
 )
 
 // Spec describes an image made of one Go program.
 type Spec struct {
 	// Ref is the image reference the archive names ("orkit.local/hello:v1").
 	Ref string
-	// Package is the Go package to build, relative to the module root
-	// ("./internal/images/hello").
+	// Package is the Go main package to build: an import path
+	// (HelloPackage, "example.com/my/cmd/tool") or a path relative to the
+	// Builder's module directory ("./cmd/tool").
 	Package string
 	// Binary is the program's absolute path in the image; default
 	// "/" + the package's last element.
@@ -59,7 +76,7 @@ var helloTools = []string{"wget", "cat", "write", "sleep", "exit", "env", "ls", 
 
 // PauseSpec is the sandbox image orkit.local/pause:v1.
 func PauseSpec() Spec {
-	return Spec{Ref: images.PauseRef, Package: images.PausePackage, Binary: "/pause"}
+	return Spec{Ref: PauseRef, Package: PausePackage, Binary: "/pause"}
 }
 
 // HelloSpec is orkit.local/hello:v1: the hello server on port 8080, its
@@ -69,9 +86,10 @@ func HelloSpec() Spec {
 	for _, t := range helloTools {
 		links = append(links, "/bin/"+t)
 	}
-	return Spec{Ref: images.HelloRef, Package: images.HelloPackage, Binary: "/hello",
+	return Spec{Ref: HelloRef, Package: HelloPackage, Binary: "/hello",
 		Links: links, ExposedPorts: []string{"8080/tcp"}}
 }
 
-// Bundled returns the specs of the images every node imports at start.
+// Bundled returns the specs of the images every real node imports at
+// start: PauseSpec and HelloSpec.
 func Bundled() []Spec { return []Spec{PauseSpec(), HelloSpec()} }

@@ -1,7 +1,6 @@
-package imagebuild
+package images
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -14,9 +13,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/orkit/orkit/cri"
 )
 
-// Builder builds images from the Go programs of one module and caches the
+// Builder builds images from Go programs, with the go command run in one
+// module directory (whose build list must hold the programs' modules: for
+// the bundled images, any module that requires orkit), and caches the
 // archives in a directory. It holds no open resources; a Builder is safe
 // for concurrent use, and several processes may share a cache directory
 // (archives are written to a temporary file and renamed into place).
@@ -33,9 +36,11 @@ type Option func(*Builder)
 // $GOROOT/bin/go or /usr/local/go/bin/go).
 func WithGo(path string) Option { return func(b *Builder) { b.goBin = path } }
 
-// New returns a Builder for the module rooted at moduleDir ("" finds it
-// above the working directory) caching into cacheDir ("" means
-// $XDG_CACHE_HOME/orkit/images, or ~/.cache/orkit/images).
+// New returns a Builder that runs the go command in moduleDir ("" means
+// the module of the working directory: FindModuleRoot(".")), caching
+// into cacheDir ("" means $XDG_CACHE_HOME/orkit/images, or
+// ~/.cache/orkit/images). It needs the go command (see WithGo) when it
+// builds, not before.
 func New(moduleDir, cacheDir string, opts ...Option) (*Builder, error) {
 	b := &Builder{moduleDir: moduleDir, cacheDir: cacheDir}
 	for _, o := range opts {
@@ -63,26 +68,20 @@ func New(moduleDir, cacheDir string, opts ...Option) (*Builder, error) {
 	return b, nil
 }
 
-// ModulePath is the module whose root FindModuleRoot looks for.
-const ModulePath = "github.com/orkit/orkit"
-
-// FindModuleRoot walks up from dir to the directory whose go.mod declares
-// ModulePath; ErrNoModule if there is none.
+// FindModuleRoot walks up from dir to the nearest directory holding a
+// go.mod: the module the go command would use there. ErrNoModule if there
+// is none.
 func FindModuleRoot(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if f, err := os.Open(filepath.Join(d, "go.mod")); err == nil {
-			line, _ := bufio.NewReader(f).ReadString('\n')
-			f.Close()
-			if strings.TrimSpace(line) == "module "+ModulePath {
-				return d, nil
-			}
+		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && !st.IsDir() {
+			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod for %s above %s: %w", ModulePath, dir, ErrNoModule)
+			return "", fmt.Errorf("no go.mod above %s: %w", dir, ErrNoModule)
 		}
 	}
 }
@@ -254,6 +253,40 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Importer takes an image archive (cri.Runtime's ImportImage:
+// cri/containerd's Runtime, cri/fake's).
+type Importer interface {
+	ImportImage(ctx context.Context, r io.Reader) ([]cri.Image, error)
+}
+
+// BuildAndImport builds each spec (or takes it from the cache) and imports
+// its archive into rt, in order, so a node's runtime has the images before
+// its kubelet starts. It returns the archives; an error names the image.
+func (b *Builder) BuildAndImport(ctx context.Context, rt Importer, specs ...Spec) ([]Result, error) {
+	results, err := b.BuildAll(ctx, specs)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		if err := importArchive(ctx, rt, r); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func importArchive(ctx context.Context, rt Importer, r Result) error {
+	f, err := os.Open(r.Path)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", r.Ref, err)
+	}
+	defer f.Close()
+	if _, err := rt.ImportImage(ctx, f); err != nil {
+		return fmt.Errorf("import %s: %w", r.Ref, err)
 	}
 	return nil
 }

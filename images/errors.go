@@ -1,4 +1,4 @@
-package imagebuild
+package images
 
 import "errors"
 
@@ -7,7 +7,7 @@ var (
 	// ErrInvalidSpec: the Spec lacks a ref or a package, or names an
 	// impossible file.
 	ErrInvalidSpec = errors.New("invalid image spec")
-	// ErrNoModule: no go.mod of this module was found above the directory.
+	// ErrNoModule: no go.mod was found above the directory.
 	ErrNoModule = errors.New("module root not found")
 	// ErrBuild: `go build` (or `go list`) failed; the error carries its output.
 	ErrBuild = errors.New("go build failed")
