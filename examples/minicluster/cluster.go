@@ -16,7 +16,7 @@ import (
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
-	"github.com/orkit/orkit/internal/containerdproc"
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/scheduler"
 )
 
@@ -51,7 +51,7 @@ type cluster struct {
 	wg    sync.WaitGroup
 	nodes []*realNode
 
-	containerd *containerdproc.Daemon
+	containerd *daemon.Daemon
 	logsWired  bool
 }
 

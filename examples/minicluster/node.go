@@ -17,8 +17,8 @@ import (
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/images"
-	"github.com/orkit/orkit/internal/containerdproc"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/proxy"
 )
@@ -35,7 +35,7 @@ func checkNodePrerequisites() error {
 	if os.Geteuid() != 0 {
 		missing = append(missing, "root (real nodes create network namespaces, cgroups and mounts: run as root, or use --nodes 0 --sim-nodes N)")
 	}
-	if err := containerdproc.CheckPrerequisites(); err != nil {
+	if err := daemon.CheckPrerequisites(); err != nil {
 		missing = append(missing, err.Error())
 	}
 	for _, p := range []string{"bridge", "host-local", "loopback", "portmap"} {
@@ -67,12 +67,12 @@ type realNode struct {
 
 // ensureContainerd starts the private containerd (once) and imports the
 // bundled images built from the repository's Go programs.
-func (c *cluster) ensureContainerd(ctx context.Context) (*containerdproc.Daemon, error) {
+func (c *cluster) ensureContainerd(ctx context.Context) (*daemon.Daemon, error) {
 	if c.containerd != nil {
 		return c.containerd, nil
 	}
 	dir := filepath.Join(c.opts.DataDir, "containerd")
-	d, err := containerdproc.Start(ctx, dir)
+	d, err := daemon.Start(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("start containerd: %w", err)
 	}

@@ -11,8 +11,8 @@ import (
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/namespaces"
 
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/images"
-	"github.com/orkit/orkit/internal/containerdproc"
 )
 
 // CNIPluginDir is where Debian's containernetworking-plugins install the
@@ -29,7 +29,7 @@ var cniPlugins = []string{"bridge", "host-local", "loopback", "portmap"}
 // Env is one test's private containerd. It lives until the test's cleanup.
 type Env struct {
 	// Daemon is the running containerd.
-	Daemon *containerdproc.Daemon
+	Daemon *daemon.Daemon
 	// Address is containerd's socket.
 	Address string
 	// Namespace is the containerd namespace holding the test images.
@@ -47,7 +47,7 @@ type Env struct {
 // run a private containerd with runc and the CNI plugins.
 func Require(t testing.TB) {
 	t.Helper()
-	err := containerdproc.CheckPrerequisites()
+	err := daemon.CheckPrerequisites()
 	if err == nil {
 		err = checkCNI()
 	}
@@ -105,7 +105,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	Require(t)
 	imgs := BuildImages(t)
 	// Daemons of test binaries that were killed (timeouts) are removed.
-	if err := containerdproc.SweepStale(os.TempDir(), "okd-"); err != nil {
+	if err := daemon.SweepStale(os.TempDir(), "okd-"); err != nil {
 		t.Logf("removing stale private containerds: %v", err)
 	}
 	dir, err := os.MkdirTemp("", "okd-")
@@ -114,11 +114,11 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var dopts []containerdproc.Opt
+	var dopts []daemon.Opt
 	if o.tmpfsRoot {
-		dopts = append(dopts, containerdproc.WithTmpfsRoot())
+		dopts = append(dopts, daemon.WithTmpfsRoot())
 	}
-	d, err := containerdproc.Start(ctx, dir, dopts...)
+	d, err := daemon.Start(ctx, dir, dopts...)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatalf("start containerd: %v", err)

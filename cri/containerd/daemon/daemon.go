@@ -1,4 +1,4 @@
-package containerdproc
+package daemon
 
 import (
 	"context"
