@@ -116,12 +116,13 @@ type Server struct {
 	metrics      *metrics
 	inflight     chan struct{}
 	initializers *initializerSet
+	podLogs      PodLogsFunc
+	podExec      PodExecFunc
+
 	// authorizer and admission are the defaults of New, replaced by what
 	// the Config's factories build in Start before it serves.
 	authorizer authz.Authorizer
 	admission  *admission.Chain
-	podLogs    PodLogsFunc
-	podExec    PodExecFunc
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
