@@ -128,8 +128,15 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	// The control plane outlives the other components (their last writes,
 	// such as releasing the controller manager's lease, reach it): its
 	// context ends in the first cleanup registered, which runs last.
+	// Close returns once the store is closed, so the data directory can be
+	// opened again at once.
 	cpCtx, cpCancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.onStop(cpCancel)
+	c.onStop(func() {
+		cpCancel()
+		if c.cp != nil {
+			<-c.cp.Done()
+		}
+	})
 	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
 		Auth: opts.Auth, Admission: admissionChain})
 	if err != nil {
