@@ -13,12 +13,8 @@ import (
 
 var storeListAll = store.ListOptions{}
 
-// SetAdmission replaces the admission chain; call before Start. The
-// built-in plugins read the cluster through AdmissionSources.
-func (s *Server) SetAdmission(c *admission.Chain) { s.cfg.Admission = c }
-
-// AdmissionSources gives the built-in admission plugins and the
-// initializer runner their view of the cluster: watch caches for lookups,
+// AdmissionSources gives the built-in admission plugins (built by
+// Config.Admission) and the initializer runner their view of the cluster: watch caches for lookups,
 // storage for the reads and compare-and-swap writes that must be exact.
 type AdmissionSources struct{ s *Server }
 

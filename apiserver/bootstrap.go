@@ -17,9 +17,12 @@ import (
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Bootstrap creates what a fresh cluster needs and leaves what exists
-// alone: the system namespaces, the RBAC bootstrap policy and (when
+// alone: the system namespaces, the RBAC bootstrap policy (bootstrap
+// ClusterRoles brought up to date unless an operator opted out) and (when
 // PriorityClasses are served) the system PriorityClasses. It writes
-// through storage, past admission, as the server's own identity.
+// through storage, past admission, as the server's own identity. Start
+// runs it when Config.Bootstrap is set; it may also be called at any time
+// after New, any number of times.
 func (s *Server) Bootstrap(ctx context.Context) error {
 	for _, ns := range SystemNamespaces {
 		n := &core.Namespace{ObjectMeta: meta.ObjectMeta{Name: ns}}

@@ -50,7 +50,7 @@ func (s *Server) createAccessReview(ctx context.Context, req *Request, obj meta.
 	default:
 		return nil, apierrors.NewBadRequest("exactly one of resourceAttributes and nonResourceAttributes must be set")
 	}
-	d, reason, err := s.cfg.Authorizer.Authorize(ctx, a)
+	d, reason, err := s.authorizer.Authorize(ctx, a)
 	status.Allowed, status.Denied, status.Reason = d == authz.DecisionAllow, d == authz.DecisionDeny, reason
 	if err != nil {
 		status.EvaluationError = err.Error()
@@ -71,10 +71,10 @@ func (s *Server) createRulesReview(ctx context.Context, req *Request, r *authori
 	}
 	rs := authz.RuleSet{Incomplete: true}
 	var err error
-	if rr, ok := s.cfg.Authorizer.(authz.RuleResolver); ok {
+	if rr, ok := s.authorizer.(authz.RuleResolver); ok {
 		rs, err = rr.RulesFor(ctx, req.User, r.Spec.Namespace)
 	} else {
-		err = fmt.Errorf("authorizer %T %w", s.cfg.Authorizer, authz.ErrRulesUnsupported)
+		err = fmt.Errorf("authorizer %T %w", s.authorizer, authz.ErrRulesUnsupported)
 	}
 	r.Status = authorization.SubjectRulesReviewStatus{
 		ResourceRules:    rs.ResourceRules,

@@ -5,12 +5,12 @@ import (
 	"github.com/orkit/orkit/api/scheme"
 )
 
-// RegisterScheme registers every kind of sch as a served resource, adding
-// what the built-in kinds need beyond the defaults (field selectors,
-// graceful pod deletion, subresources, tables, scale). User-defined kinds
-// in sch get the defaults; register those with extras by calling Register
-// yourself before RegisterScheme.
-func (s *Server) RegisterScheme(sch *scheme.Scheme) error {
+// registerScheme registers every kind of sch (Config.Scheme) as a served
+// resource, adding what the built-in kinds need beyond the defaults (field
+// selectors, graceful pod deletion, subresources, tables, scale), and
+// skipping resources registered already (Config.Resources). User-defined
+// kinds in sch get the defaults.
+func (s *Server) registerScheme(sch *scheme.Scheme) error {
 	extras := s.builtinExtras()
 	for _, t := range sch.Types() {
 		gvr := t.GroupVersionResource()

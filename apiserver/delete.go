@@ -40,7 +40,7 @@ func (s *Server) delete(ctx context.Context, req *Request, ns, name string, opts
 		if err := checkPreconditions(res, cur, opts.Preconditions); err != nil {
 			return nil, err
 		}
-		if err := s.cfg.Admission.Validate(ctx, s.admissionAttrs(req, admission.Delete, nil, cur)); err != nil {
+		if err := s.admission.Validate(ctx, s.admissionAttrs(req, admission.Delete, nil, cur)); err != nil {
 			return nil, admissionError(res, name, err)
 		}
 		if isDryRun(req.Query) {

@@ -10,8 +10,16 @@
 // events through their own buffers and a slow one is ended rather than
 // allowed to slow the rest.
 //
-// Built-in kinds (RegisterScheme) and user-defined kinds (Register) go
-// through the same code: a Resource is a scheme.Type plus a Strategy and
+// Everything a server needs is in its Config, taken up front: the kinds
+// (Config.Scheme, Config.Resources), the authenticator, factories that
+// build the authorizer and the admission chain once the resources exist
+// (Config.Authorizer, Config.Admission), initializers and bootstrap
+// objects. New registers the resources; Start serves; no other call is
+// needed, and none must come in a particular order. Register adds a
+// resource later, also while serving.
+//
+// Built-in kinds (Config.Scheme) and user-defined kinds (Config.Resources,
+// Register) go through the same code: a Resource is a scheme.Type plus a Strategy and
 // optional extras (selectable fields, table columns, subresources, scale).
 // Errors are *meta.Status values built by api/errors; store errors become
 // Statuses in one place (Storage.apiError).

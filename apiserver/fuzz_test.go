@@ -31,12 +31,9 @@ func inProcess(f *testing.F) *Server {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := srv.RegisterScheme(api.NewScheme()); err != nil {
-		f.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Cleanup(cancel)
-	srv.StartCaches(ctx)
+	srv.startCaches(ctx)
 	select {
 	case <-srv.Ready():
 	case <-time.After(10 * time.Second):

@@ -213,13 +213,13 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 	}
 	res.Strategy.PrepareForCreate(ctx, obj)
 	attrs := s.admissionAttrs(req, admission.Create, obj, nil)
-	if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
+	if err := s.admission.Admit(ctx, attrs); err != nil {
 		return nil, admissionError(res, m.Name, err)
 	}
 	if errs := res.Strategy.Validate(ctx, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Type.Kind, m.Name, errs)
 	}
-	if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
+	if err := s.admission.Validate(ctx, attrs); err != nil {
 		return nil, admissionError(res, m.Name, err)
 	}
 	if s.initializers != nil {
@@ -230,7 +230,7 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 	}
 	out, wire, err := res.storage.create(ctx, obj)
 	if err != nil {
-		s.cfg.Admission.Release(context.WithoutCancel(ctx), attrs)
+		s.admission.Release(context.WithoutCancel(ctx), attrs)
 		return nil, err
 	}
 	if !out.GetObjectMeta().IsInitialized() && !includeUninitialized(req.Query) {
@@ -341,13 +341,13 @@ func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta
 	}
 	res.Strategy.PrepareForUpdate(ctx, next, cur, req.Info.Subresource)
 	attrs := s.admissionAttrs(req, admission.Update, next, cur)
-	if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
+	if err := s.admission.Admit(ctx, attrs); err != nil {
 		return nil, admissionError(res, nm.Name, err)
 	}
 	if errs := res.Strategy.ValidateUpdate(ctx, next, cur); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Type.Kind, nm.Name, errs)
 	}
-	if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
+	if err := s.admission.Validate(ctx, attrs); err != nil {
 		return nil, admissionError(res, nm.Name, err)
 	}
 	if isDryRun(req.Query) {

@@ -25,7 +25,7 @@ func (selfReviews) Authorize(_ context.Context, a authz.Attributes) (authz.Decis
 }
 
 func TestImpersonationHeaders(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Authorizer = authz.Chain(authz.Masters(), selfReviews{}) })
+	ts := newTestServer(t, func(c *Config) { c.Authorizer = StaticAuthorizer(authz.Chain(authz.Masters(), selfReviews{})) })
 	review := func(headers map[string][]string) (int, string) {
 		req, err := http.NewRequest("POST", ts.url+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
 			strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))

@@ -17,9 +17,9 @@ type initializerSet struct {
 	configs *WatchCache
 }
 
-// EnableInitializers turns on initializers: the InitializerConfiguration
-// resource must be registered first.
-func (s *Server) EnableInitializers() error {
+// enableInitializers turns on initializers (Config.Initializers): the
+// InitializerConfiguration resource must be registered.
+func (s *Server) enableInitializers() error {
 	gvr := meta.GroupVersionResource{Group: admissionregistration.GroupName, Version: admissionregistration.Version, Resource: "initializerconfigurations"}
 	c, ok := s.Cache(gvr)
 	if !ok {

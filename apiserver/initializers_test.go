@@ -37,8 +37,7 @@ func pendingOf(t *testing.T, body []byte) []string {
 // object is hidden from ordinary reads, each initializer acts in order
 // and removes itself, and the create returns the initialized object.
 func TestInitializers(t *testing.T) {
-	ts := newTestServer(t, nil)
-	require.NoError(t, ts.srv.EnableInitializers())
+	ts := newTestServer(t, func(c *Config) { c.Initializers = true })
 	code, body := ts.do(t, "POST", "/apis/admissionregistration.k8s.io/v1alpha1/initializerconfigurations", "application/json", []byte(initConfig))
 	require.Equal(t, http.StatusCreated, code, string(body))
 	// The configuration reaches the cache asynchronously.
@@ -95,8 +94,7 @@ func TestInitializers(t *testing.T) {
 // TestInitializerFailure: an initializer that records a failure result
 // fails the create with its message and the object is deleted.
 func TestInitializerFailure(t *testing.T) {
-	ts := newTestServer(t, nil)
-	require.NoError(t, ts.srv.EnableInitializers())
+	ts := newTestServer(t, func(c *Config) { c.Initializers = true })
 	code, body := ts.do(t, "POST", "/apis/admissionregistration.k8s.io/v1alpha1/initializerconfigurations", "application/json", []byte(initConfig))
 	require.Equal(t, http.StatusCreated, code, string(body))
 	require.Eventually(t, func() bool {

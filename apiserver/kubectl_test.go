@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // cluster is a control plane started for one test, with kubeconfigs for
@@ -40,7 +40,7 @@ func startCluster(t *testing.T) *cluster {
 	require.NoError(t, os.WriteFile(tokens, []byte("dev-token,dev,1001,\"developers\"\n"), 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: freeAddr(t), TokenFile: tokens})
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: freeAddr(t), Auth: controlplane.AuthConfig{TokenFile: tokens}})
 	require.NoError(t, err)
 	c := &cluster{cp: cp, admin: cp.AdminKubeconfig, dir: dir,
 		dev: filepath.Join(dir, "dev.kubeconfig"), node: filepath.Join(dir, "node.kubeconfig")}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // TestRBACChangesReachCachedDecisions: the RBAC authorizer keeps each

@@ -26,7 +26,7 @@ func row(resources, urls, names, verbs string) *regexp.Regexp {
 // TestKubectlAuthCanIList checks `kubectl auth can-i --list` against the
 // table Kubernetes prints: everything for the admin, the Role's rules in
 // its namespace (and only there) for a token user. (Incomplete answers,
-// from the Webhook authorizer, are checked in internal/controlplane.)
+// from the Webhook authorizer, are checked in controlplane.)
 func TestKubectlAuthCanIList(t *testing.T) {
 	c := startCluster(t)
 	mustKubectl(t, c.admin, devRBAC, "apply", "-f", "-")

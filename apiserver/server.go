@@ -23,14 +23,24 @@ import (
 	"github.com/orkit/orkit/store"
 )
 
-// Config configures a Server. Zero values are documented per field.
+// Config configures a Server: everything New and Start need, given up
+// front, so no method must be called in a particular order. Zero values
+// are documented per field. New reads it once; changing it afterwards has
+// no effect.
 type Config struct {
 	// Listen is the address to serve on; default 127.0.0.1:6443.
 	Listen string
 	// Store holds the objects. Required.
 	Store store.Interface
-	// Scheme lists the kinds. Required; register resources with Register.
+	// Scheme lists the kinds; New serves every kind in it, adding what the
+	// built-in kinds need beyond the defaults (field selectors, graceful
+	// pod deletion, subresources, tables, scale). Required.
 	Scheme *scheme.Scheme
+	// Resources are served besides Scheme's kinds: user-defined kinds, or
+	// a kind of Scheme served with its own strategy, fields or table (a
+	// Resource wins over Scheme's kind of the same resource). New
+	// registers them; Register adds more later, also while serving.
+	Resources []Resource
 	// TLS is the serving certificate. Required for Start.
 	TLS *tls.Certificate
 	// ClientCA verifies client certificates (given to the x509
@@ -38,10 +48,24 @@ type Config struct {
 	ClientCA *x509.CertPool
 	// Authenticator finds the user; nil rejects every request with 401.
 	Authenticator authn.Authenticator
-	// Authorizer decides; nil allows only system:masters.
-	Authorizer authz.Authorizer
-	// Admission is the admission chain; nil admits everything.
-	Admission *admission.Chain
+	// Authorizer builds the authorizer when Start runs (the usual chain
+	// reads the server's own caches: RBACSource, NodeGraph); nil allows
+	// only system:masters. An error fails Start.
+	Authorizer AuthorizerFactory
+	// Admission builds the admission chain when Start runs (the built-in
+	// plugins read the server through AdmissionSources); nil admits
+	// everything. An error fails Start.
+	Admission AdmissionFactory
+	// Initializers turns on initializers: InitializerConfiguration objects
+	// fill metadata.initializers.pending of new objects. Their resource
+	// (admissionregistration.k8s.io/v1alpha1 initializerconfigurations)
+	// must be in Scheme or Resources, else New fails. False: objects are
+	// created initialized.
+	Initializers bool
+	// Bootstrap makes Start create what a fresh cluster needs (Bootstrap:
+	// system namespaces, the RBAC bootstrap policy, system PriorityClasses)
+	// before it serves; an error fails Start. False: Start writes nothing.
+	Bootstrap bool
 	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
@@ -58,9 +82,34 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// AdmissionFactory builds a server's admission chain. Start calls it once,
+// before it serves, with the server's run context (done when the server
+// stops: plugins that run goroutines, such as the ServiceAllocator, stop
+// on it) and the server, whose registered resources it may read through
+// AdmissionSources, Storage and Cache.
+type AdmissionFactory func(ctx context.Context, srv *Server) (*admission.Chain, error)
+
+// AuthorizerFactory builds a server's authorizer. Start calls it once,
+// before it serves, with the server's run context and the server (whose
+// RBACSource and NodeGraph feed the RBAC and Node authorizers).
+type AuthorizerFactory func(ctx context.Context, srv *Server) (authz.Authorizer, error)
+
+// StaticAuthorizer returns a factory that always gives a, for an authorizer
+// that needs nothing of the server (authz.AlwaysAllow, a webhook).
+func StaticAuthorizer(a authz.Authorizer) AuthorizerFactory {
+	return func(context.Context, *Server) (authz.Authorizer, error) { return a, nil }
+}
+
+// StaticAdmission returns a factory that always gives c, for a chain
+// whose plugins need nothing of the server.
+func StaticAdmission(c *admission.Chain) AdmissionFactory {
+	return func(context.Context, *Server) (*admission.Chain, error) { return c, nil }
+}
+
 // Server is the API server: the handler chain (authentication,
-// authorization, admission, storage, watch) over the resources registered
-// with it. Register resources, then Start. Safe for concurrent use.
+// authorization, admission, storage, watch) over the resources of its
+// Config and those added with Register. New builds it, Start serves it
+// until ctx ends. Safe for concurrent use.
 type Server struct {
 	cfg          Config
 	log          *slog.Logger
@@ -69,6 +118,11 @@ type Server struct {
 	initializers *initializerSet
 	podLogs      PodLogsFunc
 	podExec      PodExecFunc
+
+	// authorizer and admission are the defaults of New, replaced by what
+	// the Config's factories build in Start before it serves.
+	authorizer authz.Authorizer
+	admission  *admission.Chain
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -84,7 +138,10 @@ type Server struct {
 // with the response and must not be changed.
 type PostCreateHook func(ctx context.Context, gvr meta.GroupVersionResource, obj meta.Object)
 
-// New returns a server for cfg.
+// New returns a server for cfg with every resource of cfg.Resources and
+// cfg.Scheme registered. It starts nothing; Start serves. It fails when a
+// required field is missing, a resource is registered twice, or
+// cfg.Initializers is set without the InitializerConfiguration resource.
 func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil || cfg.Scheme == nil {
 		return nil, errors.New("apiserver: Store and Scheme are required")
@@ -104,28 +161,35 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Admission == nil {
-		cfg.Admission = &admission.Chain{}
+	s := &Server{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		metrics:    newMetrics(),
+		inflight:   make(chan struct{}, cfg.MaxInFlight),
+		resources:  map[meta.GroupVersionResource]*served{},
+		ready:      make(chan struct{}),
+		authorizer: authz.Masters(),
+		admission:  &admission.Chain{},
 	}
-	if cfg.Authorizer == nil {
-		cfg.Authorizer = authz.Masters()
+	for _, r := range cfg.Resources {
+		if err := s.Register(r); err != nil {
+			return nil, err
+		}
 	}
-	return &Server{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		metrics:   newMetrics(),
-		inflight:  make(chan struct{}, cfg.MaxInFlight),
-		resources: map[meta.GroupVersionResource]*served{},
-		ready:     make(chan struct{}),
-	}, nil
+	if err := s.registerScheme(cfg.Scheme); err != nil {
+		return nil, err
+	}
+	if cfg.Initializers {
+		if err := s.enableInitializers(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// SetAuthorizer replaces the authorizer; call before Start (the usual
-// chain needs the server's own caches: see RBACSource and NodeGraph).
-func (s *Server) SetAuthorizer(a authz.Authorizer) { s.cfg.Authorizer = a }
-
-// Register serves res. Register before Start; registering after Start is
-// allowed and starts the resource's watch cache at once.
+// Register serves res besides the resources of the Config. It may be
+// called at any time: after Start it starts the resource's watch cache at
+// once. It fails when res has no Type or its resource is served already.
 func (s *Server) Register(res Resource) error {
 	if res.Type == nil {
 		return errors.New("apiserver: Resource.Type is required")
@@ -198,10 +262,13 @@ func (s *Server) Storage(gvr meta.GroupVersionResource) (*Storage, bool) {
 	return r.storage, true
 }
 
-// Start starts the watch caches and the HTTPS listener; both stop when ctx
-// is done. It returns once the listener is bound; Ready tells when the
-// caches are synced.
-func (s *Server) Start(ctx context.Context) error {
+// Start serves until ctx is done: it binds the listener, builds the
+// authorizer and the admission chain with the Config's factories, runs
+// Bootstrap when Config.Bootstrap is set, starts the watch caches and
+// serves HTTPS. It returns once the listener is bound (Ready tells when
+// the caches have synced), or the first error, having then stopped what
+// it began. Call it once.
+func (s *Server) Start(ctx context.Context) (retErr error) {
 	if s.cfg.TLS == nil {
 		return errors.New("apiserver: a TLS certificate is required")
 	}
@@ -209,7 +276,54 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("apiserver: listen on %s: %w", s.cfg.Listen, err)
 	}
-	s.StartCaches(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		if retErr != nil {
+			cancel()
+			ln.Close()
+		}
+	}()
+	if err := s.build(ctx); err != nil {
+		return err
+	}
+	if s.cfg.Bootstrap {
+		if err := s.Bootstrap(ctx); err != nil {
+			return err
+		}
+	}
+	s.startCaches(ctx)
+	s.serve(ctx, cancel, ln)
+	return nil
+}
+
+// build runs the Config's authorizer and admission factories.
+func (s *Server) build(ctx context.Context) error {
+	if f := s.cfg.Authorizer; f != nil {
+		a, err := f(ctx, s)
+		if err != nil {
+			return fmt.Errorf("apiserver: authorizer: %w", err)
+		}
+		if a == nil {
+			return errors.New("apiserver: the authorizer factory returned no authorizer")
+		}
+		s.authorizer = a
+	}
+	if f := s.cfg.Admission; f != nil {
+		c, err := f(ctx, s)
+		if err != nil {
+			return fmt.Errorf("apiserver: admission: %w", err)
+		}
+		if c == nil {
+			c = &admission.Chain{}
+		}
+		s.admission = c
+	}
+	return nil
+}
+
+// serve serves HTTPS on ln until ctx is done, then shuts the server down
+// and calls cancel.
+func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Listener) {
 	tlsCfg := &tls.Config{
 		Certificates: []tls.Certificate{*s.cfg.TLS},
 		ClientAuth:   tls.VerifyClientCertIfGiven,
@@ -228,21 +342,21 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	go func() {
 		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
 		_ = srv.Shutdown(sctx)
+		cancel()
 	}()
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
-	return nil
 }
 
-// StartCaches starts every resource's watch cache and the bookmark
+// startCaches starts every resource's watch cache and the bookmark
 // ticker (Start calls it; tests that use the handler directly call it).
-func (s *Server) StartCaches(ctx context.Context) {
+func (s *Server) startCaches(ctx context.Context) {
 	s.mu.Lock()
 	if s.started {
 		s.mu.Unlock()
@@ -359,7 +473,7 @@ func (s *Server) authenticate(r *http.Request) (*authn.User, error) {
 
 func (s *Server) authorize(ctx context.Context, u *authn.User, info *RequestInfo, r *http.Request) error {
 	a := attributesFor(u, info, r)
-	d, reason, err := s.cfg.Authorizer.Authorize(ctx, a)
+	d, reason, err := s.authorizer.Authorize(ctx, a)
 	if d == authz.DecisionAllow {
 		return nil
 	}

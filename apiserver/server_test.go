@@ -23,7 +23,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
 
@@ -48,13 +48,12 @@ func newTestServer(t testing.TB, tweak func(*Config)) *testServer {
 	cert, err := tls.X509KeyPair(serving.CertPEM, serving.KeyPEM)
 	require.NoError(t, err)
 	cfg := Config{Listen: "127.0.0.1:0", Store: st, Scheme: api.NewScheme(), TLS: &cert, ClientCA: ca.Pool(),
-		Authenticator: authn.Union(false, authn.X509(ca.Pool()))}
+		Authenticator: authn.Union(false, authn.X509(ca.Pool())), Bootstrap: true}
 	if tweak != nil {
 		tweak(&cfg)
 	}
 	srv, err := New(cfg)
 	require.NoError(t, err)
-	require.NoError(t, srv.RegisterScheme(cfg.Scheme))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	require.NoError(t, srv.Start(ctx))
@@ -63,7 +62,6 @@ func newTestServer(t testing.TB, tweak func(*Config)) *testServer {
 	case <-time.After(10 * time.Second):
 		t.Fatal("caches did not sync")
 	}
-	require.NoError(t, srv.Bootstrap(ctx))
 	admin, err := ca.IssueClient("admin", "system:masters")
 	require.NoError(t, err)
 	clientCert, err := tls.X509KeyPair(admin.CertPEM, admin.KeyPEM)

@@ -13,25 +13,32 @@ import (
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/apiserver"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // ExampleNewServiceAllocator shows the wiring: the allocator is the last
-// validating admission plugin, started before the API server serves.
+// validating admission plugin, started by the admission factory with the
+// server's run context.
 func ExampleNewServiceAllocator() {
 	ctx := context.Background()
 	_ = func(dataDir string) (*controlplane.ControlPlane, error) {
-		return controlplane.Start(ctx, controlplane.Config{DataDir: dataDir,
-			Admission: func(srv *apiserver.Server) *admission.Chain {
-				chain := controlplane.DefaultAdmission(srv)
-				alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
-				if err == nil && alloc.Start(ctx) == nil {
-					chain.Validators = append(chain.Validators, alloc)
-				}
-				return chain
-			}})
+		return controlplane.Start(ctx, controlplane.Config{DataDir: dataDir, Admission: withAllocator})
 	}
 	// Output:
+}
+
+// withAllocator is the default admission chain plus the allocator.
+func withAllocator(ctx context.Context, srv *apiserver.Server) (*admission.Chain, error) {
+	chain := controlplane.DefaultAdmission(srv)
+	alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
+	if err != nil {
+		return nil, err
+	}
+	if err := alloc.Start(ctx); err != nil {
+		return nil, err
+	}
+	chain.Validators = append(chain.Validators, alloc)
+	return chain, nil
 }
 
 func TestKubectlExposeAllocates(t *testing.T) {
@@ -43,20 +50,8 @@ func TestKubectlExposeAllocates(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	var allocErr error
-	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: t.TempDir(), Listen: freeAddr(t),
-		Admission: func(srv *apiserver.Server) *admission.Chain {
-			chain := controlplane.DefaultAdmission(srv)
-			alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
-			if err == nil {
-				err = alloc.Start(ctx)
-			}
-			allocErr = err
-			chain.Validators = append(chain.Validators, alloc)
-			return chain
-		}})
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: t.TempDir(), Listen: freeAddr(t), Admission: withAllocator})
 	require.NoError(t, err)
-	require.NoError(t, allocErr)
 	kc := cp.AdminKubeconfig
 	mustKubectl(t, kc, "", "create", "deployment", "web", "--image=orkit.local/hello:v1", "--port=8080")
 	out := mustKubectl(t, kc, "", "expose", "deployment", "web", "--port=80", "--target-port=8080", "--type=NodePort")

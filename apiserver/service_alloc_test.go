@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,42 +17,25 @@ import (
 	"github.com/orkit/orkit/api/core"
 )
 
-// lateValidator lets a test install the allocator after the server (which
-// the allocator needs) exists, without racing the handlers.
-type lateValidator struct {
-	a atomic.Pointer[ServiceAllocator]
-}
-
-func (l *lateValidator) Name() string { return "late" }
-func (l *lateValidator) Handles(op admission.Operation) bool {
-	return op == admission.Create || op == admission.Update
-}
-func (l *lateValidator) Validate(ctx context.Context, at *admission.Attributes) error {
-	if a := l.a.Load(); a != nil {
-		return a.Validate(ctx, at)
-	}
-	return nil
-}
-func (l *lateValidator) Release(ctx context.Context, at *admission.Attributes) error {
-	if a := l.a.Load(); a != nil {
-		return a.Release(ctx, at)
-	}
-	return nil
-}
-
+// newAllocServer serves with the allocator as the admission chain, built
+// by the server's admission factory (the allocator needs the server).
 func newAllocServer(t *testing.T, cfg ServiceAllocatorConfig) (*testServer, *ServiceAllocator) {
 	t.Helper()
-	late := &lateValidator{}
+	var alloc *ServiceAllocator
 	ts := newTestServer(t, func(c *Config) {
-		c.Admission = &admission.Chain{Validators: []admission.Validator{late}}
+		c.Admission = func(ctx context.Context, srv *Server) (*admission.Chain, error) {
+			a, err := NewServiceAllocator(srv, cfg)
+			if err != nil {
+				return nil, err
+			}
+			if err := a.Start(ctx); err != nil {
+				return nil, err
+			}
+			alloc = a
+			return &admission.Chain{Validators: []admission.Validator{a}}, nil
+		}
 	})
-	a, err := NewServiceAllocator(ts.srv, cfg)
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	require.NoError(t, a.Start(ctx))
-	late.a.Store(a)
-	return ts, a
+	return ts, alloc
 }
 
 func svcJSON(name string, mutate func(*core.Service)) []byte {

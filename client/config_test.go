@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 )
 
 // testPKI is a CA with a serving pair for 127.0.0.1 and a client pair.

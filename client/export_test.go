@@ -3,7 +3,7 @@ package client
 import "net/http"
 
 // Test hooks for the external test package (client_test), which cannot be
-// the package itself because internal/controlplane imports client.
+// the package itself because controlplane imports client.
 
 // HTTPClientOf returns the HTTP client c sends requests through.
 func HTTPClientOf(c *Client) *http.Client { return c.http }

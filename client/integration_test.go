@@ -23,7 +23,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // testCluster is a real control plane for one test, with an admin client.
@@ -48,7 +48,7 @@ func startCluster(t *testing.T) *testCluster {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: addr, TokenFile: tokens})
+	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: addr, Auth: controlplane.AuthConfig{TokenFile: tokens}})
 	require.NoError(t, err)
 	cfg, err := client.ConfigFromKubeconfig(cp.AdminKubeconfig, "")
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // testCluster is a real in-process control plane for one test.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 var configMaps = meta.GroupVersionResource{Version: "v1", Resource: "configmaps"}

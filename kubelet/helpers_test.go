@@ -15,8 +15,8 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/fake"
-	"github.com/orkit/orkit/internal/controlplane"
 )
 
 func quietLogger() *slog.Logger {

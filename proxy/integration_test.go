@@ -28,9 +28,9 @@ import (
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/endpoints"
+	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
-	"github.com/orkit/orkit/internal/controlplane"
 	"github.com/orkit/orkit/internal/testenv"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/proxy"
@@ -69,22 +69,20 @@ func startControlPlane(t *testing.T, ctx context.Context) *client.Client {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	var allocErr error
 	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: t.TempDir(), Listen: addr, Logger: quiet(),
-		Admission: func(srv *apiserver.Server) *admission.Chain {
+		Admission: func(ctx context.Context, srv *apiserver.Server) (*admission.Chain, error) {
 			chain := controlplane.DefaultAdmission(srv)
 			alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{Logger: quiet()})
-			if err == nil {
-				err = alloc.Start(ctx)
+			if err != nil {
+				return nil, err
 			}
-			allocErr = err
-			if err == nil {
-				chain.Validators = append(chain.Validators, alloc)
+			if err := alloc.Start(ctx); err != nil {
+				return nil, err
 			}
-			return chain
+			chain.Validators = append(chain.Validators, alloc)
+			return chain, nil
 		}})
 	require.NoError(t, err)
-	require.NoError(t, allocErr)
 	cfg, err := client.ConfigFromKubeconfig(cp.AdminKubeconfig, "")
 	require.NoError(t, err)
 	cfg.QPS = -1

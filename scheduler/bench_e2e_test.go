@@ -10,8 +10,8 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 )
 
 // BenchmarkEndToEnd measures scheduling through the API server: 5,000

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 )
 
 // benchNodes returns n nodes of two sizes in 10 zones, big enough for

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 )
 
 // extenderServer is an out-of-process plugin: it keeps nodes whose name

@@ -16,9 +16,9 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 	"github.com/orkit/orkit/scheduler/plugins"
 )
 

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 	"github.com/orkit/orkit/scheduler/plugins"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
-	"github.com/orkit/orkit/scheduler/internal/simcluster"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

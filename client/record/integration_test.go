@@ -13,7 +13,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // TestAgainstAPIServer writes through the in-process API server: a new

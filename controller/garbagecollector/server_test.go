@@ -17,9 +17,8 @@ import (
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
 
@@ -64,11 +63,10 @@ func startServer(t testing.TB) *client.Client {
 	sch := api.NewScheme()
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: "127.0.0.1:0", Store: st, Scheme: sch, TLS: &cert, ClientCA: ca.Pool(),
-		Authenticator: authn.X509(ca.Pool()), Authorizer: authz.Masters(), Logger: quietLogger(),
+		Resources:     []apiserver.Resource{{Type: ptr(widgetType())}},
+		Authenticator: authn.X509(ca.Pool()), Logger: quietLogger(), Bootstrap: true,
 	})
 	require.NoError(t, err)
-	require.NoError(t, srv.RegisterScheme(sch))
-	require.NoError(t, srv.Register(apiserver.Resource{Type: ptr(widgetType())}))
 	require.NoError(t, srv.Start(ctx))
 	t.Cleanup(func() { cancel(); _ = st.Close() })
 	select {
@@ -76,7 +74,6 @@ func startServer(t testing.TB) *client.Client {
 	case <-time.After(30 * time.Second):
 		t.Fatal("API server caches did not sync")
 	}
-	require.NoError(t, srv.Bootstrap(ctx))
 	kp, err := ca.IssueClient("admin", "system:masters")
 	require.NoError(t, err)
 	c, err := client.New(&client.Config{Host: "https://" + srv.Addr().String(), CAData: ca.CertPEM,

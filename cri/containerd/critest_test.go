@@ -17,8 +17,7 @@ import (
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
 	"github.com/orkit/orkit/cri/critest"
-	"github.com/orkit/orkit/internal/imagebuild"
-	"github.com/orkit/orkit/internal/images"
+	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/internal/testenv"
 )
 
@@ -27,9 +26,9 @@ import (
 // test images imported) per subtest.
 func TestConformance(t *testing.T) {
 	env := testenv.New(t)
-	b, err := imagebuild.New("", "")
+	b, err := images.New("", "")
 	require.NoError(t, err)
-	importSpec := imagebuild.Spec{Ref: "orkit.local/import-test:v1", Package: images.PausePackage, Binary: "/pause"}
+	importSpec := images.Spec{Ref: "orkit.local/import-test:v1", Package: images.PausePackage, Binary: "/pause"}
 	importRes, err := b.Build(context.Background(), importSpec)
 	require.NoError(t, err)
 	var seq atomic.Int64

@@ -3,7 +3,8 @@
 //
 // Layout in containerd: everything lives in one containerd namespace
 // (default "orkit"). A sandbox is a containerd container running the pause
-// image; its ID is derived from the pod's metadata, so creating the same
+// image (default orkit.local/pause:v1, which no registry serves: build and
+// import it with the images package, as images' doc shows); its ID is derived from the pod's metadata, so creating the same
 // sandbox twice fails atomically. It holds the pod's IPC and UTS namespaces
 // (and the PID namespace with NamespacePod), and joins a network namespace
 // the runtime creates as a bind mount under <state dir>/netns/<id>, which

@@ -23,7 +23,7 @@ import (
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
-	"github.com/orkit/orkit/internal/containerdproc"
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/internal/testenv"
 )
 
@@ -168,7 +168,7 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 	assert.Empty(t, dirEntries(t, filepath.Join(env.StateDir, "netns")), "network namespace files")
 	assert.Empty(t, dirEntries(t, filepath.Join(env.StateDir, "sandboxes")), "sandbox dirs")
 	assert.Empty(t, dirEntries(t, filepath.Join(env.StateDir, "fifo")), "fifo dirs")
-	mps, err := containerdproc.MountsUnder(env.Daemon.Dir())
+	mps, err := daemon.MountsUnder(env.Daemon.Dir())
 	require.NoError(t, err)
 	assert.Empty(t, mps, "mounts under the daemon's directory")
 	assert.Zero(t, bridgePorts(t, pn.bridge), "veths on the bridge")

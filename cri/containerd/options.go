@@ -29,8 +29,10 @@ func WithNamespace(ns string) Opt { return func(c *config) { c.namespace = ns } 
 // owns there).
 func WithStateDir(dir string) Opt { return func(c *config) { c.stateDir = dir } }
 
-// WithPauseImage sets the sandbox image (default orkit.local/pause:v1); it
-// must already be on the node.
+// WithPauseImage sets the sandbox image (default images.PauseRef,
+// orkit.local/pause:v1); it must already be on the node: the runtime never
+// pulls it. The default is built from Go with the images package and
+// imported with images.Builder.BuildAndImport.
 func WithPauseImage(ref string) Opt { return func(c *config) { c.pauseImage = ref } }
 
 // WithSnapshotter sets the snapshotter (default "overlayfs").

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/orkit/orkit/cri"
-	"github.com/orkit/orkit/internal/images"
+	"github.com/orkit/orkit/images"
 )
 
 var _ cri.Runtime = (*Runtime)(nil)

@@ -16,7 +16,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // options are the program's flags.
@@ -85,11 +85,11 @@ type cluster struct {
 // AdmittedBy after the built-in mutators and RequireTeam before the
 // built-in validators (it looks only at the object, so it refuses before
 // ResourceQuota charges anything).
-func withPlugins(srv *apiserver.Server) *admission.Chain {
+func withPlugins(_ context.Context, srv *apiserver.Server) (*admission.Chain, error) {
 	chain := controlplane.DefaultAdmission(srv)
 	chain.Mutators = append(chain.Mutators, NewAdmittedBy())
 	chain.Validators = append([]admission.Validator{NewRequireTeam()}, chain.Validators...)
-	return chain
+	return chain, nil
 }
 
 // start starts the control plane, the initializer's Runner, and then

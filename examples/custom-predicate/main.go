@@ -19,7 +19,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
 )

@@ -12,13 +12,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/garbagecollector"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // options are the program's flags.
@@ -92,22 +91,12 @@ func start(ctx context.Context, opts options) (*cluster, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	// controlplane.Start registers the built-in kinds and starts the
-	// server in one call; Config.Admission is the one hook it runs with
-	// the server before it starts, so Widget is registered there (a
-	// resource registered after Start would not get its watch cache
-	// started).
-	var regErr error
+	// controlplane.Start serves the built-in kinds and the Resources of
+	// its Config: Widget is served from the start, watch cache included.
 	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
-		Admission: func(srv *apiserver.Server) *admission.Chain {
-			regErr = srv.Register(WidgetResource())
-			return controlplane.DefaultAdmission(srv)
-		}})
+		Resources: []apiserver.Resource{WidgetResource()}})
 	if err != nil {
 		return nil, err
-	}
-	if regErr != nil {
-		return nil, fmt.Errorf("register widgets: %w", regErr)
 	}
 	c := &cluster{cp: cp, managerDone: make(chan error, 1)}
 	if c.client, err = widgetClient(cp, opts.DataDir); err != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/containerdproc"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/scheduler"
 )
 
@@ -26,11 +26,10 @@ type options struct {
 	Listen   string
 	Nodes    int // real nodes
 	SimNodes int // simulated nodes, sim-node-<i>
-	// TokenFile and Auth configure the API server's authentication and
-	// authorization (see addAuthFlags).
-	TokenFile string
-	Auth      controlplane.AuthConfig
-	Logger    *slog.Logger
+	// Auth configures the API server's authentication and authorization
+	// (see addAuthFlags).
+	Auth   controlplane.AuthConfig
+	Logger *slog.Logger
 	// Out receives the progress lines; nil means os.Stdout.
 	Out io.Writer
 }
@@ -52,7 +51,7 @@ type cluster struct {
 	wg    sync.WaitGroup
 	nodes []*realNode
 
-	containerd *containerdproc.Daemon
+	containerd *daemon.Daemon
 	logsWired  bool
 }
 
@@ -80,12 +79,12 @@ func (c *cluster) goRun(name string, f func() error) {
 }
 
 // addAuthFlags registers kube-apiserver's authentication and
-// authorization flags on fs, filling o.TokenFile and o.Auth. The
+// authorization flags on fs, filling o.Auth. The
 // components always authenticate with client certificates and need the
 // Node and RBAC modes, so a custom --authorization-mode should keep both.
 func (o *options) addAuthFlags(fs *flag.FlagSet) {
 	a := &o.Auth
-	fs.StringVar(&o.TokenFile, "token-auth-file", "", "static bearer tokens, CSV: token,user,uid,\"group1,group2\"")
+	fs.StringVar(&a.TokenFile, "token-auth-file", "", "static bearer tokens, CSV: token,user,uid,\"group1,group2\"")
 	fs.StringVar(&a.BasicAuthFile, "basic-auth-file", "", "HTTP basic credentials, CSV: password,user,uid,\"group1,group2\"")
 	fs.BoolVar(&a.AnonymousAuth, "anonymous-auth", false, "serve requests without credentials as system:anonymous (kube-apiserver defaults to true)")
 	fs.StringVar(&a.OIDC.IssuerURL, "oidc-issuer-url", "", "https URL of the OpenID Connect provider; enables OIDC ID tokens")
@@ -129,11 +128,17 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	// The control plane outlives the other components (their last writes,
 	// such as releasing the controller manager's lease, reach it): its
 	// context ends in the first cleanup registered, which runs last.
+	// Close returns once the store is closed, so the data directory can be
+	// opened again at once.
 	cpCtx, cpCancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.onStop(cpCancel)
+	c.onStop(func() {
+		cpCancel()
+		if c.cp != nil {
+			<-c.cp.Done()
+		}
+	})
 	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
-		TokenFile: opts.TokenFile, Auth: opts.Auth,
-		Admission: func(srv *apiserver.Server) *admission.Chain { return admissionChain(cpCtx, srv) }})
+		Auth: opts.Auth, Admission: admissionChain})
 	if err != nil {
 		return nil, err
 	}
@@ -162,19 +167,19 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 }
 
 // admissionChain is the built-in chain plus the Service IP and node-port
-// allocator, last (it reserves addresses when it admits).
-func admissionChain(ctx context.Context, srv *apiserver.Server) *admission.Chain {
+// allocator, last (it reserves addresses when it admits). The allocator
+// runs until the control plane stops (ctx).
+func admissionChain(ctx context.Context, srv *apiserver.Server) (*admission.Chain, error) {
 	chain := controlplane.DefaultAdmission(srv)
 	alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
-	if err == nil {
-		err = alloc.Start(ctx)
-	}
 	if err != nil {
-		slog.Error("service allocator not started: Services get no cluster IP", "err", err)
-		return chain
+		return nil, fmt.Errorf("service allocator: %w", err)
+	}
+	if err := alloc.Start(ctx); err != nil {
+		return nil, fmt.Errorf("service allocator: %w", err)
 	}
 	chain.Validators = append(chain.Validators, alloc)
-	return chain
+	return chain, nil
 }
 
 // clientFor writes a kubeconfig for user in groups under the data

@@ -13,7 +13,7 @@ import (
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/imagebuild"
+	"github.com/orkit/orkit/images"
 )
 
 // runDemo runs the scenario the seeds describe, with the real kubectl, and
@@ -32,7 +32,7 @@ func runDemo(ctx context.Context, c *cluster) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go d.printPipeline(wctx)
-	hello := imagebuild.HelloSpec().Ref
+	hello := images.HelloRef
 	steps := []struct {
 		name string
 		run  func(context.Context) error

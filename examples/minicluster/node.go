@@ -17,8 +17,8 @@ import (
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
-	"github.com/orkit/orkit/internal/containerdproc"
-	"github.com/orkit/orkit/internal/imagebuild"
+	"github.com/orkit/orkit/cri/containerd/daemon"
+	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/proxy"
 )
@@ -35,7 +35,7 @@ func checkNodePrerequisites() error {
 	if os.Geteuid() != 0 {
 		missing = append(missing, "root (real nodes create network namespaces, cgroups and mounts: run as root, or use --nodes 0 --sim-nodes N)")
 	}
-	if err := containerdproc.CheckPrerequisites(); err != nil {
+	if err := daemon.CheckPrerequisites(); err != nil {
 		missing = append(missing, err.Error())
 	}
 	for _, p := range []string{"bridge", "host-local", "loopback", "portmap"} {
@@ -67,12 +67,12 @@ type realNode struct {
 
 // ensureContainerd starts the private containerd (once) and imports the
 // bundled images built from the repository's Go programs.
-func (c *cluster) ensureContainerd(ctx context.Context) (*containerdproc.Daemon, error) {
+func (c *cluster) ensureContainerd(ctx context.Context) (*daemon.Daemon, error) {
 	if c.containerd != nil {
 		return c.containerd, nil
 	}
 	dir := filepath.Join(c.opts.DataDir, "containerd")
-	d, err := containerdproc.Start(ctx, dir)
+	d, err := daemon.Start(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("start containerd: %w", err)
 	}
@@ -109,36 +109,26 @@ func (c *cluster) startProxy(ctx context.Context) error {
 	return nil
 }
 
-// importImages builds the bundled images (cached) and imports them.
+// importImages builds the bundled images (cached) and imports them. The
+// go command builds them in the module of the working directory, which
+// must require orkit (orkit's own checkout does).
 func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
-	root, err := imagebuild.FindModuleRoot(".")
+	root, err := images.FindModuleRoot(".")
 	if err != nil {
-		return fmt.Errorf("the bundled images are built from the repository: run the minicluster from it (%w)", err)
+		return fmt.Errorf("the bundled images are built with the go command: run the minicluster from a Go module that requires orkit (%w)", err)
 	}
-	b, err := imagebuild.New(root, filepath.Join(c.opts.DataDir, "images"))
+	b, err := images.New(root, filepath.Join(c.opts.DataDir, "images"))
 	if err != nil {
 		return err
 	}
 	// hello:v2 is the same program under a second tag, so the demo has an
 	// image to roll out to (kubectl set image) and back from.
-	v2 := imagebuild.HelloSpec()
+	v2 := images.HelloSpec()
 	v2.Ref = helloV2
-	results, err := b.BuildAll(ctx, append(imagebuild.Bundled(), v2))
-	if err != nil {
-		return fmt.Errorf("build bundled images: %w", err)
+	if _, err := b.BuildAndImport(ctx, rt, append(images.Bundled(), v2)...); err != nil {
+		return fmt.Errorf("bundled images: %w", err)
 	}
-	for _, r := range results {
-		f, err := os.Open(r.Path)
-		if err != nil {
-			return err
-		}
-		_, err = rt.ImportImage(ctx, f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("import %s: %w", r.Ref, err)
-		}
-	}
-	c.step("bundled images imported: %s, %s, %s", imagebuild.PauseSpec().Ref, imagebuild.HelloSpec().Ref, helloV2)
+	c.step("bundled images imported: %s, %s, %s", images.PauseRef, images.HelloRef, helloV2)
 	return nil
 }
 

@@ -66,17 +66,15 @@ func NewRequireTeam() *RequireTeam {
 }
 
 func (p *RequireTeam) Validate(_ context.Context, a *admission.Attributes) error {
-	pod, ok := a.Object.(*core.Pod)
-	if !ok || pod.Labels["team"] != "" {
-		return nil
+	if pod, ok := a.Object.(*core.Pod); ok && pod.Labels["team"] == "" {
+		return errors.New(`pods must carry a "team" label`)
 	}
-	return errors.New(`pods must carry a "team" label`)
+	return nil
 }
 
 func Example_validator() {
 	chain := &admission.Chain{Validators: []admission.Validator{NewRequireTeam()}}
-	// With the control plane: controlplane.Config{Admission: func(srv *apiserver.Server) *admission.Chain {
-	//     c := controlplane.DefaultAdmission(srv); c.Validators = append(c.Validators, NewRequireTeam()); return c }}
+	// With the control plane: see TestAdmissionInControlPlane.
 	pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "web"}}
 	err := chain.Validate(context.Background(), &admission.Attributes{Operation: admission.Create, Object: pod})
 	fmt.Println(err)

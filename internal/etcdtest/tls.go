@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/orkit/orkit/internal/pki"
+	"github.com/orkit/orkit/pki"
 )
 
 // makeCerts makes a CA, a serving certificate for 127.0.0.1 and a client

@@ -11,9 +11,8 @@ import (
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/namespaces"
 
-	"github.com/orkit/orkit/internal/containerdproc"
-	"github.com/orkit/orkit/internal/imagebuild"
-	"github.com/orkit/orkit/internal/images"
+	"github.com/orkit/orkit/cri/containerd/daemon"
+	"github.com/orkit/orkit/images"
 )
 
 // CNIPluginDir is where Debian's containernetworking-plugins install the
@@ -30,7 +29,7 @@ var cniPlugins = []string{"bridge", "host-local", "loopback", "portmap"}
 // Env is one test's private containerd. It lives until the test's cleanup.
 type Env struct {
 	// Daemon is the running containerd.
-	Daemon *containerdproc.Daemon
+	Daemon *daemon.Daemon
 	// Address is containerd's socket.
 	Address string
 	// Namespace is the containerd namespace holding the test images.
@@ -41,14 +40,14 @@ type Env struct {
 	// PauseImage and HelloImage are the imported images' refs.
 	PauseImage, HelloImage string
 	// Images are the built archives, by ref.
-	Images map[string]imagebuild.Result
+	Images map[string]images.Result
 }
 
 // Require skips the test (fails it when CI=true) unless this machine can
 // run a private containerd with runc and the CNI plugins.
 func Require(t testing.TB) {
 	t.Helper()
-	err := containerdproc.CheckPrerequisites()
+	err := daemon.CheckPrerequisites()
 	if err == nil {
 		err = checkCNI()
 	}
@@ -76,19 +75,19 @@ func checkCNI() error {
 }
 
 // BuildImages builds (or takes from the cache) the bundled images.
-func BuildImages(t testing.TB) map[string]imagebuild.Result {
+func BuildImages(t testing.TB) map[string]images.Result {
 	t.Helper()
-	b, err := imagebuild.New("", "")
+	b, err := images.New("", "")
 	if err != nil {
 		t.Fatalf("image builder: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := b.BuildAll(ctx, imagebuild.Bundled())
+	res, err := b.BuildAll(ctx, images.Bundled())
 	if err != nil {
 		t.Fatalf("build test images: %v", err)
 	}
-	out := make(map[string]imagebuild.Result, len(res))
+	out := make(map[string]images.Result, len(res))
 	for _, r := range res {
 		out[r.Ref] = r
 	}
@@ -106,7 +105,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	Require(t)
 	imgs := BuildImages(t)
 	// Daemons of test binaries that were killed (timeouts) are removed.
-	if err := containerdproc.SweepStale(os.TempDir(), "okd-"); err != nil {
+	if err := daemon.SweepStale(os.TempDir(), "okd-"); err != nil {
 		t.Logf("removing stale private containerds: %v", err)
 	}
 	dir, err := os.MkdirTemp("", "okd-")
@@ -115,11 +114,11 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var dopts []containerdproc.Opt
+	var dopts []daemon.Opt
 	if o.tmpfsRoot {
-		dopts = append(dopts, containerdproc.WithTmpfsRoot())
+		dopts = append(dopts, daemon.WithTmpfsRoot())
 	}
-	d, err := containerdproc.Start(ctx, dir, dopts...)
+	d, err := daemon.Start(ctx, dir, dopts...)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatalf("start containerd: %v", err)
@@ -176,7 +175,7 @@ func (e *Env) Client(t testing.TB) *containerd.Client {
 
 // ImportArchives imports the image archives into namespace ns of the
 // containerd at address and unpacks them into the overlayfs snapshotter.
-func ImportArchives(ctx context.Context, address, ns string, imgs map[string]imagebuild.Result) error {
+func ImportArchives(ctx context.Context, address, ns string, imgs map[string]images.Result) error {
 	c, err := containerd.New(address, containerd.WithDefaultNamespace(ns))
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orkit/orkit/internal/containerdproc"
+	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/internal/testenv"
 )
 
@@ -37,7 +37,7 @@ func TestEnvLifecycle(t *testing.T) {
 	}
 	_, err := os.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "cleanup removed %s", dir)
-	mps, err := containerdproc.MountsUnder(dir)
+	mps, err := daemon.MountsUnder(dir)
 	require.NoError(t, err)
 	assert.Empty(t, mps)
 }
@@ -47,7 +47,7 @@ func TestEnvTmpfsRoot(t *testing.T) {
 	t.Run("env", func(t *testing.T) {
 		e := testenv.New(t, testenv.TmpfsRoot())
 		dir = e.Daemon.Dir()
-		mps, err := containerdproc.MountsUnder(dir + "/root")
+		mps, err := daemon.MountsUnder(dir + "/root")
 		require.NoError(t, err)
 		assert.Contains(t, mps, dir+"/root")
 		e.Restart(t)
@@ -57,7 +57,7 @@ func TestEnvTmpfsRoot(t *testing.T) {
 	if dir == "" {
 		return
 	}
-	mps, err := containerdproc.MountsUnder(dir)
+	mps, err := daemon.MountsUnder(dir)
 	require.NoError(t, err)
 	assert.Empty(t, mps)
 	_, err = os.Stat(dir)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 )
 
 // Cluster is an in-process control plane for one test, with kubeconfigs

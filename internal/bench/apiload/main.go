@@ -40,7 +40,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/internal/controlplane"
+	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/store/bbolt"
 )
 
@@ -132,7 +132,7 @@ func serve(dir, listen, pprofAddr string) error {
 		return err
 	}
 	if pprofAddr != "" {
-		if err := servePprof(ctx, pprofAddr, cp.Store); err != nil {
+		if err := servePprof(ctx, pprofAddr, cp.Store.(*bbolt.Store)); err != nil { // the default backend
 			return err
 		}
 	}

@@ -1,0 +1,26 @@
+// Package controlplane owns a running control plane: a store and an API
+// server in one data directory, started from one Config. It is what an
+// embedder calls to get a cluster's API (the minicluster, the examples and
+// the integration tests all start theirs here, so they run the same
+// wiring):
+//
+//	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir})
+//	cfg, err := cp.ClientConfig("system:kube-scheduler")   // a component's credentials
+//	c, err := client.New(cfg)
+//
+//	Config ─▶ Start ─┬─ PKI:            DataDir/pki/ca.{crt,key} (or PKI.CA), serving certificate
+//	                 ├─ store:          bbolt in DataDir/store.db (or Config.Store: any store.Interface)
+//	                 ├─ authentication: x509 | token file | basic-auth file | OIDC (| anonymous)
+//	                 ├─ authorization:  system:masters, then AuthConfig.AuthorizationMode in order
+//	                 │                  (Node, RBAC, ABAC, Webhook, AlwaysAllow, AlwaysDeny)
+//	                 ├─ admission:      DefaultAdmission (or Config.Admission, built on it)
+//	                 ├─ kinds:          the built-ins and Config.Resources
+//	                 ├─ initializers
+//	                 └─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
+//	                    and DataDir/admin.kubeconfig (system:masters)
+//
+// Every choice is a Config field with a documented zero value; nothing
+// must be called in a particular order. The control plane runs until
+// Start's context ends; Done tells when its store is closed. Bad
+// configuration fails Start with an error wrapping ErrInvalidConfig.
+package controlplane
