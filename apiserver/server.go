@@ -18,6 +18,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
+	"github.com/orkit/orkit/apiserver/kubeletclient"
 	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/store"
@@ -42,6 +43,11 @@ type Config struct {
 	Authorizer authz.Authorizer
 	// Admission is the admission chain; nil admits everything.
 	Admission *admission.Chain
+	// Kubelet is how the server reaches kubelets for pods/log and
+	// pods/exec (its client certificate and the CA of the kubelets'
+	// serving certificates; see kubeletclient.Config). nil reaches none:
+	// those subresources answer 400.
+	Kubelet *kubeletclient.Config
 	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
@@ -67,8 +73,7 @@ type Server struct {
 	metrics      *metrics
 	inflight     chan struct{}
 	initializers *initializerSet
-	podLogs      PodLogsFunc
-	podExec      PodExecFunc
+	kubelet      *kubeletclient.Client // nil without Config.Kubelet
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -110,14 +115,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Authorizer == nil {
 		cfg.Authorizer = authz.Masters()
 	}
-	return &Server{
+	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
 		metrics:   newMetrics(),
 		inflight:  make(chan struct{}, cfg.MaxInFlight),
 		resources: map[meta.GroupVersionResource]*served{},
 		ready:     make(chan struct{}),
-	}, nil
+	}
+	if cfg.Kubelet != nil {
+		s.kubelet = kubeletclient.New(*cfg.Kubelet, nodeStorage{s})
+	}
+	return s, nil
 }
 
 // SetAuthorizer replaces the authorizer; call before Start (the usual

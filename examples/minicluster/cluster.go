@@ -53,7 +53,6 @@ type cluster struct {
 	nodes []*realNode
 
 	containerd *containerdproc.Daemon
-	logsWired  bool
 }
 
 // step prints one progress line with the time since start.

@@ -115,10 +115,14 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	kubeletClient, err := cp.kubeletClient()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: sch, TLS: &cert, ClientCA: cp.CA.Pool(),
 		Authenticator: authenticator, Logger: cfg.Logger,
-		WatchHistory: cfg.WatchHistory,
+		WatchHistory: cfg.WatchHistory, Kubelet: kubeletClient,
 	})
 	if err != nil {
 		return err
