@@ -240,6 +240,9 @@ func (s *Server) Start(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
+		if s.kubelet != nil {
+			s.kubelet.CloseIdleConnections()
+		}
 	}()
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {

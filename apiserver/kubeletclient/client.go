@@ -7,10 +7,15 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 )
+
+// idleConnTimeout closes a kubelet connection that carried nothing for
+// this long (net/http's default transport's figure).
+const idleConnTimeout = 90 * time.Second
 
 // NodeGetter reads a Node by name. The API server passes its own node
 // storage; client.For[core.Node](c, "") is one too.
@@ -42,10 +47,11 @@ type Client struct {
 func New(cfg Config, nodes NodeGetter) *Client {
 	cfg = cfg.withDefaults()
 	dial := (&net.Dialer{Timeout: cfg.DialTimeout}).DialContext
-	stream := &http.Transport{DialContext: dial, TLSClientConfig: cfg.tlsConfig(), TLSHandshakeTimeout: cfg.DialTimeout}
+	stream := &http.Transport{DialContext: dial, TLSClientConfig: cfg.tlsConfig(), TLSHandshakeTimeout: cfg.DialTimeout,
+		IdleConnTimeout: idleConnTimeout}
 	// HTTP/1.1 only (no ForceAttemptHTTP2): upgrades need it.
 	upgrade := &http.Transport{DialContext: dial, TLSClientConfig: cfg.tlsConfig(), TLSHandshakeTimeout: cfg.DialTimeout,
-		ResponseHeaderTimeout: cfg.UpgradeTimeout}
+		ResponseHeaderTimeout: cfg.UpgradeTimeout, IdleConnTimeout: idleConnTimeout}
 	return &Client{cfg: cfg, nodes: nodes, stream: &http.Client{Transport: stream}, upgrade: upgrade}
 }
 
