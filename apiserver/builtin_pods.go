@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -192,28 +191,8 @@ func (s *Server) bind(ctx context.Context, req *Request, b *core.Binding) (meta.
 	return b, nil
 }
 
-// PodLogOptions are the query parameters of pods/log.
-type PodLogOptions struct {
-	Container    string
-	Follow       bool
-	Previous     bool
-	Timestamps   bool
-	TailLines    *int64
-	SinceSeconds *int64
-	LimitBytes   *int64
-}
-
-// PodLogsFunc streams a container's log to w (the node agent issue
-// connects it to the kubelet's log endpoint).
-type PodLogsFunc func(ctx context.Context, pod *core.Pod, opts PodLogOptions, w io.Writer) error
-
-// SetPodLogs sets the function that serves pods/log.
-func (s *Server) SetPodLogs(f PodLogsFunc) {
-	s.mu.Lock()
-	s.podLogs = f
-	s.mu.Unlock()
-}
-
+// servePodLog checks a pods/log request and streams the container's log
+// from the pod's kubelet (through Config.Kubelet).
 func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	if req.Info.Verb != "get" {
 		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
@@ -224,18 +203,10 @@ func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http
 		writeError(w, err)
 		return
 	}
-	q := req.Query
-	opts := PodLogOptions{Container: q.Get("container"), Follow: q.Get("follow") == "true",
-		Previous: q.Get("previous") == "true", Timestamps: q.Get("timestamps") == "true"}
-	for name, dst := range map[string]**int64{"tailLines": &opts.TailLines, "sinceSeconds": &opts.SinceSeconds, "limitBytes": &opts.LimitBytes} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid %s %q", name, v)))
-				return
-			}
-			*dst = &n
-		}
+	opts, err := core.ParsePodLogOptions(req.Query)
+	if err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
 	}
 	pod := obj.(*core.Pod)
 	if opts.Container == "" {
@@ -245,16 +216,13 @@ func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http
 		}
 		opts.Container = pod.Spec.Containers[0].Name
 	}
-	s.mu.RLock()
-	logs := s.podLogs
-	s.mu.RUnlock()
-	if logs == nil || pod.Spec.NodeName == "" {
+	if s.kubelet == nil || pod.Spec.NodeName == "" {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: no node agent serves its logs", opts.Container, pod.Name)))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	fw := &flushWriter{w: w}
-	if err := logs(ctx, pod, opts, fw); err != nil && !fw.wrote {
+	if err := s.kubelet.Logs(ctx, pod, opts, fw); err != nil && !fw.wrote {
 		writeError(w, err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Request is a resource request on its way through the handlers: who, what,

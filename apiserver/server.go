@@ -18,8 +18,9 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/apiserver/kubeletclient"
+	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/store"
 )
 
@@ -66,6 +67,11 @@ type Config struct {
 	// system namespaces, the RBAC bootstrap policy, system PriorityClasses)
 	// before it serves; an error fails Start. False: Start writes nothing.
 	Bootstrap bool
+	// Kubelet is how the server reaches kubelets for pods/log and
+	// pods/exec (its client certificate and the CA of the kubelets'
+	// serving certificates; see kubeletclient.Config). nil reaches none:
+	// those subresources answer 400.
+	Kubelet *kubeletclient.Config
 	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
@@ -116,8 +122,7 @@ type Server struct {
 	metrics      *metrics
 	inflight     chan struct{}
 	initializers *initializerSet
-	podLogs      PodLogsFunc
-	podExec      PodExecFunc
+	kubelet      *kubeletclient.Client // nil without Config.Kubelet
 
 	// authorizer and admission are the defaults of New, replaced by what
 	// the Config's factories build in Start before it serves.
@@ -183,6 +188,9 @@ func New(cfg Config) (*Server, error) {
 		if err := s.enableInitializers(); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Kubelet != nil {
+		s.kubelet = kubeletclient.New(*cfg.Kubelet, nodeStorage{s})
 	}
 	return s, nil
 }
@@ -346,6 +354,9 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		defer scancel()
 		_ = srv.Shutdown(sctx)
 		cancel()
+		if s.kubelet != nil {
+			s.kubelet.CloseIdleConnections()
+		}
 	}()
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {

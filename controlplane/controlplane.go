@@ -190,11 +190,15 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	kubeletClient, err := cp.kubeletClient()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
-		Initializers: true, Bootstrap: true,
+		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory,
 	})
 	if err != nil {

@@ -85,12 +85,6 @@ func newRealNode(t testing.TB, name string) *realNode {
 		CrashLoopBackOff: 200 * time.Millisecond, MaxBackOff: 2 * time.Second, ResyncInterval: 5 * time.Second,
 		CPUManagerPolicy: "static", ReservedCPUs: runtime.NumCPU() - 1}
 	n.start(t)
-	kp, err := tc.cp.CA.IssueClient(APIServerClientCN)
-	require.NoError(t, err)
-	apiCert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
-	require.NoError(t, err)
-	tc.cp.Server.SetPodLogs(LogsFunc(LogsClientConfig{ClientCert: apiCert, RootCAs: tc.cp.CA.Pool(),
-		Nodes: client.For[core.Node](tc.admin, "")}))
 	t.Cleanup(func() {
 		n.cleanupPods(t)
 		n.stop()

@@ -16,7 +16,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"

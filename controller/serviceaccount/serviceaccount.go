@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
@@ -111,7 +110,7 @@ func isTerminating(err error) bool {
 		return false
 	}
 	for _, c := range st.Details.Causes {
-		if c.Type == admission.NamespaceTerminatingCause {
+		if c.Type == core.NamespaceTerminatingCause {
 			return true
 		}
 	}

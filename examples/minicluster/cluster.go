@@ -52,7 +52,6 @@ type cluster struct {
 	nodes []*realNode
 
 	containerd *daemon.Daemon
-	logsWired  bool
 }
 
 // step prints one progress line with the time since start.

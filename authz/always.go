@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/orkit/orkit/api/authorization"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // AlwaysAllowAuthorizer allows every request (kube-apiserver's AlwaysAllow

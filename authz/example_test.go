@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 )
 
 // The chain a server builds: superusers first, then RBAC over the

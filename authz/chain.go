@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // ChainAuthorizer asks authorizers in order. It is immutable after

@@ -6,7 +6,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -19,4 +19,8 @@
 //	                  ├─ OIDC        (Authorization: Bearer <JWT>)
 //	                  ├─ BasicAuth   (Authorization: Basic)
 //	                  └─ anonymous?  (system:anonymous / system:unauthenticated)
+//
+// The package depends only on the object model: the API server runs the
+// authenticators, and admission plugins read the User they found, so it
+// sits below both.
 package authn

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/orkit/orkit/api/rbac"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // ServiceAccountUsernamePrefix starts the user name of every service

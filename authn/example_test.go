@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // A token file and a password file behind one Union, with anonymous

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/orkit/orkit/api/core"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Node identity and the namespace of node leases.

@@ -3,7 +3,7 @@ package authz
 import (
 	"context"
 
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Decision is an authorizer's answer.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/orkit/orkit/api/authorization"
 	"github.com/orkit/orkit/api/rbac"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // RuleSet is what a user may do, as a SelfSubjectRulesReview reports it:

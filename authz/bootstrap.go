@@ -5,7 +5,7 @@ import (
 
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/rbac"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Bootstrap labels and annotations, as Kubernetes puts on its defaults.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/stretchr/testify/assert"
 )
 

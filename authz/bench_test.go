@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/orkit/orkit/api/rbac"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // BenchmarkRBACAuthorize measures a denied namespaced request (the worst

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api/authorization"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -21,4 +21,9 @@
 //
 // BootstrapPolicy gives the default ClusterRoles and ClusterRoleBindings the
 // server seeds at start. Every authorizer is safe for concurrent use.
+//
+// The package depends only on the object model and authn: the API server
+// runs the chain, and admission plugins use its helpers (NodeName), so it
+// sits below both. RBAC and Node read their objects through small source
+// interfaces that the API server's caches implement.
 package authz
