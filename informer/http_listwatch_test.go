@@ -62,7 +62,7 @@ func TestHTTPWatchFrames(t *testing.T) {
 		{"events then clean end", cmFrame + "\n" + `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}` + "\n",
 			[]string{Added, Bookmark}, nil},
 		{"410 as an ERROR frame", cmFrame + `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}}`,
-			[]string{Added, Error}, apierrors.IsGone},
+			[]string{Added, Error}, tooOld},
 		{"malformed frame", cmFrame + `{"type":"ADDED","object":{"metadata":`, []string{Added, Error}, isDecode},
 		{"not JSON", `hello`, []string{Error}, isDecode},
 		{"unknown type", `{"type":"EXPLODED","object":{}}`, []string{Error}, isDecode},
@@ -100,8 +100,8 @@ func TestHTTPErrorsAreStatuses(t *testing.T) {
 		check  func(error) bool
 		reason meta.StatusReason
 	}{
-		{"Status body", 410, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"gone"}`, apierrors.IsGone, meta.StatusReasonExpired},
-		{"plain body", 410, "upstream says no", apierrors.IsGone, meta.StatusReasonExpired},
+		{"Status body", 410, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"gone"}`, tooOld, meta.StatusReasonExpired},
+		{"plain body", 410, "upstream says no", tooOld, meta.StatusReasonExpired},
 		{"forbidden", 403, "", apierrors.IsForbidden, meta.StatusReasonForbidden},
 		{"garbage 500", 500, "{{{", func(err error) bool { return apierrors.FromError(err).Code == 500 }, meta.StatusReasonInternalError},
 	}
