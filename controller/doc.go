@@ -19,10 +19,9 @@
 //     waiting to see in its cache, so it does not act twice on stale data.
 //   - LeaderElector: one active instance among several, on a
 //     coordination.k8s.io/v1 Lease with optimistic concurrency.
-//   - Manager: shared informers over a client (InformerFor), controllers
-//     run while leading, orderly shutdown, Ready and Healthy checks.
-//   - ResourceListerWatcher: the adapter from a typed client.Resource to
-//     informer.ListerWatcher that the Manager's informers use.
+//   - Manager: shared informers over a client (InformerFor, through
+//     informer.ForResource), controllers run while leading, orderly
+//     shutdown, Ready and Healthy checks.
 //
 // Built-in controllers live in subpackages (controller/<name>) and are
 // wired by hand: nothing registers itself.

@@ -120,16 +120,8 @@ func InformerFor[T any, PT interface {
 	*T
 	meta.Object
 }](m *Manager, namespace string) (*informer.Informer[PT], error) {
-	res := client.For[T, PT](m.opts.Client, namespace)
-	if res.GroupVersionResource().Resource == "" {
-		var zero PT
-		return nil, fmt.Errorf("%w: %T", client.ErrNotRegistered, zero)
-	}
-	scope := informer.Scope{Namespace: res.Namespace()}
-	name := res.GroupVersionResource().String() + "|" + scope.String()
-	return informer.InformerFor(m.factory, name, func() (informer.ListerWatcher[PT], error) {
-		return NewListerWatcher(res, "", ""), nil
-	}, informer.Options[PT]{Name: name, ResyncPeriod: m.opts.ResyncPeriod, Logger: m.opts.Logger})
+	return informer.ForResource[T, PT](m.factory, m.opts.Client, informer.Scope{Namespace: namespace},
+		informer.Options[PT]{ResyncPeriod: m.opts.ResyncPeriod, Logger: m.opts.Logger})
 }
 
 // Add adds r (a controller) to what the manager runs while it leads. It

@@ -218,3 +218,13 @@ func (m *memLW[T]) serve(ctx context.Context, w *memWatcher, out chan<- Event[T]
 		}
 	}
 }
+
+// send hands ev to ch unless ctx ends first; it reports whether it did.
+func send[T any](ctx context.Context, ch chan<- Event[T], ev Event[T]) bool {
+	select {
+	case ch <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

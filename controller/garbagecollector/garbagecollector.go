@@ -12,7 +12,6 @@ import (
 
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
 )
@@ -283,7 +282,7 @@ func (gc *GarbageCollector) watch(ctx context.Context, wg *sync.WaitGroup, m cli
 	}
 	ictx, cancel := context.WithCancel(ctx)
 	gc.watched[m.Resource] = cancel
-	lw := controller.NewListerWatcher(client.DynamicFor(gc.opts.Client, m, ""), "", "")
+	lw := informer.NewListerWatcher(client.DynamicFor(gc.opts.Client, m, ""), "", "")
 	inf := informer.New[*client.Unstructured](lw, informer.Options[*client.Unstructured]{
 		Name: m.Resource.String(), Logger: gc.opts.Logger, Transform: metadataOnly,
 	})
