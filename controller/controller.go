@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
 )
@@ -17,7 +18,11 @@ import (
 //	                                           └──── error: AddRateLimited; RequeueAfter ◀────┘
 //
 // Events only ever enqueue keys; the queue merges repeated keys, never
-// hands one key to two workers, and retries failures with backoff.
+// hands one key to two workers, and retries failures with backoff. A
+// write conflict (409 Conflict: the object changed since the cache saw it)
+// is requeued with backoff too, but logged at debug level only and counted
+// as ResultConflict, not as an error: it is how optimistic concurrency
+// works, as Kubernetes' controllers treat it.
 //
 // Set up watches (Watch, WatchObjects, WatchOwned) first, then Run. A
 // Controller is safe for concurrent use; Run may be called again after it
@@ -165,6 +170,12 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], r
 	case err != nil && ctx.Err() != nil:
 		result = ResultError // stopping: the next run starts afresh, without backoff history
 		q.Forget(req)
+	case apierrors.IsConflict(err):
+		// Optimistic concurrency at work: the cache was behind a newer
+		// write. The next round reads fresh state; nothing failed.
+		result = ResultConflict
+		q.AddRateLimited(req)
+		c.opts.Logger.Debug("reconcile conflicted with a newer write; requeued", "request", req.String(), "err", err)
 	case err != nil:
 		result = ResultError
 		q.AddRateLimited(req)

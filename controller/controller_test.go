@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
@@ -225,6 +229,56 @@ func TestTerminalErrorIsNotRetried(t *testing.T) {
 	assert.Equal(t, 0, clock.Waiters(), "nothing scheduled")
 	assert.Equal(t, 0.0, counter(t, c.Metrics(), "workqueue_retries_total", "", ""))
 	assert.Equal(t, 1, rec.count(req))
+}
+
+// TestConflictIsRequeuedQuietly: a 409 Conflict from a write is retried
+// with backoff like an error, but logged at debug level only and counted
+// as ResultConflict, not as an error.
+func TestConflictIsRequeuedQuietly(t *testing.T) {
+	req := Request{"ns", "a"}
+	var logs lockedBuffer
+	clock := workqueue.NewFakeClock(time.Unix(1_000_000, 0))
+	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
+	rec := newRecorder(func(_ Request, n int) (Result, error) {
+		if n == 1 {
+			conflict := apierrors.NewConflict(meta.GroupResource{Resource: "configmaps"}, "a",
+				errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+			return Result{}, fmt.Errorf("update configmap ns/a: %w", conflict)
+		}
+		return Result{}, nil
+	})
+	c := newController(t, rec, Options{Clock: clock,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	WatchObjects(c, inf)
+	runController(t, c)
+	eventually(t, wait, func() bool { return rec.count(req) == 1 && clock.Waiters() == 1 }, "the conflict scheduled a retry")
+	clock.Step(time.Minute)
+	eventually(t, wait, func() bool {
+		return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1
+	}, "retried and succeeded")
+	assert.Equal(t, 1.0, counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultConflict))
+	assert.Equal(t, 0.0, counter(t, c.Metrics(), "controller_reconcile_errors_total", "", ""))
+	assert.NotContains(t, logs.String(), "level=ERROR")
+	assert.NotContains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "level=DEBUG msg=\"reconcile conflicted with a newer write; requeued\"")
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger on several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestPanicIsRecoveredAndRetried(t *testing.T) {

@@ -92,14 +92,6 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 // when a schedule time has come. A status write that conflicts with a
 // newer version asks for another round without counting as an error.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if apierrors.IsConflict(err) {
-		return controller.Result{Requeue: true}, nil
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	cached, err := r.cronJobs.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil

@@ -148,13 +148,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	now := r.now()
 	sel, err := labels.SelectorFromLabelSelector(pdb.Spec.Selector)
 	if err != nil {
-		return r.written(req, r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
+		return written(r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
 	}
 	pods := r.pods.Namespace(pdb.Namespace).List(sel)
 	res, err := ComputeStatus(pdb, pods, r.scaleOf, now)
 	if err != nil {
 		r.event(pdb, core.EventTypeWarning, ReasonCalculateExpectedFailed, "Failed to calculate the number of expected pods: "+err.Error())
-		return r.written(req, r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
+		return written(r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
 	}
 	if statusEqual(&pdb.Status, &res.Status) {
 		return controller.Result{RequeueAfter: res.Recheck}, nil
@@ -168,20 +168,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 			"undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", sel))
 		r.log.Info("pdb selects unmanaged pods", "pdb", req.String(), "pods", strings.Join(res.Unmanaged, ","))
 	}
-	return r.written(req, r.writeStatus(ctx, pdb, res.Status), res.Recheck)
+	return written(r.writeStatus(ctx, pdb, res.Status), res.Recheck)
 }
 
 // written turns the outcome of a status write into the reconcile's
-// result: a conflict (the eviction handler, or a newer status, wrote
-// first) is expected contention and retries after the queue's backoff
-// without counting as an error; other errors retry as errors; success
-// rechecks after recheck when positive.
-func (r *Reconciler) written(req controller.Request, err error, recheck time.Duration) (controller.Result, error) {
-	switch {
-	case apierrors.IsConflict(err):
-		r.log.Debug("pdb status changed meanwhile; recomputing", "pdb", req.String())
-		return controller.Result{Requeue: true}, nil
-	case err != nil:
+// result: an error retries (a conflict, when the eviction handler or a
+// newer status wrote first, quietly: the framework requeues conflicts
+// without counting them as errors); success rechecks after recheck when
+// positive.
+func written(err error, recheck time.Duration) (controller.Result, error) {
+	if err != nil {
 		return controller.Result{}, err
 	}
 	return controller.Result{RequeueAfter: recheck}, nil

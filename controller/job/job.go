@@ -132,14 +132,6 @@ func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
 // that conflicts with a newer version (the cache lagging behind) asks for
 // another round without counting as an error.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if apierrors.IsConflict(err) {
-		return controller.Result{Requeue: true}, nil
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	j, err := r.jobs.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		r.forget(req)
