@@ -132,6 +132,42 @@ func TestEnqueueOwner(t *testing.T) {
 	}
 }
 
+func TestEnqueueSelectingOwners(t *testing.T) {
+	yes := true
+	now := meta.NewTime(time.Unix(1000, 0))
+	owner := func(ns, name string, sel *meta.LabelSelector) *core.Pod { // pods stand in for any owner kind
+		return &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}, Spec: core.PodSpec{NodeSelector: sel.MatchLabels}}
+	}
+	ix := informer.NewIndexer[*core.Pod](nil)
+	for _, o := range []*core.Pod{
+		owner("ns", "web", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+		owner("ns", "web-too", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+		owner("ns", "all", &meta.LabelSelector{}), // empty: selects nothing
+		owner("ns", "db", &meta.LabelSelector{MatchLabels: map[string]string{"app": "db"}}),
+		owner("other", "web", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+	} {
+		_, _, err := ix.Put(o)
+		require.NoError(t, err)
+	}
+	selector := func(o *core.Pod) *meta.LabelSelector { return &meta.LabelSelector{MatchLabels: o.Spec.NodeSelector} }
+	orphan := func(mut func(*core.ConfigMap)) *core.ConfigMap {
+		cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: "x", Labels: map[string]string{"app": "web"}}}
+		if mut != nil {
+			mut(cm)
+		}
+		return cm
+	}
+	m := EnqueueSelectingOwners[*core.ConfigMap](informer.NewLister(ix), selector, nil)
+	assert.ElementsMatch(t, []Request{{"ns", "web"}, {"ns", "web-too"}}, m(orphan(nil)))
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) { cm.Labels = nil })), "selected by none")
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) { cm.DeletionTimestamp = &now })), "being deleted")
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) {
+		cm.OwnerReferences = []meta.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "web", Controller: &yes}}
+	})), "not an orphan")
+	only := EnqueueSelectingOwners(informer.NewLister(ix), selector, func(o *core.Pod, _ *core.ConfigMap) bool { return o.Name == "web" })
+	assert.Equal(t, []Request{{"ns", "web"}}, only(orphan(nil)), "accept narrows the owners")
+}
+
 func TestEnqueueClusterScopedOwner(t *testing.T) {
 	yes := true
 	cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "team-a", Name: "info",

@@ -84,7 +84,8 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "DaemonSet"}
 	controller.WatchObjects(ctrl, dsInf)
 	controller.WatchOwned(ctrl, podInf, owner)
-	controller.Watch(ctrl, podInf, c.orphanRequests)
+	controller.Watch(ctrl, podInf, controller.EnqueueSelectingOwners[*core.Pod](dsInf.Lister(),
+		func(ds *apps.DaemonSet) *meta.LabelSelector { return ds.Spec.Selector }, nil))
 	podInf.AddEventHandler(c.expectationHandler(controller.EnqueueOwner[*core.Pod](owner)))
 	controller.WatchOwned(ctrl, revInf, owner)
 	controller.Watch(ctrl, nodeInf, c.nodeRequests)
@@ -147,17 +148,11 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, err
 	}
-	adopted, err := c.claimPods(ctx, ds, sel)
+	claimed, err := c.claimPods(ctx, ds, sel)
 	if err != nil {
 		return controller.Result{}, err
 	}
-	byNode := c.podsByNode(ds, sel)
-	for _, p := range adopted {
-		n := TargetNode(p)
-		if !slices.ContainsFunc(byNode[n], func(q *core.Pod) bool { return q.UID == p.UID }) { // the cache may show it already
-			byNode[n] = append(byNode[n], p)
-		}
-	}
+	byNode := groupByNode(claimed)
 	var retry time.Duration
 	if c.exp.Satisfied(req) {
 		if retry, err = c.manage(ctx, req, ds, byNode, hash); err != nil {
@@ -168,14 +163,22 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	return controller.Result{RequeueAfter: retry}, c.writeStatus(ctx, ds, byNode, hash)
 }
 
-// podsByNode groups the DaemonSet's pods by the node they are for.
+// podsByNode groups the DaemonSet's pods in the cache by the node they
+// are for.
 func (c *Controller) podsByNode(ds *apps.DaemonSet, sel labels.Selector) map[string][]*core.Pod {
-	out := map[string][]*core.Pod{}
+	var pods []*core.Pod
 	for _, p := range c.pods.Namespace(ds.Namespace).List(sel) {
-		ref := meta.ControllerOf(&p.ObjectMeta)
-		if ref == nil || ref.UID != ds.UID {
-			continue
+		if ref := meta.ControllerOf(&p.ObjectMeta); ref != nil && ref.UID == ds.UID {
+			pods = append(pods, p)
 		}
+	}
+	return groupByNode(pods)
+}
+
+// groupByNode groups pods by the node they are for.
+func groupByNode(pods []*core.Pod) map[string][]*core.Pod {
+	out := map[string][]*core.Pod{}
+	for _, p := range pods {
 		n := TargetNode(p)
 		out[n] = append(out[n], p)
 	}

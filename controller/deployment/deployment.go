@@ -92,13 +92,7 @@ func (r *Reconciler) rsRequests(rs *apps.ReplicaSet) []controller.Request {
 		}
 		return []controller.Request{{Namespace: rs.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, d := range r.ds.Namespace(rs.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(d.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
-			out = append(out, controller.Request{Namespace: d.Namespace, Name: d.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*apps.ReplicaSet](r.ds, func(d *apps.Deployment) *meta.LabelSelector { return d.Spec.Selector }, nil)(rs)
 }
 
 // podRequests maps a pod's deletion to the Deployment of its

@@ -10,7 +10,6 @@ import (
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
@@ -118,14 +117,7 @@ func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
 		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, j := range r.jobs.Namespace(pod.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(j.Spec.Selector); err == nil && !sel.Empty() &&
-			sel.Matches(labels.Set(pod.Labels)) {
-			out = append(out, controller.Request{Namespace: j.Namespace, Name: j.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*core.Pod](r.jobs, func(j *batch.Job) *meta.LabelSelector { return j.Spec.Selector }, nil)(pod)
 }
 
 // Reconcile brings one Job's pods and status towards its spec. A write

@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
@@ -102,14 +103,7 @@ func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
 		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, rs := range r.rss.Namespace(pod.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(rs.Spec.Selector); err == nil && !sel.Empty() &&
-			sel.Matches(labels.Set(pod.Labels)) {
-			out = append(out, controller.Request{Namespace: rs.Namespace, Name: rs.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*core.Pod](r.rss, func(rs *apps.ReplicaSet) *meta.LabelSelector { return rs.Spec.Selector }, nil)(pod)
 }
 
 // Reconcile brings one ReplicaSet's pods and status to its spec.

@@ -77,7 +77,9 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "StatefulSet"}
 	controller.WatchObjects(ctrl, setInf)
 	controller.WatchOwned(ctrl, podInf, owner)
-	controller.Watch(ctrl, podInf, c.orphanRequests)
+	controller.Watch(ctrl, podInf, controller.EnqueueSelectingOwners(setInf.Lister(),
+		func(set *apps.StatefulSet) *meta.LabelSelector { return set.Spec.Selector },
+		func(set *apps.StatefulSet, p *core.Pod) bool { _, named := ParseOrdinal(set, p.Name); return named }))
 	controller.WatchOwned(ctrl, revInf, owner)
 	c.Controller = ctrl
 	return c, nil
