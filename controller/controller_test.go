@@ -33,17 +33,17 @@ func newInformer(t *testing.T, lw *fakeLW) *informer.Informer[*core.ConfigMap] {
 	return inf
 }
 
-func newController(t *testing.T, r Reconciler, opts Options) *Controller {
+func newController(t *testing.T, r Reconciler, cfg Config) *Controller {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = quietLogger()
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
 	}
-	c, err := New("test", r, opts)
+	c, err := New("test", r, cfg)
 	require.NoError(t, err)
 	return c
 }
 
-func TestNewRejectsBadOptions(t *testing.T) {
+func TestNewRejectsBadConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		cname string
@@ -53,8 +53,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"nil reconciler", "x", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.cname, tc.r, Options{})
-			assert.ErrorIs(t, err, ErrInvalidOptions)
+			_, err := New(tc.cname, tc.r, Config{})
+			assert.ErrorIs(t, err, ErrInvalidConfig)
 		})
 	}
 }
@@ -63,7 +63,7 @@ func TestWatchObjectsReconcilesEveryKey(t *testing.T) {
 	lw := newFakeLW(newCM("a", "one", nil), newCM("b", "two", nil))
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchObjects(c, inf)
 	runController(t, c)
 	one, two, three := Request{"a", "one"}, Request{"b", "two"}, Request{"a", "three"}
@@ -90,7 +90,7 @@ func TestWatchOwnedMapsToControllingOwner(t *testing.T) {
 	)
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchOwned(c, inf, OwnerKind{Group: "apps", Kind: "ReplicaSet"})
 	runController(t, c)
 	eventually(t, wait, func() bool { return rec.count(Request{"ns", "web"}) >= 1 }, "owner reconciled")
@@ -210,7 +210,7 @@ func TestCustomMapper(t *testing.T) {
 	lw := newFakeLW(newCM("ns", "fan-out", nil))
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	Watch(c, inf, func(cm *core.ConfigMap) []Request {
 		return []Request{{Name: cm.Name + "-1"}, {Name: cm.Name + "-2"}}
 	})
@@ -227,7 +227,7 @@ func fakeClockController(t *testing.T, answer func(Request, int) (Result, error)
 	clock := workqueue.NewFakeClock(time.Unix(1_000_000, 0))
 	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
 	rec := newRecorder(answer)
-	c := newController(t, rec, Options{Clock: clock})
+	c := newController(t, rec, Config{Clock: clock})
 	WatchObjects(c, inf)
 	runController(t, c)
 	return rec, clock, c
@@ -283,7 +283,7 @@ func TestConflictIsRequeuedQuietly(t *testing.T) {
 		}
 		return Result{}, nil
 	})
-	c := newController(t, rec, Options{Clock: clock,
+	c := newController(t, rec, Config{Clock: clock,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	WatchObjects(c, inf)
 	runController(t, c)
@@ -391,7 +391,7 @@ func TestWorkersRunConcurrentlyButNeverOnOneKey(t *testing.T) {
 		mu.Unlock()
 		return Result{}, nil
 	})
-	c := newController(t, r, Options{Workers: workers})
+	c := newController(t, r, Config{Workers: workers})
 	WatchObjects(c, inf)
 	runController(t, c)
 	eventually(t, wait, func() bool { return peak.Load() == workers }, "all workers busy at once")
@@ -409,7 +409,7 @@ func TestWorkersRunConcurrentlyButNeverOnOneKey(t *testing.T) {
 func TestRunTwiceAndRestart(t *testing.T) {
 	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchObjects(c, inf)
 	stop := runController(t, c)
 	eventually(t, wait, func() bool { return rec.count(Request{"ns", "a"}) == 1 }, "first run reconciled")
@@ -431,7 +431,7 @@ func TestRunFailsWhenCachesDoNotSync(t *testing.T) {
 	go func() { defer close(done); _ = inf.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	c := newController(t, newRecorder(nil), Options{CacheSyncTimeout: 50 * time.Millisecond})
+	c := newController(t, newRecorder(nil), Config{CacheSyncTimeout: 50 * time.Millisecond})
 	WatchObjects(c, inf)
 	assert.ErrorIs(t, c.Run(ctx), ErrCacheSyncTimeout)
 }
@@ -445,7 +445,7 @@ func TestRunStopsDuringReconcile(t *testing.T) {
 		<-ctx.Done()
 		sawCancel.Store(true)
 		return Result{}, ctx.Err()
-	}), Options{})
+	}), Config{})
 	WatchObjects(c, inf)
 	stop := runController(t, c)
 	<-entered

@@ -150,7 +150,7 @@ func startCluster(t *testing.T, iptables bool) *cluster {
 		ClusterDNS: []netip.Addr{netip.MustParseAddr(dnsIP)}, ResyncInterval: 5 * time.Second})
 	require.NoError(t, err)
 	run(t, ctx, "kubelet", k.Run)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.admin, Logger: quiet()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.admin, Logger: quiet()})
 	require.NoError(t, err)
 	ec, _, err := endpoints.New(m, endpoints.Options{Logger: quiet()})
 	require.NoError(t, err)

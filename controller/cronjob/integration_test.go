@@ -55,7 +55,7 @@ func setup(t *testing.T) *env {
 		}
 		return testnode.Ready
 	})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	jc, _, err := job.New(m, job.Options{Logger: testnode.QuietLogger(), Recorder: record.Discard{}})
 	require.NoError(t, err)

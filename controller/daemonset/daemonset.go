@@ -77,7 +77,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
 		placement: &nodePlacement{seen: map[string]placementKey{}},
 		log:       opts.Logger.With("controller", "daemonset"), now: time.Now}
-	ctrl, err := controller.New("daemonset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	ctrl, err := controller.New("daemonset", c, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

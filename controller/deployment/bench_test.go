@@ -40,7 +40,7 @@ func TestControllerManagerProcess(t *testing.T) {
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.WithLogger(testnode.QuietLogger()))
 	require.NoError(t, err)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c, Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	rc, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

@@ -32,7 +32,7 @@ func setup(t testing.TB, nodes int) *env {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
 	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: nodes, Bind: true})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	rc, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

@@ -102,7 +102,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	}
 	r := &Reconciler{client: m.Client(), pdbs: pdbInf.Lister(), pods: podInf.Lister(), rss: rsInf.Lister(),
 		deps: depInf.Lister(), sets: stsInf.Lister(), rec: opts.Recorder, log: opts.Logger, now: opts.Now}
-	c, err := controller.New("disruption", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("disruption", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

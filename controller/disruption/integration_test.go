@@ -25,7 +25,7 @@ func setupBare(t *testing.T) *client.Client {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
 	testnode.RunAgent(t, admin, testnode.Options{Nodes: 1, Bind: true})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	pc, _, err := disruption.New(m, disruption.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

@@ -58,7 +58,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), services: svcInf.Lister(), pods: podInf.Lister(), endpoints: epInf.Lister()}
-	c, err := controller.New("endpoints", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("endpoints", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,7 +23,7 @@ func TestEndpointsFollowPods(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
 	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 2, Bind: true})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ec, _, err := endpoints.New(m, endpoints.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

@@ -96,7 +96,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	if r.rec, err = newRecorder(m, opts); err != nil {
 		return nil, nil, err
 	}
-	c, err := controller.New("job", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger, Clock: opts.Clock})
+	c, err := controller.New("job", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger, Clock: opts.Clock})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,7 +18,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	m, _ := controller.NewManager(controller.ManagerOptions{Client: c})
+	m, _ := controller.NewManager(controller.ManagerConfig{Client: c})
 	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin})
 	if err != nil {
 		panic(err)

@@ -67,7 +67,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), namespaces: inf.Lister(), finalizer: opts.Finalizer, recheck: opts.Recheck, log: opts.Logger}
-	c, err := controller.New("namespace", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("namespace", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

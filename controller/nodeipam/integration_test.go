@@ -22,7 +22,7 @@ import (
 )
 
 func runIPAM(t *testing.T, cl *testnode.Cluster) (stop func()) {
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	c, _, err := nodeipam.New(m, nodeipam.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestNodeIPAMWarnsOncePerCIDR(t *testing.T) {
 		Spec: core.NodeSpec{PodCIDR: "10.9.0.0/24", PodCIDRs: []string{"10.9.0.0/24"}}})
 	require.NoError(t, err)
 	var logs syncBuffer
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ctrl, r, err := nodeipam.New(m, nodeipam.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)

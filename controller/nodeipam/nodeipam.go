@@ -77,7 +77,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	}
 	r := &Reconciler{client: m.Client(), nodes: inf.Lister(), set: set, log: opts.Logger, byNode: map[string]netip.Prefix{},
 		warned: map[string]string{}}
-	c, err := controller.New("nodeipam", r, controller.Options{Logger: opts.Logger})
+	c, err := controller.New("nodeipam", r, controller.Config{Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

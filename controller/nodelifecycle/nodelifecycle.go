@@ -119,7 +119,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	}
 	c := &Controller{opts: opts, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
 		pods: podInf.Indexer(), log: opts.Logger.With("controller", "nodelifecycle"), seen: map[string]heartbeat{}}
-	ctrl, err := controller.New("nodelifecycle", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	ctrl, err := controller.New("nodelifecycle", c, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

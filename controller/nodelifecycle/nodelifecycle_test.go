@@ -119,7 +119,7 @@ func TestEvictionAndReplacement(t *testing.T) {
 	ctx := context.Background()
 	stops := map[string]func(){"a-0": agent(t, admin, "a-"), "b-0": agent(t, admin, "b-")}
 
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	nl, err := New(m, Options{GracePeriod: 2 * time.Second, DefaultTolerationSeconds: time.Second,
 		MonitorPeriod: 500 * time.Millisecond, Logger: testnode.QuietLogger()})
@@ -213,7 +213,7 @@ func TestPodGC(t *testing.T) {
 	mk("new-2", "test-node-0", core.PodFailed)
 	mk("orphan", "ghost", "")
 
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	gc, err := NewPodGC(m, PodGCOptions{TerminatedPodThreshold: 2, Period: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
@@ -235,7 +235,7 @@ func TestPodGC(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	cl := testnode.StartCluster(t)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.AdminKubeconfig)})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.AdminKubeconfig)})
 	require.NoError(t, err)
 	_, err = New(m, Options{DefaultTolerationSeconds: -1})
 	require.ErrorIs(t, err, ErrInvalidOptions)

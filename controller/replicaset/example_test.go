@@ -24,7 +24,7 @@ func ExampleNew() {
 	if c == nil {
 		return // (no server in this example)
 	}
-	m, _ := controller.NewManager(controller.ManagerOptions{Client: c})
+	m, _ := controller.NewManager(controller.ManagerConfig{Client: c})
 	rc, _, err := replicaset.New(m, replicaset.Options{})
 	if err != nil {
 		panic(err)

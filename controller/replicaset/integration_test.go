@@ -33,7 +33,7 @@ func setup(t *testing.T) (*client.Client, *testnode.Agent, *replicaset.Reconcile
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
 	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 3, Bind: true})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	c, r, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	if r.rec, err = newRecorder(m, opts); err != nil {
 		return nil, nil, err
 	}
-	c, err := controller.New("replicaset", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("replicaset", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,7 +20,7 @@ import (
 func TestDefaultServiceAccounts(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	sc, _, err := serviceaccount.New(m, serviceaccount.Options{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)

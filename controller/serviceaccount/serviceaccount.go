@@ -60,7 +60,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), namespaces: nsInf.Lister(), accounts: saInf.Lister()}
-	c, err := controller.New("serviceaccount", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("serviceaccount", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,7 +62,7 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		return nil, nil, err
 	}
 	r := &Reconciler{client: m.Client(), services: svcInf.Lister(), nodes: nodeInf.Lister(), provider: opts.Provider}
-	c, err := controller.New("servicelb", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("servicelb", r, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

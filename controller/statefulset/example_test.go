@@ -28,7 +28,7 @@ func ExamplePodName() {
 // Wiring: the controller runs on a Manager's shared informers.
 func ExampleNew() {
 	var c *client.Client // from client.New
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c})
 	if err != nil {
 		return // a manager needs a client
 	}

@@ -70,7 +70,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	}
 	c := &Controller{client: m.Client(), sets: setInf.Lister(), pods: podInf.Lister(), claims: pvcInf.Lister(),
 		revisions: revInf.Lister(), log: opts.Logger.With("controller", "statefulset"), now: time.Now}
-	ctrl, err := controller.New("statefulset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	ctrl, err := controller.New("statefulset", c, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	}
 	c := &Controller{opts: opts, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
 		log: opts.Logger.With("controller", "volumebinding")}
-	ctrl, err := controller.New("volumebinding", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	ctrl, err := controller.New("volumebinding", c, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl, Logger: c.opts.Logger,
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl, Logger: c.opts.Logger,
 		LeaderElection: &controller.LeaderElectionConfig{Namespace: "kube-system", Name: "kube-controller-manager",
 			Identity: fmt.Sprintf("%s_%d", host, os.Getpid())}})
 	if err != nil {
