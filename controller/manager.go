@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/informer"
 )
 
@@ -64,6 +66,7 @@ type Manager struct {
 	mu        sync.Mutex
 	runnables []Runnable
 	ran       bool
+	events    *record.Writer // made by the first Recorder call
 
 	running atomic.Bool
 	synced  atomic.Bool
@@ -127,6 +130,31 @@ func InformerFor[T any, PT interface {
 }](m *Manager, namespace string) (*informer.Informer[PT], error) {
 	return informer.ForResource[T, PT](m.factory, m.cfg.Client, informer.Scope{Namespace: namespace},
 		informer.Options[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger})
+}
+
+// Recorder returns an Event recorder that records as component (the
+// Events' source, "replicaset-controller") through the manager's one
+// Event writer, as kube-controller-manager shares one broadcaster:
+// Kubernetes-style correlation and rate limits, written asynchronously
+// through the manager's client while the manager leads, and flushed when
+// it stops. The writer is made and added to the manager on the first call;
+// like Add, that fails with ErrAlreadyRunning once Run was called.
+// Built-in controllers use it when their Config names no Recorder.
+func (m *Manager) Recorder(component string) (record.Recorder, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.events == nil {
+		if m.ran {
+			return nil, fmt.Errorf("%w: a first Recorder of a manager that has run", ErrAlreadyRunning)
+		}
+		w, err := record.New(m.cfg.Client, record.Options{Source: core.EventSource{Component: "kube-controller-manager"}, Logger: m.cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		m.events = w
+		m.runnables = append(m.runnables, w)
+	}
+	return m.events.WithSource(core.EventSource{Component: component}), nil
 }
 
 // Add adds r (a controller) to what the manager runs while it leads. It

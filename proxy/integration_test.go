@@ -152,7 +152,7 @@ func startCluster(t *testing.T, iptables bool) *cluster {
 	run(t, ctx, "kubelet", k.Run)
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.admin, Logger: quiet()})
 	require.NoError(t, err)
-	ec, _, err := endpoints.New(m, endpoints.Options{Logger: quiet()})
+	ec, err := endpoints.New(m, endpoints.Config{Logger: quiet()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(ec))
 	run(t, ctx, "controller manager", m.Run)

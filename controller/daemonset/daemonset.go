@@ -21,11 +21,11 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Options configure the DaemonSet controller; the zero value is usable.
-type Options struct {
+// Config configures the DaemonSet controller; the zero value is usable.
+type Config struct {
 	// Workers is how many DaemonSets are reconciled at once; default 1.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
@@ -50,12 +50,17 @@ type Controller struct {
 
 var _ controller.Reconciler = (*Controller)(nil)
 
-// New returns the controller over m's informers and client; add it to m
-// (m.Add) or Run it while m runs. It fails when an informer cannot be
+// New makes the DaemonSet controller over m's shared informers of
+// DaemonSets, Pods, Nodes and ControllerRevisions, writing through m's
+// client; add it to m (m.Add) to run it while m leads, or Run it. It fails
+// with ErrInvalidConfig without a manager, and when an informer cannot be
 // made.
-func New(m *controller.Manager, opts Options) (*Controller, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	dsInf, err := controller.InformerFor[apps.DaemonSet](m, "")
 	if err != nil {
@@ -76,8 +81,8 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
 		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
 		placement: &nodePlacement{seen: map[string]placementKey{}},
-		log:       opts.Logger.With("controller", "daemonset"), now: time.Now}
-	ctrl, err := controller.New("daemonset", c, controller.Config{Workers: opts.Workers, Logger: opts.Logger})
+		log:       cfg.Logger.With("controller", "daemonset"), now: time.Now}
+	ctrl, err := controller.New("daemonset", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func setup(t *testing.T) (*client.Client, string) {
 	t.Cleanup(func() { cancel(); <-done })
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	c, err := New(m, Options{Logger: testnode.QuietLogger()})
+	c, err := New(m, Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(c))
 	testnode.RunManager(t, m)

@@ -27,7 +27,7 @@ func setupBare(t *testing.T) *client.Client {
 	testnode.RunAgent(t, admin, testnode.Options{Nodes: 1, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	pc, _, err := disruption.New(m, disruption.Options{Logger: testnode.QuietLogger()})
+	pc, err := disruption.New(m, disruption.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(pc))
 	testnode.RunManager(t, m)

@@ -25,7 +25,7 @@ func TestEndpointsFollowPods(t *testing.T) {
 	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 2, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	ec, _, err := endpoints.New(m, endpoints.Options{Logger: testnode.QuietLogger()})
+	ec, err := endpoints.New(m, endpoints.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(ec))
 	testnode.RunManager(t, m)

@@ -37,7 +37,7 @@ func OwnerReference(j *batch.Job) meta.OwnerReference {
 // selector matches (with the tracking finalizer, re-checking live that j
 // is not being deleted; terminated pods are left alone) and releasing the
 // pods it controls but no longer matches (controller.ClaimObjects).
-func (r *Reconciler) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, error) {
+func (r *Controller) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, error) {
 	sel, err := labels.SelectorFromLabelSelector(j.Spec.Selector)
 	if err != nil || sel.Empty() {
 		sel = labels.Nothing()
@@ -52,7 +52,7 @@ func (r *Reconciler) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, 
 
 // releaseOrphans removes the tracking finalizer from pods controlled by a
 // Job called req.Name that is gone (any UID but uid): nobody else will.
-func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request, uid meta.UID) error {
+func (r *Controller) releaseOrphans(ctx context.Context, req controller.Request, uid meta.UID) error {
 	var orphans []*core.Pod
 	for _, p := range r.pods.Namespace(req.Namespace).List(nil) {
 		if ref := jobRef(p); ref != nil && ref.Name == req.Name && ref.UID != uid && p.HasFinalizer(batch.JobTrackingFinalizer) {
@@ -67,7 +67,7 @@ func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request,
 // cache saw it: a concurrent status update of the pod does not get in the
 // way, and a changed finalizer list (the finalizer already gone) leaves
 // the pod alone until the cache catches up.
-func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
+func (r *Controller) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
 	for _, p := range pods {
 		i := slices.Index(p.Finalizers, batch.JobTrackingFinalizer)
 		if i < 0 {
@@ -130,7 +130,7 @@ func NewPod(j *batch.Job, index int) *core.Pod {
 
 // createPods creates one pod per index (NonIndexed Jobs pass zeros); the
 // expectations wait for each creation's event.
-func (r *Reconciler) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
+func (r *Controller) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
 	if len(indexes) == 0 {
 		return nil
 	}
@@ -162,7 +162,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, j *
 }
 
 // deletePods deletes victims, waiting for each deletion's event.
-func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *batch.Job, victims []*core.Pod) error {
+func (r *Controller) deletePods(ctx context.Context, key controller.Request, j *batch.Job, victims []*core.Pod) error {
 	if len(victims) == 0 {
 		return nil
 	}

@@ -21,16 +21,16 @@ type CIDRSet struct {
 }
 
 // NewCIDRSet returns an empty set of the /maskSize subnets of cluster. It
-// fails with ErrInvalidOptions when maskSize is not longer than the
+// fails with ErrInvalidConfig when maskSize is not longer than the
 // cluster's prefix or would give more than 2^24 subnets.
 func NewCIDRSet(cluster netip.Prefix, maskSize int) (*CIDRSet, error) {
 	if !cluster.IsValid() {
-		return nil, fmt.Errorf("%w: invalid cluster CIDR", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: invalid cluster CIDR", ErrInvalidConfig)
 	}
 	cluster = cluster.Masked()
 	bits := cluster.Addr().BitLen()
 	if maskSize <= cluster.Bits() || maskSize > bits || maskSize-cluster.Bits() > 24 {
-		return nil, fmt.Errorf("%w: node mask size /%d does not fit cluster CIDR %s", ErrInvalidOptions, maskSize, cluster)
+		return nil, fmt.Errorf("%w: node mask size /%d does not fit cluster CIDR %s", ErrInvalidConfig, maskSize, cluster)
 	}
 	return &CIDRSet{cluster: cluster, maskSize: maskSize, max: 1 << (maskSize - cluster.Bits())}, nil
 }

@@ -27,7 +27,7 @@ func TestNewCIDRSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := NewCIDRSet(netip.MustParsePrefix(tt.cluster), tt.mask)
 			if tt.wantErr {
-				assert.ErrorIs(t, err, ErrInvalidOptions)
+				assert.ErrorIs(t, err, ErrInvalidConfig)
 				return
 			}
 			require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestNewCIDRSet(t *testing.T) {
 		})
 	}
 	_, err := NewCIDRSet(netip.Prefix{}, 24)
-	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 func TestCIDRSetAllocateOccupyRelease(t *testing.T) {

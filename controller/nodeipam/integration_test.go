@@ -24,7 +24,7 @@ import (
 func runIPAM(t *testing.T, cl *testnode.Cluster) (stop func()) {
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	c, _, err := nodeipam.New(m, nodeipam.Options{Logger: testnode.QuietLogger()})
+	c, err := nodeipam.New(m, nodeipam.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(c))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,9 +122,9 @@ func TestNodeIPAMWarnsOncePerCIDR(t *testing.T) {
 	var logs syncBuffer
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	ctrl, r, err := nodeipam.New(m, nodeipam.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r, err := nodeipam.New(m, nodeipam.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
-	require.NoError(t, m.Add(ctrl))
+	require.NoError(t, m.Add(r))
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(runCtx) }()

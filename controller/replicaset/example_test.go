@@ -25,7 +25,7 @@ func ExampleNew() {
 		return // (no server in this example)
 	}
 	m, _ := controller.NewManager(controller.ManagerConfig{Client: c})
-	rc, _, err := replicaset.New(m, replicaset.Options{})
+	rc, err := replicaset.New(m, replicaset.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -42,7 +42,7 @@ func ownerKey(pod *core.Pod) (controller.Request, bool) {
 // claimPods returns rs's active pods: those it controls and its selector
 // matches, after adopting matching orphans and releasing non-matching
 // pods it controls (controller.ClaimObjects).
-func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
+func (r *Controller) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
 	owned, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: rs, Ref: OwnerReference(rs), Selector: sel,
 		Recheck: func(ctx context.Context) (meta.Object, error) {
 			return client.For[apps.ReplicaSet](r.client, rs.Namespace).Get(ctx, rs.Name)
@@ -60,7 +60,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 }
 
 // manage creates or deletes pods so that rs has spec.replicas of them.
-func (r *Reconciler) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
+func (r *Controller) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
 	want := 1
 	if rs.Spec.Replicas != nil {
 		want = int(*rs.Spec.Replicas)
@@ -87,7 +87,7 @@ func NewPod(rs *apps.ReplicaSet) *core.Pod {
 
 // createPods creates n pods in slow-start batches; the first failing
 // batch stops the rest, whose expectations are released.
-func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
+func (r *Controller) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
 	r.exp.ExpectCreations(key, n)
 	pods := client.For[core.Pod](r.client, rs.Namespace)
 	done := 0
@@ -123,7 +123,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 }
 
 // deletePods deletes victims at once, waiting for each deletion's event.
-func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
+func (r *Controller) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
 	uids := make([]meta.UID, len(victims))
 	for i, p := range victims {
 		uids[i] = p.UID

@@ -22,7 +22,7 @@ func TestDefaultServiceAccounts(t *testing.T) {
 	c := cl.Client(t, cl.AdminKubeconfig)
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	sc, _, err := serviceaccount.New(m, serviceaccount.Options{Logger: testnode.QuietLogger()})
+	sc, err := serviceaccount.New(m, serviceaccount.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(sc))
 	testnode.RunManager(t, m)

@@ -26,7 +26,7 @@ func TestLoadBalancerServices(t *testing.T) {
 	require.NoError(t, err)
 	lb, err := servicelb.NewLoopback(netip.MustParsePrefix("127.0.1.0/31")) // two addresses
 	require.NoError(t, err)
-	sc, _, err := servicelb.New(m, servicelb.Options{Provider: lb, Logger: testnode.QuietLogger()})
+	sc, err := servicelb.New(m, servicelb.Config{Provider: lb, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(sc))
 	testnode.RunManager(t, m)

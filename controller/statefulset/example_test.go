@@ -32,7 +32,7 @@ func ExampleNew() {
 	if err != nil {
 		return // a manager needs a client
 	}
-	sts, err := statefulset.New(m, statefulset.Options{Workers: 2, Logger: slog.Default()})
+	sts, err := statefulset.New(m, statefulset.Config{Workers: 2, Logger: slog.Default()})
 	if err != nil {
 		return
 	}

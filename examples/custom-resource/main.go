@@ -150,7 +150,7 @@ func (c *cluster) startControllers(ctx context.Context, log *slog.Logger) error 
 	if err != nil {
 		return fmt.Errorf("widget controller: %w", err)
 	}
-	gc, err := garbagecollector.New(garbagecollector.Options{Client: c.client, Logger: log})
+	gc, err := garbagecollector.New(m, garbagecollector.Config{})
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)
 	}
