@@ -28,6 +28,11 @@ type Config struct {
 	ClusterCIDR netip.Prefix
 	// NodeMaskSize; default DefaultNodeMaskSize.
 	NodeMaskSize int
+	// Reserved ranges of ClusterCIDR are never allocated: nodes that
+	// register with pod CIDRs of their own take them (a node agent that
+	// configures its network before it registers). Such a node's CIDR is
+	// accepted as any other inside ClusterCIDR. Default none.
+	Reserved []netip.Prefix
 	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
@@ -56,7 +61,7 @@ var _ controller.Reconciler = (*Controller)(nil)
 // New makes the node IPAM controller over m's shared informers of Nodes,
 // writing through m's client; add it to m (m.Add) to run it while m leads,
 // or Run it. It fails with ErrInvalidConfig without a manager, or for a
-// cluster CIDR and node mask size that do not fit together,
+// cluster CIDR, node mask size or reserved range that do not fit together,
 // and when an informer cannot be made.
 func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
@@ -74,6 +79,11 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	set, err := NewCIDRSet(cfg.ClusterCIDR, cfg.NodeMaskSize)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range cfg.Reserved {
+		if err := set.Reserve(p); err != nil {
+			return nil, fmt.Errorf("%w: reserved range: %w", ErrInvalidConfig, err)
+		}
 	}
 	inf, err := controller.InformerFor[core.Node](m, "")
 	if err != nil {

@@ -17,6 +17,18 @@ import (
 	"github.com/orkit/orkit/kubelet"
 )
 
+// Pod networks: the cluster's pod CIDR, of which real nodes take
+// 10.244.<i>.0/24 themselves (i = 1 … maxRealNodes, in the reserved lower
+// half) and node IPAM hands the upper half to nodes that register without
+// a pod CIDR (simulated nodes).
+var (
+	clusterCIDR  = netip.MustParsePrefix("10.244.0.0/16")
+	realNodeCIDR = netip.MustParsePrefix("10.244.0.0/17")
+)
+
+// maxRealNodes is how many real nodes fit in realNodeCIDR.
+const maxRealNodes = 127
+
 // startControllers runs the controller manager as
 // system:kube-controller-manager, with leader election on a Lease in
 // kube-system: the standard controllers run while this process leads.
@@ -38,9 +50,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		return err
 	}
 	_, err = standard.Add(m, standard.Config{
-		// Real nodes take 10.244.<i>.0/24 themselves; IPAM hands the upper
-		// half of the cluster CIDR to nodes that register without one.
-		NodeIPAM:      nodeipam.Config{ClusterCIDR: netip.MustParsePrefix("10.244.128.0/17"), NodeMaskSize: 24},
+		NodeIPAM:      nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
 		ServiceLB:     servicelb.Config{Provider: lb},
 		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: filepath.Join(c.opts.DataDir, "volumes")},
 	})
