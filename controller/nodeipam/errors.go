@@ -3,7 +3,8 @@ package nodeipam
 import "errors"
 
 var (
-	// ErrInvalidConfig: New was given no manager, or a cluster CIDR or node mask size that cannot be used.
+	// ErrInvalidConfig: New was given no manager, or a cluster CIDR, node
+	// mask size or reserved range that cannot be used.
 	ErrInvalidConfig = errors.New("nodeipam: invalid config")
 	// ErrCIDRsExhausted: every subnet of the cluster CIDR is taken.
 	ErrCIDRsExhausted = errors.New("nodeipam: no pod CIDR left in the cluster CIDR")
