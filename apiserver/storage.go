@@ -301,7 +301,7 @@ func (s *Storage) apiError(err error, name string) error {
 	case errors.Is(err, store.ErrConflict):
 		return apierrors.NewConflict(s.gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	case errors.Is(err, store.ErrTooOld):
-		return apierrors.NewGone(fmt.Sprintf("too old resource version: %v", err))
+		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %v", err))
 	case errors.Is(err, store.ErrInvalidContinue):
 		return apierrors.NewBadRequest(fmt.Sprintf("the provided continue parameter is not valid: %v", err))
 	case errors.Is(err, store.ErrTooLarge):

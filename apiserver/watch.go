@@ -58,7 +58,7 @@ func (s *Server) handleWatch(ctx context.Context, w http.ResponseWriter, r *http
 	bookmarks := q.Get("allowWatchBookmarks") == "true"
 	initial, watcher, err := cache.Watch(req.Info.Namespace, f, rv, bookmarks, s.cfg.WatchBuffer)
 	if errors.Is(err, ErrResourceVersionTooOld) {
-		writeError(w, apierrors.NewGone(err.Error()))
+		writeError(w, apierrors.NewResourceExpired(err.Error()))
 		return
 	} else if err != nil {
 		writeError(w, apierrors.NewInternalError(err))

@@ -12,7 +12,7 @@ import (
 )
 
 // staticLW lists fixed pods and then watches quietly until cancelled; a
-// real program uses informer.NewHTTPListerWatcher or the client package.
+// real program uses informer.NewListerWatcher over a client.Resource.
 type staticLW struct{ pods []*core.Pod }
 
 func (s staticLW) List(context.Context, informer.ListOptions) ([]*core.Pod, string, string, error) {

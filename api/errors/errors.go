@@ -91,8 +91,10 @@ func NewForbidden(gr meta.GroupResource, name, msg string) *meta.Status {
 		&meta.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
-// NewGone (410): the requested resourceVersion is too old.
-func NewGone(msg string) *meta.Status {
+// NewResourceExpired (410, reason Expired): the requested resourceVersion
+// is older than the server keeps, as kube-apiserver answers a list or watch
+// from a compacted revision. The client lists again (IsResourceExpired).
+func NewResourceExpired(msg string) *meta.Status {
 	return newStatus(http.StatusGone, meta.StatusReasonExpired, msg, nil)
 }
 
@@ -178,10 +180,22 @@ func IsForbidden(err error) bool { return hasReason(err, meta.StatusReasonForbid
 // IsUnauthorized reports whether err is an Unauthorized Status.
 func IsUnauthorized(err error) bool { return hasReason(err, meta.StatusReasonUnauthorized) }
 
-// IsGone reports whether err says a resourceVersion is too old (410).
+// IsResourceExpired reports whether err is a Status with reason Expired:
+// the resourceVersion asked for is older than the server keeps (410 from
+// kube-apiserver and orkit's API server alike).
+func IsResourceExpired(err error) bool { return hasReason(err, meta.StatusReasonExpired) }
+
+// IsGone reports whether err is a Status with reason Gone, or a 410 whose
+// reason is not one the API defines (a proxy's plain 410), as client-go's
+// IsGone does. A too-old resourceVersion is reason Expired, so code that
+// must start over from a fresh list checks IsResourceExpired(err) ||
+// IsGone(err), as client-go's reflector does.
 func IsGone(err error) bool {
 	s := FromError(err)
-	return s != nil && (s.Code == http.StatusGone || s.Reason == meta.StatusReasonGone || s.Reason == meta.StatusReasonExpired)
+	if s == nil {
+		return false
+	}
+	return s.Reason == meta.StatusReasonGone || s.Code == http.StatusGone && !knownReason(s.Reason)
 }
 
 // IsTooManyRequests reports whether err is a 429 Status.
@@ -189,3 +203,17 @@ func IsTooManyRequests(err error) bool { return hasReason(err, meta.StatusReason
 
 // IsBadRequest reports whether err is a BadRequest Status.
 func IsBadRequest(err error) bool { return hasReason(err, meta.StatusReasonBadRequest) }
+
+// knownReason reports whether r is a reason the API defines (not empty).
+func knownReason(r meta.StatusReason) bool {
+	switch r {
+	case meta.StatusReasonUnauthorized, meta.StatusReasonForbidden, meta.StatusReasonNotFound,
+		meta.StatusReasonAlreadyExists, meta.StatusReasonConflict, meta.StatusReasonGone, meta.StatusReasonExpired,
+		meta.StatusReasonInvalid, meta.StatusReasonBadRequest, meta.StatusReasonMethodNotAllowed,
+		meta.StatusReasonNotAcceptable, meta.StatusReasonRequestEntityTooLarge, meta.StatusReasonUnsupportedMediaType,
+		meta.StatusReasonTooManyRequests, meta.StatusReasonInternalError, meta.StatusReasonServiceUnavailable,
+		meta.StatusReasonTimeout:
+		return true
+	}
+	return false
+}

@@ -34,6 +34,10 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if opts.Nodes < 0 || opts.Nodes > maxRealNodes {
+		fmt.Fprintf(os.Stderr, "minicluster: --nodes must be 0 to %d (real nodes take 10.244.<i>.0/24 of %s)\n", maxRealNodes, realNodeCIDR)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, opts, *demo); err != nil {

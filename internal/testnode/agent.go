@@ -15,7 +15,6 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
 )
@@ -120,7 +119,7 @@ func New(c *client.Client, opts Options) (*Agent, error) {
 	}
 	f := FateFunc(AlwaysReady)
 	a.fate.Store(&f)
-	lw := controller.NewListerWatcher(client.For[core.Pod](c, ""), "", "")
+	lw := informer.NewListerWatcher(client.For[core.Pod](c, ""), "", "")
 	a.pods = informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "testnode-pods", Logger: opts.Logger})
 	return a, nil
 }

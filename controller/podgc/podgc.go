@@ -1,4 +1,4 @@
-package nodelifecycle
+package podgc
 
 import (
 	"context"
@@ -17,31 +17,32 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Defaults of PodGCOptions.
+// Defaults of Config.
 const (
 	DefaultTerminatedPodThreshold = 12500
-	DefaultPodGCPeriod            = 20 * time.Second
+	DefaultPeriod                 = 20 * time.Second
 )
 
-// PodGCOptions configure the pod garbage collector; the zero value means
+// Config configures the pod garbage collector; the zero value means
 // Kubernetes' defaults.
-type PodGCOptions struct {
+type Config struct {
 	// TerminatedPodThreshold is how many terminated (Succeeded or Failed)
 	// pods may exist before the oldest are deleted; default 12,500.
 	TerminatedPodThreshold int
 	// Period is how often the collector looks; default 20 s.
 	Period time.Duration
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// PodGC deletes pods nobody else will: terminated pods beyond a
-// threshold (oldest first), pods bound to nodes that no longer exist, and
-// unscheduled pods that are being deleted. It is a controller.Runnable
-// (add it to its Manager); it reads the manager's informers of Pods and
-// Nodes and deletes through its client. Safe for concurrent use.
-type PodGC struct {
-	opts   PodGCOptions
+// Controller is the pod garbage collector: it deletes pods nobody else
+// will: terminated pods beyond a threshold (oldest first), pods bound to
+// nodes that no longer exist, and unscheduled pods that are being deleted.
+// It is a controller.Runnable (add it to the Manager it was made on, or
+// Run it); it reads the manager's informers of Pods and Nodes and deletes
+// through its client. Safe for concurrent use.
+type Controller struct {
+	opts   Config
 	client *client.Client
 	pods   informer.Lister[*core.Pod]
 	nodes  informer.Lister[*core.Node]
@@ -49,21 +50,28 @@ type PodGC struct {
 	log    *slog.Logger
 }
 
-var _ controller.Runnable = (*PodGC)(nil)
+var _ controller.Runnable = (*Controller)(nil)
 
-// NewPodGC returns the collector over m's informers and client.
-func NewPodGC(m *controller.Manager, opts PodGCOptions) (*PodGC, error) {
-	if opts.TerminatedPodThreshold < 0 {
-		return nil, fmt.Errorf("%w: negative TerminatedPodThreshold", ErrInvalidOptions)
+// New makes the pod garbage collector over m's shared informers of Pods
+// and Nodes, deleting through m's client; add it to m (m.Add) to run it
+// while m leads, or Run it. It fails with ErrInvalidConfig without a
+// manager or for a negative TerminatedPodThreshold, and when an informer
+// cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.TerminatedPodThreshold == 0 {
-		opts.TerminatedPodThreshold = DefaultTerminatedPodThreshold
+	if cfg.TerminatedPodThreshold < 0 {
+		return nil, fmt.Errorf("%w: negative TerminatedPodThreshold", ErrInvalidConfig)
 	}
-	if opts.Period <= 0 {
-		opts.Period = DefaultPodGCPeriod
+	if cfg.TerminatedPodThreshold == 0 {
+		cfg.TerminatedPodThreshold = DefaultTerminatedPodThreshold
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Period <= 0 {
+		cfg.Period = DefaultPeriod
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
@@ -73,13 +81,13 @@ func NewPodGC(m *controller.Manager, opts PodGCOptions) (*PodGC, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PodGC{opts: opts, client: m.Client(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
-		synced: []func() bool{podInf.HasSynced, nodeInf.HasSynced}, log: opts.Logger.With("controller", "podgc")}, nil
+	return &Controller{opts: cfg, client: m.Client(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
+		synced: []func() bool{podInf.HasSynced, nodeInf.HasSynced}, log: cfg.Logger.With("controller", "podgc")}, nil
 }
 
 // Run collects every Period until ctx ends, once the informers have
 // synced. Failures are logged and tried again next period; it returns nil.
-func (g *PodGC) Run(ctx context.Context) error {
+func (g *Controller) Run(ctx context.Context) error {
 	if !informer.WaitForCacheSync(ctx, g.synced...) {
 		return nil
 	}
@@ -98,14 +106,14 @@ func (g *PodGC) Run(ctx context.Context) error {
 }
 
 // Collect runs one collection over the cached pods.
-func (g *PodGC) Collect(ctx context.Context) error {
+func (g *Controller) Collect(ctx context.Context) error {
 	pods := g.pods.List(nil)
 	return errors.Join(g.collectOrphaned(ctx, pods), g.collectUnscheduledTerminating(ctx, pods), g.collectTerminated(ctx, pods))
 }
 
 // collectOrphaned force-deletes pods bound to a node that neither the
 // cache nor a live GET knows.
-func (g *PodGC) collectOrphaned(ctx context.Context, pods []*core.Pod) error {
+func (g *Controller) collectOrphaned(ctx context.Context, pods []*core.Pod) error {
 	gone := map[string]bool{}
 	var errs []error
 	for _, p := range pods {
@@ -135,7 +143,7 @@ func (g *PodGC) collectOrphaned(ctx context.Context, pods []*core.Pod) error {
 
 // collectUnscheduledTerminating force-deletes pods with no node that are
 // being deleted (nothing else will confirm their deletion).
-func (g *PodGC) collectUnscheduledTerminating(ctx context.Context, pods []*core.Pod) error {
+func (g *Controller) collectUnscheduledTerminating(ctx context.Context, pods []*core.Pod) error {
 	var errs []error
 	for _, p := range pods {
 		if p.Spec.NodeName == "" && p.DeletionTimestamp != nil {
@@ -146,7 +154,7 @@ func (g *PodGC) collectUnscheduledTerminating(ctx context.Context, pods []*core.
 }
 
 // collectTerminated deletes the oldest terminated pods beyond the threshold.
-func (g *PodGC) collectTerminated(ctx context.Context, pods []*core.Pod) error {
+func (g *Controller) collectTerminated(ctx context.Context, pods []*core.Pod) error {
 	var done []*core.Pod
 	for _, p := range pods {
 		if core.IsPodTerminal(p) && p.DeletionTimestamp == nil {
@@ -171,7 +179,7 @@ func (g *PodGC) collectTerminated(ctx context.Context, pods []*core.Pod) error {
 }
 
 // delete deletes p (still the object with p's UID), at once when force.
-func (g *PodGC) delete(ctx context.Context, p *core.Pod, force bool, why string) error {
+func (g *Controller) delete(ctx context.Context, p *core.Pod, force bool, why string) error {
 	uid := p.UID
 	opts := &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}}
 	if force {
