@@ -36,4 +36,6 @@ if ! command -v go >/dev/null; then
 fi
 say "go mod download"
 go mod download
+say "go mod download (compat/)"
+(cd compat && go mod download)
 say "done"
