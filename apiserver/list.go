@@ -140,7 +140,7 @@ func encodeList(res *served, items []listItem, rv int64, cont string, remaining 
 		if raw == nil {
 			raw, _ = json.Marshal(it.object())
 		}
-		buf.Write(raw)
+		writeListItem(&buf, raw)
 	}
 	buf.WriteString("]}")
 	return buf.Bytes()
