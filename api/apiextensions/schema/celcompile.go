@@ -74,7 +74,7 @@ func compileCEL(root *node, base *field.Path, perCallLimit uint64) field.ErrorLi
 	}
 	c := &celCompiler{perCallLimit: perCallLimit, builder: declBuilder{objs: map[string]*declType{}}, decls: map[*node]*declType{}}
 	c.prov = &celProvider{base: env.CELTypeProvider(), objs: c.builder.objs}
-	rootDecl := c.builder.build(root, true, "self")
+	rootDecl := c.builder.build(root, true, typeNameFor("self"))
 	c.record(root, rootDecl)
 	c.walk(root, base, 1, nil)
 	if c.total > StaticEstimatedCRDCostLimit {

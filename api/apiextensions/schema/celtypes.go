@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/google/cel-go/cel"
@@ -361,7 +360,9 @@ func celEscape(ident string) (string, bool) {
 	return out, ok
 }
 
-// typeNameFor names the object type of a schema path for CEL.
+// typeNameFor names the object type of a schema path for CEL. The name
+// cannot be read as an expression ("self.spec" would be), so the checker
+// never resolves a field selection as a type name.
 func typeNameFor(path string) string {
-	return "schema" + strconv.Quote(path)[1:len(strconv.Quote(path))-1]
+	return "schema:" + path
 }

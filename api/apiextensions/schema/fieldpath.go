@@ -57,3 +57,39 @@ func parseFieldPath(fp string, n *node) (walkPath, error) {
 	}
 	return out, nil
 }
+
+// FieldType returns the type of the field a simple JSON path (".spec.x",
+// "['a.b']") names in props, as a selectable field or a fieldPath
+// resolves it; an error when the path names no specified field.
+func FieldType(props *JSONSchemaProps, jsonPath string) (string, error) {
+	p := props
+	s := jsonPath
+	for s != "" {
+		var name string
+		switch {
+		case s[0] == '.':
+			end := strings.IndexAny(s[1:], ".[")
+			if end < 0 {
+				end = len(s) - 1
+			}
+			name, s = s[1:1+end], s[1+end:]
+		case strings.HasPrefix(s, "['"):
+			end := strings.Index(s, "']")
+			if end < 0 {
+				return "", errBadFieldPath
+			}
+			name, s = s[2:end], s[end+2:]
+		default:
+			return "", errBadFieldPath
+		}
+		c, ok := p.Properties[name]
+		if name == "" || !ok {
+			return "", errBadFieldPath
+		}
+		p = &c
+	}
+	if p == props {
+		return "", errBadFieldPath
+	}
+	return p.Type, nil
+}
