@@ -57,7 +57,7 @@ func ValidateCustomResourceDefinitionUpdate(crd, old *CustomResourceDefinition) 
 	errs = append(errs, validateSpec(&crd.Spec, field.NewPath("spec"))...)
 	sp := field.NewPath("spec")
 	if old.IsConditionTrue(Established) {
-		errs = append(errs, validation.ValidateImmutableField(crd.Spec.Scope, old.Spec.Scope, sp.Child("scope"))...)
+		errs = append(errs, validation.ValidateImmutableField(string(crd.Spec.Scope), string(old.Spec.Scope), sp.Child("scope"))...)
 		errs = append(errs, validation.ValidateImmutableField(crd.Spec.Names.Kind, old.Spec.Names.Kind, sp.Child("names", "kind"))...)
 	}
 	errs = append(errs, validation.ValidateImmutableField(crd.Spec.Group, old.Spec.Group, sp.Child("group"))...)
@@ -131,6 +131,12 @@ func validateVersions(versions []CustomResourceDefinitionVersion, p *field.Path)
 	}
 	return errs
 }
+
+// stringList prints a list of strings as Kubernetes prints it as a bad
+// value (Go syntax).
+type stringList []string
+
+func (l stringList) String() string { return fmt.Sprintf("%#v", []string(l)) }
 
 // versionsValue prints the versions as the bad value of an error: their
 // names.
@@ -247,7 +253,7 @@ func validateNames(n *CustomResourceDefinitionNames, p *field.Path) field.ErrorL
 
 func validateStoredVersions(stored []string, versions []CustomResourceDefinitionVersion, p *field.Path) field.ErrorList {
 	if len(stored) == 0 {
-		return field.ErrorList{field.Invalid(p, "[]", "must have at least one stored version")}
+		return field.ErrorList{field.Invalid(p, stringList(stored), "must have at least one stored version")}
 	}
 	var errs field.ErrorList
 	left := map[string]int{}
@@ -257,7 +263,7 @@ func validateStoredVersions(stored []string, versions []CustomResourceDefinition
 	for _, v := range versions {
 		_, ok := left[v.Name]
 		if v.Storage && !ok {
-			errs = append(errs, field.Invalid(p, "["+strings.Join(stored, " ")+"]", "must have the storage version "+v.Name))
+			errs = append(errs, field.Invalid(p, stringList(stored), "must have the storage version "+v.Name))
 		}
 		delete(left, v.Name)
 	}
