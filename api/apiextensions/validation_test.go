@@ -73,7 +73,10 @@ func TestValidateCustomResourceDefinition(t *testing.T) {
 			v.Storage = false
 			c.Spec.Versions = append(c.Spec.Versions, v)
 		}, []string{`spec.versions: Invalid value: [v1 v1]: must contain unique version names`}},
-		{"version name", func(c *CustomResourceDefinition) { c.Spec.Versions[0].Name = "V1"; c.Status.StoredVersions = []string{"V1"} },
+		{"version name", func(c *CustomResourceDefinition) {
+			c.Spec.Versions[0].Name = "V1"
+			c.Status.StoredVersions = []string{"V1"}
+		},
 			[]string{`spec.versions[0].name: Invalid value: "V1": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 		{"kind and listKind", func(c *CustomResourceDefinition) { c.Spec.Names.ListKind = "Foo" },
 			[]string{`spec.names.listKind: Invalid value: "Foo": kind and listKind may not be the same`}},
