@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/overloads"
+	"github.com/google/cel-go/common/types"
 
 	"github.com/orkit/orkit/api/field"
 )
@@ -356,8 +358,30 @@ func (e *sizeEstimator) EstimateSize(el checker.AstNode) *checker.SizeEstimate {
 	return &checker.SizeEstimate{Min: 0, Max: uint64(max(d.maxElements, 0))}
 }
 
-func (e *sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+// EstimateCallCost bounds what CEL's own estimator leaves unbounded: the
+// conversion of a scalar to a string has a short result, and comparing a
+// type or a scalar costs one unit.
+func (e *sizeEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	switch overloadID {
+	case overloads.IntToString, overloads.UintToString, overloads.DoubleToString, overloads.BoolToString,
+		overloads.TimestampToString, overloads.DurationToString:
+		return &checker.CallEstimate{CostEstimate: checker.FixedCostEstimate(1), ResultSize: &checker.SizeEstimate{Min: 1, Max: 64}}
+	case overloads.Equals, overloads.NotEquals:
+		if len(args) == 2 && (scalarKind(args[0].Type()) || scalarKind(args[1].Type())) {
+			return &checker.CallEstimate{CostEstimate: checker.FixedCostEstimate(1)}
+		}
+	}
 	return nil
+}
+
+// scalarKind reports types whose values compare in constant time.
+func scalarKind(t *types.Type) bool {
+	switch t.Kind() {
+	case types.TypeKind, types.IntKind, types.UintKind, types.DoubleKind, types.BoolKind, types.NullTypeKind,
+		types.TimestampKind, types.DurationKind:
+		return true
+	}
+	return false
 }
 
 // ruleValue renders a rule as Kubernetes prints it as the bad value of a

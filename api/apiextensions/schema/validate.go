@@ -115,7 +115,7 @@ func dataFormat(x any) string {
 	case int64:
 		return "int64"
 	case float64:
-		return "double"
+		return "float64"
 	}
 	return ""
 }
