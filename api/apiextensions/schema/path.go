@@ -27,6 +27,11 @@ type seg struct {
 // reported.
 type walkPath []seg
 
+// newPath returns an empty path with room for typical nesting, so that
+// descending (which appends to the shared backing array) does not
+// allocate.
+func newPath() walkPath { return make(walkPath, 0, 32) }
+
 func (p walkPath) prop(k string) walkPath { return append(p, seg{kind: segProp, key: k}) }
 func (p walkPath) key(k string) walkPath  { return append(p, seg{kind: segKey, key: k}) }
 func (p walkPath) index(i int) walkPath   { return append(p, seg{kind: segIndex, idx: i}) }

@@ -14,14 +14,14 @@ type pruner struct {
 func (pr *pruner) root(x any, n *node) {
 	m, ok := x.(map[string]any)
 	if !ok {
-		pr.value(x, n, nil)
+		pr.value(x, n, newPath())
 		return
 	}
 	if n != nil && n.preserveUnknown {
-		pr.skipMap(m, n, true, nil)
+		pr.skipMap(m, n, true, newPath())
 		return
 	}
-	pr.pruneMap(m, n, true, nil)
+	pr.pruneMap(m, n, true, newPath())
 }
 
 func (pr *pruner) value(x any, n *node, p walkPath) {

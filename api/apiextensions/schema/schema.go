@@ -90,7 +90,7 @@ func (s *Schema) validate(ctx context.Context, obj, old map[string]any) field.Er
 		return nil
 	}
 	v := valueValidator{}
-	v.value(s.root, obj, nil)
+	v.value(s.root, obj, newPath())
 	errs := v.errs
 	if s.root.hasExtra {
 		errs = append(errs, validateEmbedded(s.root, obj, nil)...)
@@ -107,7 +107,7 @@ func (s *Schema) validate(ctx context.Context, obj, old map[string]any) field.Er
 	if old != nil {
 		oldRoot = old
 	}
-	e.walk(s.root, obj, oldRoot, nil)
+	e.walk(s.root, obj, oldRoot, newPath())
 	return append(errs, e.errs...)
 }
 
@@ -151,7 +151,7 @@ func (s *Schema) Prune(obj map[string]any) ([]string, *field.Error) {
 	}
 	var pr pruner
 	var dropped []string
-	if err := coerceEmbedded(s.root, obj, nil, &dropped); err != nil {
+	if err := coerceEmbedded(s.root, obj, newPath(), &dropped); err != nil {
 		return nil, err
 	}
 	pr.root(obj, s.root)

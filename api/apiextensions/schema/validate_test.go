@@ -34,7 +34,9 @@ const fixture = `{"type":"object","properties":{
 
 func TestValidate(t *testing.T) {
 	sc := mustCompile(t, fixture)
-	wrap := func(spec string) string { return `{"apiVersion":"x.io/v1","kind":"X","metadata":{"name":"a"},"spec":` + spec + `}` }
+	wrap := func(spec string) string {
+		return `{"apiVersion":"x.io/v1","kind":"X","metadata":{"name":"a"},"spec":` + spec + `}`
+	}
 	tests := []struct {
 		name string
 		spec string
