@@ -129,7 +129,11 @@ func (e *celEvaluator) rules(n *node, x, old any, p walkPath) bool {
 	if old != nil {
 		oldVal = d.value(old)
 	}
+	unchanged := old != nil && jsonEqual(x, old)
 	for _, r := range n.cel.rules {
+		if unchanged && !r.usesOldSelf {
+			continue // ratcheting: an unchanged value is not checked again
+		}
 		act := &activation{self: self, oldSelf: oldVal, hasOld: old != nil}
 		if r.usesOldSelf {
 			if r.optionalOldSelf {

@@ -406,7 +406,7 @@ func checkDefaults(n *node, fp *field.Path, root bool) field.ErrorList {
 
 func checkDefault(n *node, dp *field.Path) field.ErrorList {
 	v := valueValidator{base: dp}
-	v.value(n, DeepCopyJSON(n.def), nil)
+	v.value(n, DeepCopyJSON(n.def), newPath(), nil, false)
 	errs := v.errs
 	if len(errs) == 0 && n.hasExtra {
 		errs = append(errs, validateEmbedded(n, n.def, dp)...)

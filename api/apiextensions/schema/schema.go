@@ -78,6 +78,10 @@ func (s *Schema) Validate(ctx context.Context, obj map[string]any) field.ErrorLi
 // ValidateUpdate checks obj as the replacement of old: as Validate, and
 // CEL transition rules (those using oldSelf) run wherever old has a
 // correlated value (same property, same map key, same list-map key).
+// Validation ratchets as in Kubernetes: a value equal to its correlated
+// old value is not checked again (neither its schema nor its CEL rules
+// that do not use oldSelf), and list-type uniqueness is checked only if
+// the old object satisfied it.
 func (s *Schema) ValidateUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList {
 	if old == nil {
 		old = map[string]any{}
@@ -90,11 +94,13 @@ func (s *Schema) validate(ctx context.Context, obj, old map[string]any) field.Er
 		return nil
 	}
 	v := valueValidator{}
-	v.value(s.root, obj, newPath())
+	v.value(s.root, obj, newPath(), old, old != nil)
 	errs := v.errs
 	if s.root.hasExtra {
 		errs = append(errs, validateEmbedded(s.root, obj, nil)...)
-		errs = append(errs, validateListTypes(s.root, obj, nil)...)
+		if old == nil || len(validateListTypes(s.root, old, nil)) == 0 {
+			errs = append(errs, validateListTypes(s.root, obj, nil)...)
+		}
 	}
 	if !s.root.hasCEL {
 		return errs

@@ -44,9 +44,16 @@ func (v *valueValidator) composite(msg string) {
 	v.add(field.Invalid(v.base, "", msg))
 }
 
-// value validates x at p against n.
-func (v *valueValidator) value(n *node, x any, p walkPath) {
+// value validates x at p against n. On update, old is the correlated old
+// value (hasOld false when there is none): a value equal to its old value
+// is not validated again (Kubernetes' validation ratcheting), so that an
+// object that became invalid under a tightened schema can still be
+// updated elsewhere.
+func (v *valueValidator) value(n *node, x any, p walkPath, old any, hasOld bool) {
 	if n == nil {
+		return
+	}
+	if hasOld && jsonEqual(x, old) {
 		return
 	}
 	if x == nil {
@@ -65,12 +72,12 @@ func (v *valueValidator) value(n *node, x any, p walkPath) {
 		case int64, float64:
 			v.number(n, x, p)
 		case []any:
-			v.array(n, x, p)
+			v.array(n, x, p, old, hasOld)
 		}
 	}
 	v.enum(n, x, p)
 	if m, isMap := x.(map[string]any); isMap && ok {
-		v.object(n, m, p)
+		v.object(n, m, p, old, hasOld)
 	}
 }
 
@@ -221,10 +228,12 @@ func asFloat(x any) float64 {
 	return 0
 }
 
-func (v *valueValidator) array(n *node, a []any, p walkPath) {
+func (v *valueValidator) array(n *node, a []any, p walkPath, old any, hasOld bool) {
 	if n.items != nil {
+		olds := correlatedItems(n, old, hasOld)
 		for i, e := range a {
-			v.value(n.items, e, p.index(i))
+			o, ok := olds.get(n, e)
+			v.value(n.items, e, p.index(i), o, ok)
 		}
 	}
 	size := int64(len(a))
@@ -263,7 +272,9 @@ func (v *valueValidator) enum(n *node, x any, p walkPath) {
 	v.add(field.NotSupported(childOf(v.base, name(p)), bad, n.enumText))
 }
 
-func (v *valueValidator) object(n *node, m map[string]any, p walkPath) {
+func (v *valueValidator) object(n *node, m map[string]any, p walkPath, old any, hasOld bool) {
+	oldMap, _ := old.(map[string]any)
+	hasOldMap := hasOld && oldMap != nil
 	count := int64(len(m))
 	if n.minProps != nil && count < *n.minProps {
 		v.invalid(p, count, fmt.Sprintf("%s in body should have at least %d properties", name(p), *n.minProps))
@@ -280,13 +291,15 @@ func (v *valueValidator) object(n *node, m map[string]any, p walkPath) {
 	} else if n.additional != nil {
 		for _, k := range sortedKeys(m) {
 			if _, ok := n.properties[k]; !ok {
-				v.value(n.additional, m[k], p.key(k))
+				o, ok := oldMap[k]
+				v.value(n.additional, m[k], p.key(k), o, ok && hasOldMap)
 			}
 		}
 	}
 	for _, k := range n.propNames {
 		if x, ok := m[k]; ok {
-			v.value(n.properties[k], x, p.prop(k))
+			o, found := oldMap[k]
+			v.value(n.properties[k], x, p.prop(k), o, found && hasOldMap)
 		}
 	}
 	for _, k := range n.required {
@@ -372,6 +385,42 @@ func (v *valueValidator) oneOf(n *node, x any, p walkPath) {
 // recording them.
 func (v *valueValidator) sub(s *node, x any, p walkPath) field.ErrorList {
 	w := valueValidator{base: v.base}
-	w.value(s, x, p)
+	w.value(s, x, p, nil, false)
 	return w.errs
+}
+
+// oldItems correlates the items of a list with the items of its old
+// value: by key for lists of type map, by value for sets; items of atomic
+// lists do not correlate.
+type oldItems struct {
+	byKey map[string]any
+}
+
+func correlatedItems(n *node, old any, hasOld bool) oldItems {
+	l, ok := old.([]any)
+	if !hasOld || !ok || (n.listType != "map" && n.listType != "set") {
+		return oldItems{}
+	}
+	out := oldItems{byKey: make(map[string]any, len(l))}
+	for _, e := range l {
+		out.byKey[itemKey(n, e)] = e
+	}
+	return out
+}
+
+func (o oldItems) get(n *node, item any) (any, bool) {
+	if o.byKey == nil {
+		return nil, false
+	}
+	v, ok := o.byKey[itemKey(n, item)]
+	return v, ok
+}
+
+// itemKey identifies an item of a list of type map (its keys) or set (its
+// value).
+func itemKey(n *node, item any) string {
+	if n.listType == "map" {
+		return mapKeyOf(n, item)
+	}
+	return jsonKey(item)
 }
