@@ -157,3 +157,26 @@ func TestCompileErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestCELKeyedLists(t *testing.T) {
+	sc := mustCompile(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+	 "set":{"type":"array","maxItems":10,"x-kubernetes-list-type":"set","items":{"type":"string","maxLength":8},
+	   "x-kubernetes-validations":[{"rule":"self == oldSelf","message":"set is immutable"},{"rule":"(self + ['a']).size() <= 3","message":"set union too big"}]},
+	 "map":{"type":"array","maxItems":10,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
+	   "items":{"type":"object","required":["k"],"properties":{"k":{"type":"string","maxLength":8},"v":{"type":"integer"}}},
+	   "x-kubernetes-validations":[{"rule":"self == oldSelf","message":"map is immutable"},{"rule":"(self + self).size() == self.size()","message":"merging a map list with itself adds nothing"}]},
+	 "list":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":8},"x-kubernetes-validations":[{"rule":"self == oldSelf","message":"list is immutable"}]}
+	}}}}`)
+	ctx := context.Background()
+	old := mustObj(t, `{"spec":{"set":["a","b"],"map":[{"k":"x","v":1},{"k":"y","v":2}],"list":["a","b"]}}`)
+	reordered := mustObj(t, `{"spec":{"set":["b","a"],"map":[{"k":"y","v":2},{"k":"x","v":1}],"list":["b","a"]}}`)
+	assert.Equal(t, []string{`spec.list: Invalid value: "array": list is immutable`}, strs(sc.ValidateUpdate(ctx, reordered, old)))
+	changed := mustObj(t, `{"spec":{"set":["a","c"],"map":[{"k":"x","v":3},{"k":"y","v":2}],"list":["a","b"]}}`)
+	assert.Equal(t, []string{
+		`spec.map: Invalid value: "array": map is immutable`,
+		`spec.set: Invalid value: "array": set is immutable`,
+	}, strs(sc.ValidateUpdate(ctx, changed, old)))
+	assert.Equal(t, []string{`spec.set: Invalid value: "array": set union too big`},
+		validate(t, sc, `{"spec":{"set":["b","c","d"]}}`), "a set union keeps one 'a'")
+	assert.Empty(t, validate(t, sc, `{"spec":{"set":["a","b","c"]}}`))
+}

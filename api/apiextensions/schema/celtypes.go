@@ -95,7 +95,8 @@ func (b *declBuilder) list(n *node, name string) *declType {
 	if it == nil {
 		return nil
 	}
-	d := &declType{cel: cel.ListType(it.cel), n: n, elem: it, minSize: 2, conv: it.conv}
+	d := &declType{cel: cel.ListType(it.cel), n: n, elem: it, minSize: 2,
+		conv: it.conv || n.listType == "set" || n.listType == "map"}
 	if n.maxItems != nil {
 		d.maxElements = max(*n.maxItems, 0)
 	} else {
@@ -226,9 +227,15 @@ func (d *declType) value(v any) any {
 	case string:
 		return convertString(d, x)
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = d.elem.value(e)
+		out := x
+		if d.elem.conv {
+			out = make([]any, len(x))
+			for i, e := range x {
+				out[i] = d.elem.value(e)
+			}
+		}
+		if d.n != nil && (d.n.listType == "set" || d.n.listType == "map") {
+			return newKeyedList(d.n, out)
 		}
 		return out
 	case map[string]any:

@@ -33,8 +33,10 @@
 // duration as a duration, byte as bytes), property names are escaped as
 // Kubernetes escapes them (__dash__, __dot__, __slash__, __namespace__).
 //
-// Not done: Kubernetes' validation ratcheting (errors on unchanged fields
-// are reported on update), the IP, CIDR, format and semver CEL
-// libraries, set/map list equality semantics in CEL (lists compare in
-// order), and conversion webhooks.
+// On update, validation ratchets as in Kubernetes: values equal to their
+// correlated old values are not checked again. Lists of type set and map
+// compare in CEL regardless of order and merge on +, as in Kubernetes.
+//
+// Not done: the IP, CIDR, format and semver CEL libraries, and the
+// two-variable comprehensions extension.
 package schema
