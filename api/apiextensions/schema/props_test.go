@@ -17,7 +17,9 @@ func TestPropsJSON(t *testing.T) {
 		check         func(t *testing.T, p *JSONSchemaProps)
 	}{
 		{"additionalProperties false", `{"additionalProperties":false}`, `{"additionalProperties":false}`,
-			func(t *testing.T, p *JSONSchemaProps) { assert.Equal(t, &JSONSchemaPropsOrBool{Allows: false}, p.AdditionalProperties) }},
+			func(t *testing.T, p *JSONSchemaProps) {
+				assert.Equal(t, &JSONSchemaPropsOrBool{Allows: false}, p.AdditionalProperties)
+			}},
 		{"additionalProperties true", `{"additionalProperties":true}`, `{"additionalProperties":true}`,
 			func(t *testing.T, p *JSONSchemaProps) { assert.True(t, p.AdditionalProperties.Allows) }},
 		{"additionalProperties schema", `{"additionalProperties":{"type":"string"}}`, `{"additionalProperties":{"type":"string"}}`,
