@@ -136,12 +136,14 @@ func validateVersions(versions []CustomResourceDefinitionVersion, p *field.Path)
 // value (Go syntax).
 type stringList []string
 
+// String implements fmt.Stringer.
 func (l stringList) String() string { return fmt.Sprintf("%#v", []string(l)) }
 
 // versionsValue prints the versions as the bad value of an error: their
 // names.
 type versionsValue []CustomResourceDefinitionVersion
 
+// String implements fmt.Stringer.
 func (v versionsValue) String() string {
 	names := make([]string, len(v))
 	for i := range v {

@@ -332,6 +332,8 @@ type sizeEstimator struct {
 	root *declType
 }
 
+// EstimateSize bounds the size of a value reached from self or oldSelf by
+// the schema of its path.
 func (e *sizeEstimator) EstimateSize(el checker.AstNode) *checker.SizeEstimate {
 	path := el.Path()
 	if len(path) == 0 || (path[0] != "self" && path[0] != "oldSelf") {
@@ -388,6 +390,7 @@ func scalarKind(t *types.Type) bool {
 // CRD validation error.
 type ruleValue ValidationRule
 
+// String renders the rule as Go syntax, as Kubernetes prints it.
 func (r ruleValue) String() string {
 	reason := "(*apiextensions.FieldValueErrorReason)(nil)"
 	if r.Reason != nil {

@@ -105,6 +105,7 @@ type activation struct {
 	hasOld        bool
 }
 
+// ResolveName implements interpreter.Activation.
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "self":
@@ -115,6 +116,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	return nil, false
 }
 
+// Parent implements interpreter.Activation.
 func (a *activation) Parent() interpreter.Activation { return nil }
 
 // rules evaluates the rules of n on x.

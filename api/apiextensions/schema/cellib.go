@@ -44,6 +44,7 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 // arithmetic and comparisons.
 type kubeLib struct{}
 
+// LibraryName implements cel.Library.
 func (kubeLib) LibraryName() string { return "orkit.kubernetes" }
 
 var (
@@ -53,6 +54,7 @@ var (
 	summables    = []*cel.Type{cel.IntType, cel.UintType, cel.DoubleType, cel.DurationType}
 )
 
+// CompileOptions declares the functions and their cost estimates.
 func (kubeLib) CompileOptions() []cel.EnvOption {
 	opts := listFunctions()
 	opts = append(opts, regexFunctions()...)
@@ -68,6 +70,7 @@ func (kubeLib) CompileOptions() []cel.EnvOption {
 	return append(opts, cel.CostEstimatorOptions(est...))
 }
 
+// ProgramOptions tracks the runtime cost of the functions.
 func (kubeLib) ProgramOptions() []cel.ProgramOption {
 	var tr []interpreter.CostTrackerOption
 	for _, id := range listOverloads {
@@ -285,12 +288,14 @@ func trackRegex(args []ref.Val, _ ref.Val) *uint64 {
 // urlVal is a parsed URL (kubernetes.URL).
 type urlVal struct{ u *url.URL }
 
+// ConvertToNative implements ref.Val.
 func (v urlVal) ConvertToNative(t reflect.Type) (any, error) {
 	if t == reflect.TypeOf(&url.URL{}) {
 		return v.u, nil
 	}
 	return nil, errUnsupportedConversion
 }
+// ConvertToType implements ref.Val.
 func (v urlVal) ConvertToType(t ref.Type) ref.Val {
 	switch t {
 	case types.StringType:
@@ -300,11 +305,14 @@ func (v urlVal) ConvertToType(t ref.Type) ref.Val {
 	}
 	return types.NewErr("type conversion error from URL to '%s'", t)
 }
+// Equal implements ref.Val.
 func (v urlVal) Equal(o ref.Val) ref.Val {
 	w, ok := o.(urlVal)
 	return types.Bool(ok && *v.u == *w.u)
 }
+// Type implements ref.Val.
 func (v urlVal) Type() ref.Type { return urlType }
+// Value implements ref.Val.
 func (v urlVal) Value() any     { return v.u }
 
 func parseURL(s string) (*url.URL, bool) {
@@ -346,12 +354,14 @@ func urlFunctions() []cel.EnvOption {
 // quantityVal is a parsed resource quantity (kubernetes.Quantity).
 type quantityVal struct{ q resource.Quantity }
 
+// ConvertToNative implements ref.Val.
 func (v quantityVal) ConvertToNative(t reflect.Type) (any, error) {
 	if t == reflect.TypeOf(resource.Quantity{}) {
 		return v.q, nil
 	}
 	return nil, errUnsupportedConversion
 }
+// ConvertToType implements ref.Val.
 func (v quantityVal) ConvertToType(t ref.Type) ref.Val {
 	switch t {
 	case types.StringType:
@@ -361,11 +371,14 @@ func (v quantityVal) ConvertToType(t ref.Type) ref.Val {
 	}
 	return types.NewErr("type conversion error from Quantity to '%s'", t)
 }
+// Equal implements ref.Val.
 func (v quantityVal) Equal(o ref.Val) ref.Val {
 	w, ok := o.(quantityVal)
 	return types.Bool(ok && v.q.Equal(w.q))
 }
+// Type implements ref.Val.
 func (v quantityVal) Type() ref.Type { return quantityType }
+// Value implements ref.Val.
 func (v quantityVal) Value() any     { return v.q }
 
 func quantityFunctions() []cel.EnvOption {

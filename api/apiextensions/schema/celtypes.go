@@ -289,10 +289,13 @@ type celProvider struct {
 	objs map[string]*declType
 }
 
+// EnumValue implements types.Provider.
 func (p *celProvider) EnumValue(name string) ref.Val { return p.base.EnumValue(name) }
 
+// FindIdent implements types.Provider.
 func (p *celProvider) FindIdent(name string) (ref.Val, bool) { return p.base.FindIdent(name) }
 
+// FindStructType implements types.Provider: the schema's object types first.
 func (p *celProvider) FindStructType(name string) (*types.Type, bool) {
 	if d, ok := p.objs[name]; ok {
 		return types.NewTypeTypeWithParam(d.cel), true
@@ -300,6 +303,7 @@ func (p *celProvider) FindStructType(name string) (*types.Type, bool) {
 	return p.base.FindStructType(name)
 }
 
+// FindStructFieldNames implements types.Provider.
 func (p *celProvider) FindStructFieldNames(name string) ([]string, bool) {
 	d, ok := p.objs[name]
 	if !ok {
@@ -308,6 +312,8 @@ func (p *celProvider) FindStructFieldNames(name string) ([]string, bool) {
 	return sortedKeys(d.fields), true
 }
 
+// FindStructFieldType implements types.Provider: a field of a schema object
+// type reads its property from the object's map.
 func (p *celProvider) FindStructFieldType(name, fieldName string) (*types.FieldType, bool) {
 	d, ok := p.objs[name]
 	if !ok {
@@ -320,6 +326,7 @@ func (p *celProvider) FindStructFieldType(name, fieldName string) (*types.FieldT
 	return f.ft, true
 }
 
+// NewValue implements types.Provider; schema objects cannot be constructed.
 func (p *celProvider) NewValue(name string, fields map[string]ref.Val) ref.Val {
 	if _, ok := p.objs[name]; ok {
 		return types.NewErr("cannot construct schema object %s", name)

@@ -86,4 +86,5 @@ func validateListMap(n *node, items []any, p *field.Path) field.ErrorList {
 // composite bad value.
 type goSyntax struct{ v any }
 
+// String implements fmt.Stringer.
 func (g goSyntax) String() string { return fmt.Sprintf("%#v", g.v) }

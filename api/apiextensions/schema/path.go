@@ -91,4 +91,5 @@ func childOf(base *field.Path, name string) *field.Path {
 // bad value.
 type nullValue struct{}
 
+// String implements fmt.Stringer.
 func (nullValue) String() string { return "null" }
