@@ -295,6 +295,7 @@ func (v urlVal) ConvertToNative(t reflect.Type) (any, error) {
 	}
 	return nil, errUnsupportedConversion
 }
+
 // ConvertToType implements ref.Val.
 func (v urlVal) ConvertToType(t ref.Type) ref.Val {
 	switch t {
@@ -305,15 +306,18 @@ func (v urlVal) ConvertToType(t ref.Type) ref.Val {
 	}
 	return types.NewErr("type conversion error from URL to '%s'", t)
 }
+
 // Equal implements ref.Val.
 func (v urlVal) Equal(o ref.Val) ref.Val {
 	w, ok := o.(urlVal)
 	return types.Bool(ok && *v.u == *w.u)
 }
+
 // Type implements ref.Val.
 func (v urlVal) Type() ref.Type { return urlType }
+
 // Value implements ref.Val.
-func (v urlVal) Value() any     { return v.u }
+func (v urlVal) Value() any { return v.u }
 
 func parseURL(s string) (*url.URL, bool) {
 	u, err := url.Parse(s)
@@ -361,6 +365,7 @@ func (v quantityVal) ConvertToNative(t reflect.Type) (any, error) {
 	}
 	return nil, errUnsupportedConversion
 }
+
 // ConvertToType implements ref.Val.
 func (v quantityVal) ConvertToType(t ref.Type) ref.Val {
 	switch t {
@@ -371,15 +376,18 @@ func (v quantityVal) ConvertToType(t ref.Type) ref.Val {
 	}
 	return types.NewErr("type conversion error from Quantity to '%s'", t)
 }
+
 // Equal implements ref.Val.
 func (v quantityVal) Equal(o ref.Val) ref.Val {
 	w, ok := o.(quantityVal)
 	return types.Bool(ok && v.q.Equal(w.q))
 }
+
 // Type implements ref.Val.
 func (v quantityVal) Type() ref.Type { return quantityType }
+
 // Value implements ref.Val.
-func (v quantityVal) Value() any     { return v.q }
+func (v quantityVal) Value() any { return v.q }
 
 func quantityFunctions() []cel.EnvOption {
 	q := func(v ref.Val) resource.Quantity { return v.(quantityVal).q }
