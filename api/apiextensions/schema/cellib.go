@@ -20,7 +20,8 @@ import (
 	"github.com/orkit/orkit/api/resource"
 )
 
-// baseEnv is the CEL environment every rule compiles in, before the
+// baseEnv is the CEL environment every rule compiles in (built once,
+// immutable, shared by every Schema), before the
 // schema's types and self/oldSelf are added: CEL's standard library with
 // optional types, the strings and sets extensions, and Kubernetes' list,
 // regex, URL and quantity libraries.
@@ -83,15 +84,26 @@ func (kubeLib) ProgramOptions() []cel.ProgramOption {
 }
 
 // listOverloads are the ids of the list functions, for cost tracking.
-var listOverloads []string
+var listOverloads = func() []string {
+	ids := []string{"list_a_indexOf_a", "list_a_lastIndexOf_a"}
+	for _, f := range []struct {
+		name string
+		ts   []*cel.Type
+	}{{"isSorted", comparables}, {"sum", summables}, {"min", comparables}, {"max", comparables}} {
+		for _, t := range f.ts {
+			ids = append(ids, listOverloadID(f.name, t))
+		}
+	}
+	return ids
+}()
+
+func listOverloadID(name string, t *cel.Type) string { return "list_" + t.String() + "_" + name }
 
 func listFunctions() []cel.EnvOption {
-	listOverloads = listOverloads[:0]
 	fn := func(name string, ts []*cel.Type, result func(*cel.Type) *cel.Type, impl func(traits.Lister) ref.Val) cel.EnvOption {
 		var ovs []cel.FunctionOpt
 		for _, t := range ts {
-			id := "list_" + t.String() + "_" + name
-			listOverloads = append(listOverloads, id)
+			id := listOverloadID(name, t)
 			ovs = append(ovs, cel.MemberOverload(id, []*cel.Type{cel.ListType(t)}, result(t),
 				cel.UnaryBinding(func(v ref.Val) ref.Val { return impl(v.(traits.Lister)) })))
 		}
@@ -102,7 +114,6 @@ func listFunctions() []cel.EnvOption {
 	a := cel.TypeParamType("A")
 	index := func(name string, last bool) cel.EnvOption {
 		id := "list_a_" + name + "_a"
-		listOverloads = append(listOverloads, id)
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{cel.ListType(a), a}, cel.IntType,
 			cel.BinaryBinding(func(l, v ref.Val) ref.Val { return indexOf(l.(traits.Lister), v, last) })))
 	}
