@@ -157,8 +157,12 @@ func (e *celEvaluator) rules(n *node, x, old any, p walkPath) bool {
 }
 
 func (e *celEvaluator) rule(n *node, r *compiledRule, act *activation, p walkPath) bool {
-	fp := p.fieldPath(nil)
 	val, det, err := r.prog.ContextEval(e.ctx, act)
+	if val == types.True && det != nil && det.ActualCost() != nil && *det.ActualCost() <= uint64(max(e.budget, 0)) {
+		e.budget -= int64(*det.ActualCost())
+		return true // the common case, without building the error path
+	}
+	fp := p.fieldPath(nil)
 	if det == nil || det.ActualCost() == nil {
 		e.errs = append(e.errs, field.InternalError(fp, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleText(r.rule))))
 		return false
