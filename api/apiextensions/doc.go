@@ -5,8 +5,12 @@
 // (SetDefaults), the create and update preparation of kube-apiserver's
 // strategy (PrepareForCreate, PrepareForUpdate), validation as
 // kube-apiserver does it (ValidateCustomResourceDefinition and friends,
-// with the schema checks of package schema), condition helpers, and
-// scheme registration.
+// with the schema checks of package schema), condition helpers, scheme
+// registration, and what serving needs beyond the schema: AcceptNames
+// (the naming controller's decision: accepted names, NamesAccepted and
+// Established conditions), PrinterColumns (Table cells of a version's
+// additionalPrinterColumns) and the scale subresource helpers
+// (ValidateScale, ScaleOf, SetSpecReplicas).
 //
 // Types marshal to JSON exactly as Kubernetes' apiextensions/v1 for every
 // field, so kubectl applies real CRD manifests unchanged. Values are plain
