@@ -75,13 +75,13 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 				return
 			}
 		}
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{}, p))
+		writeError(w, apierrors.NewPathNotFound())
 	case info.APIVersion != "":
 		s.serveResourceList(w, meta.GroupVersion{Group: info.APIGroup, Version: info.APIVersion})
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
 	default:
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{}, p))
+		writeError(w, apierrors.NewPathNotFound())
 	}
 }
 
@@ -196,7 +196,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 	}
 	s.mu.RUnlock()
 	if list == nil {
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{Group: gv.Group}, gv.String()))
+		writeError(w, apierrors.NewPathNotFound())
 		return
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })

@@ -103,7 +103,7 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 		for _, kv := range res.KVs {
 			obj, err := req.resource.storage.Decode(kv)
 			if err != nil {
-				return nil, 0, "", nil, apierrors.NewInternalError(err)
+				return nil, 0, "", nil, req.resource.storage.apiError(err, nameFromKey(kv.Key))
 			}
 			if f.matchesObject(obj, req.resource) {
 				items = append(items, listItem{obj: obj})
