@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,7 +144,11 @@ func TestKubectlNoInternalsInErrors(t *testing.T) {
 func rawStatus(t *testing.T, c *cluster, method, path string) (int, meta.Status) {
 	t.Helper()
 	hc := adminHTTP(t, c.cp)
-	req, err := http.NewRequest(method, c.cp.URL+path, strings.NewReader("{}"))
+	var body io.Reader
+	if method != "GET" {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequest(method, c.cp.URL+path, body)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	if method == "PATCH" {
@@ -157,4 +163,118 @@ func rawStatus(t *testing.T, c *cluster, method, path string) (int, meta.Status)
 	require.NoError(t, json.Unmarshal(b, &st), string(b))
 	assert.NotContains(t, string(b), "/registry", "%s %s", method, path)
 	return resp.StatusCode, st
+}
+
+// TestKubectlFieldSelectorsAndListSemantics checks field selector labels
+// per kind (400 for one the kind does not support, on lists and watches
+// alike), ListOptions validation (422, kube's wording), and that a
+// resourceVersion ahead of the server is waited for, then answered with
+// 504 "Too large resource version".
+func TestKubectlFieldSelectorsAndListSemantics(t *testing.T) {
+	c := startCluster(t)
+	_, errOut, err := kubectl(t, c.admin, "", "get", "pods", "--field-selector", "spec.bogus=x")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "field label not supported: spec.bogus")
+	_, errOut, err = kubectl(t, c.admin, "", "get", "configmaps", "-A", "--field-selector", "data.x=1")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"`)
+	_, errOut, err = kubectl(t, c.admin, "", "get", "nodes", "--field-selector", "metadata.namespace=x")
+	require.Error(t, err, "nodes have their own field labels, without metadata.namespace")
+	assert.Contains(t, errOut, "field label not supported: metadata.namespace")
+
+	for _, args := range [][]string{
+		{"get", "pods", "-A", "--field-selector", "spec.nodeName=n1,status.phase=Running,spec.hostNetwork=false,status.podIPs=10.0.0.1"},
+		{"get", "nodes", "--field-selector", "spec.unschedulable=false,metadata.name=n1"},
+		{"get", "clusterroles", "--field-selector", "metadata.namespace="},
+		{"get", "secrets", "-A", "--field-selector", "type=Opaque"},
+		{"get", "events", "-A", "--field-selector", "involvedObject.apiVersion=v1,source=kubelet,reportingComponent=x,involvedObject.fieldPath=y,involvedObject.resourceVersion=1"},
+		{"get", "jobs", "-A", "--field-selector", "status.successful=1"},
+	} {
+		mustKubectl(t, c.admin, "", args...)
+	}
+	mustKubectl(t, c.admin, "", "create", "service", "clusterip", "web", "--tcp=80:8080")
+	out := mustKubectl(t, c.admin, "", "get", "svc", "--field-selector", "spec.type=ClusterIP,metadata.name=web", "-o", "name")
+	assert.Equal(t, "service/web\n", out)
+
+	for _, tc := range []struct {
+		path, message string
+		code          int
+	}{
+		{"/api/v1/pods?watch=1&fieldSelector=spec.bogus%3Dx", "field label not supported: spec.bogus", 400},
+		{"/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=data.x%3D1", `"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"`, 400},
+		{"/api/v1/configmaps?resourceVersionMatch=Exact", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
+		{"/api/v1/configmaps?resourceVersionMatch=NotOlderThan", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
+		{"/api/v1/configmaps?resourceVersionMatch=Exact&resourceVersion=0", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`, 422},
+		{"/api/v1/configmaps?resourceVersionMatch=Newest&resourceVersion=1", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""`, 422},
+		{"/api/v1/configmaps?resourceVersionMatch=Exact&resourceVersion=1&continue=abc", `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`, 422},
+		{"/api/v1/configmaps?resourceVersion=abc", `invalid resourceVersion "abc"`, 400},
+	} {
+		code, st := rawStatus(t, c, "GET", tc.path)
+		assert.Equal(t, tc.code, code, tc.path)
+		assert.Equal(t, tc.message, st.Message, tc.path)
+	}
+
+	// A resourceVersion ahead of the server: answered once the server
+	// reaches it (a write lands while the list waits) ...
+	cur := currentRV(t, c)
+	type result struct {
+		code int
+		list meta.List[json.RawMessage]
+	}
+	done := make(chan result, 1)
+	hc := adminHTTP(t, c.cp)
+	go func() {
+		code, b := rawGet(hc, c, fmt.Sprintf("/api/v1/namespaces/default/configmaps?resourceVersion=%d&resourceVersionMatch=NotOlderThan", cur+1))
+		var r result
+		r.code = code
+		_ = json.Unmarshal(b, &r.list)
+		done <- r
+	}()
+	mustKubectl(t, c.admin, "", "create", "configmap", "landed", "--from-literal=a=b")
+	r := <-done
+	require.Equal(t, http.StatusOK, r.code)
+	var names []string
+	for _, it := range r.list.Items {
+		var o struct {
+			Metadata meta.ObjectMeta `json:"metadata"`
+		}
+		require.NoError(t, json.Unmarshal(it, &o))
+		names = append(names, o.Metadata.Name)
+	}
+	assert.Contains(t, names, "landed", "the list waited for the write")
+	// ... and with 504 "Too large resource version" when it does not.
+	for _, match := range []string{"NotOlderThan", "Exact", ""} {
+		cur = currentRV(t, c)
+		code, st := rawStatus(t, c, "GET", fmt.Sprintf("/api/v1/configmaps?resourceVersion=%d&resourceVersionMatch=%s", cur+1000, match))
+		assert.Equal(t, http.StatusGatewayTimeout, code, match)
+		assert.Regexp(t, fmt.Sprintf(`^Timeout: Too large resource version: %d, current: \d+$`, cur+1000), st.Message, match)
+		require.NotNil(t, st.Details, match)
+		assert.Equal(t, int32(1), st.Details.RetryAfterSeconds, match)
+		require.Len(t, st.Details.Causes, 1, match)
+		assert.Equal(t, "ResourceVersionTooLarge", st.Details.Causes[0].Type, match)
+	}
+}
+
+// currentRV returns the resourceVersion of a consistent list.
+func currentRV(t *testing.T, c *cluster) int64 {
+	t.Helper()
+	code, b := rawGet(adminHTTP(t, c.cp), c, "/api/v1/namespaces/default/configmaps")
+	require.Equal(t, http.StatusOK, code, string(b))
+	var l meta.List[json.RawMessage]
+	require.NoError(t, json.Unmarshal(b, &l))
+	rv, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	require.NoError(t, err)
+	return rv
+}
+
+// rawGet sends a GET with hc and returns the code and body; safe to call
+// from a goroutine the test waits for.
+func rawGet(hc *http.Client, c *cluster, path string) (int, []byte) {
+	resp, err := hc.Get(c.cp.URL + path)
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }

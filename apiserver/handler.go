@@ -41,6 +41,8 @@ type served struct {
 	Resource
 	storage *Storage
 	cache   *WatchCache
+	// fieldLabels are the labels field selectors may use (fieldLabels).
+	fieldLabels map[string]bool
 }
 
 func (s *served) gr() meta.GroupResource { return s.storage.gr }
@@ -146,6 +148,9 @@ func parseFilter(req *Request) (Filter, error) {
 		sel, err := fields.Parse(fs)
 		if err != nil {
 			return f, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+		}
+		if err := checkFieldLabels(req.resource, sel); err != nil {
+			return f, err
 		}
 		f.Field = sel
 	}

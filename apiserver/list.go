@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/store"
 )
@@ -16,9 +19,16 @@ import (
 // handleList serves a list. resourceVersion "0" (what informers send) is
 // served from the watch cache; an empty resourceVersion, a limit with a
 // continue token or resourceVersionMatch=Exact read the store, so the
-// answer is consistent, as kube-apiserver does.
+// answer is consistent, as kube-apiserver does. A resourceVersion the
+// server has not reached yet is waited for (briefly, then 504).
 func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	f, err := parseFilter(req)
+	if err == nil {
+		err = validateListOptions(req.Query)
+	}
+	if err == nil {
+		err = s.waitForResourceVersion(ctx, req)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -31,7 +41,7 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		continue_ string
 		remaining *int64
 	)
-	if rv == "0" && q.Get("continue") == "" && q.Get("resourceVersionMatch") != "Exact" {
+	if rv == "0" && q.Get("continue") == "" {
 		objs, crv := req.resource.cache.List(req.Info.Namespace, f)
 		for _, o := range objs {
 			items = append(items, listItem{cached: o, raw: o.raw})
@@ -54,6 +64,75 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		return
 	}
 	writeRaw(w, http.StatusOK, encodeList(req.resource, items, listRV, continue_, remaining))
+}
+
+// listOptionsKind is what kube-apiserver names in a 422 about the query.
+var listOptionsKind = meta.GroupVersionKind{Group: "meta.k8s.io", Kind: "ListOptions"}
+
+// validateListOptions checks resourceVersion, resourceVersionMatch and
+// continue together, as kube-apiserver's ListOptions validation does (a
+// 422 naming each problem), and that resourceVersion is a revision (400).
+func validateListOptions(q url.Values) error {
+	rv, match, cont := q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue")
+	p := field.NewPath("resourceVersionMatch")
+	var errs field.ErrorList
+	if match != "" {
+		if rv == "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if cont != "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if match != matchExact && match != matchNotOlderThan {
+			errs = append(errs, field.NotSupported(p, match, []string{matchExact, matchNotOlderThan, ""}))
+		}
+		if match == matchExact && rv == "0" {
+			errs = append(errs, field.Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	if rv != "" {
+		if n, err := strconv.ParseInt(rv, 10, 64); err != nil || n < 0 {
+			return apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
+		}
+		if cont != "" && rv != "0" {
+			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+	}
+	return nil
+}
+
+// The values of resourceVersionMatch.
+const (
+	matchExact        = "Exact"
+	matchNotOlderThan = "NotOlderThan"
+)
+
+// resourceVersionWait bounds how long a read waits for a resourceVersion
+// the server has not reached, as kube-apiserver's watch cache does.
+const resourceVersionWait = 3 * time.Second
+
+// waitForResourceVersion waits until the resource's watch cache has
+// reached the list's resourceVersion (validated), so the answer is not
+// older than what the client has seen; after resourceVersionWait it is a
+// 504 "Too large resource version", which clients retry.
+func (s *Server) waitForResourceVersion(ctx context.Context, req *Request) error {
+	want, _ := strconv.ParseInt(req.Query.Get("resourceVersion"), 10, 64)
+	cache := req.resource.cache
+	if want <= 0 || req.Query.Get("continue") != "" || want <= cache.Revision() {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, resourceVersionWait)
+	defer cancel()
+	if err := cache.waitFor(wctx, want); err != nil {
+		if ctx.Err() != nil {
+			return apierrors.NewTimeout("request did not complete within requested timeout")
+		}
+		return apierrors.NewTooLargeResourceVersion(want, cache.Revision())
+	}
+	return nil
 }
 
 type listItem struct {
@@ -81,7 +160,7 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 		}
 		limit = n
 	}
-	if rv != "" && rv != "0" && opts.Continue == "" && q.Get("resourceVersionMatch") == "Exact" {
+	if rv != "" && rv != "0" && opts.Continue == "" && q.Get("resourceVersionMatch") == matchExact {
 		n, err := strconv.ParseInt(rv, 10, 64)
 		if err != nil {
 			return nil, 0, "", nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))

@@ -138,7 +138,7 @@ func (s *Server) Register(res Resource) error {
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}
-	sv := &served{Resource: res, storage: st}
+	sv := &served{Resource: res, storage: st, fieldLabels: fieldLabels(res)}
 	sv.cache = NewWatchCache(st, res.Fields, s.cfg.WatchHistory, s.log)
 	if res.Fields != nil {
 		sv.cache.fieldsJSON = res.FieldsFromJSON
