@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -277,4 +278,74 @@ func rawGet(hc *http.Client, c *cluster, path string) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
+}
+
+const deploymentWithUnknownFields = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %s
+spec:
+  foo: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: hello
+        image: orkit.local/hello:v1
+        foo: 2
+`
+
+// TestKubectlFieldValidation checks fieldValidation as kube-apiserver
+// does it: Warn (the API's default, kubectl --validate=warn) drops
+// unknown fields with a Warning header each, Strict (kubectl's default)
+// rejects unknown and duplicate fields with kube's wording, Ignore drops
+// them silently; field names are case-sensitive.
+func TestKubectlFieldValidation(t *testing.T) {
+	c := startCluster(t)
+	_, errOut, err := kubectl(t, c.admin, fmt.Sprintf(deploymentWithUnknownFields, "warned"), "apply", "--validate=warn", "-f", "-")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, `Warning: unknown field "spec.foo"`)
+	assert.Contains(t, errOut, `Warning: unknown field "spec.template.spec.containers[0].foo"`)
+
+	_, errOut, err = kubectl(t, c.admin, fmt.Sprintf(deploymentWithUnknownFields, "strict"), "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo", unknown field "spec.template.spec.containers[0].foo"`)
+
+	_, errOut, err = kubectl(t, c.admin, fmt.Sprintf(deploymentWithUnknownFields, "ignored"), "create", "--validate=false", "-f", "-")
+	require.NoError(t, err, errOut)
+	assert.NotContains(t, errOut, "Warning")
+
+	// kubectl patch sends no fieldValidation: the server's default, Warn.
+	_, errOut, err = kubectl(t, c.admin, "", "patch", "deployment", "warned", "-p", `{"spec":{"bar":1}}`)
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, `Warning: unknown field "spec.bar"`)
+
+	// Bodies sent as they are: duplicates, case, the default directive.
+	dir := t.TempDir()
+	body := func(name, s string) string {
+		p := dir + "/" + name + ".json"
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o600))
+		return p
+	}
+	const cmPath = "/api/v1/namespaces/default/configmaps"
+	_, errOut, err = kubectl(t, c.admin, "", "create", "--raw", cmPath+"?fieldValidation=Strict", "-f",
+		body("dup", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"d2"},"x":1,"data":{"a":"1","a":"2"}}`))
+	require.Error(t, err)
+	assert.Contains(t, errOut, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "x", duplicate field "data.a"`)
+
+	_, errOut, err = kubectl(t, c.admin, "", "create", "--raw", cmPath, "-f",
+		body("default", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"def","name":"def"},"Data":{"a":"1"},"x":{"y":1}}`))
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, `Warning: duplicate field "metadata.name"`)
+	assert.Contains(t, errOut, `Warning: unknown field "Data"`)
+	assert.Contains(t, errOut, `Warning: unknown field "x"`)
+	out := mustKubectl(t, c.admin, "", "get", "cm", "def", "-o", "jsonpath={.data}")
+	assert.Empty(t, out, `"Data" is not "data": field names are case-sensitive`)
+
+	_, errOut, err = kubectl(t, c.admin, "", "create", "--raw", cmPath+"?fieldValidation=bogus", "-f",
+		body("bogus", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}`))
+	require.Error(t, err)
+	assert.Contains(t, errOut, `The CreateOptions "" is invalid: fieldValidation: Unsupported value: "bogus": supported values: "", "Ignore", "Strict", "Warn"`)
 }
