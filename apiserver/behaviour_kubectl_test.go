@@ -349,3 +349,23 @@ func TestKubectlFieldValidation(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, errOut, `The CreateOptions "" is invalid: fieldValidation: Unsupported value: "bogus": supported values: "", "Ignore", "Strict", "Warn"`)
 }
+
+// TestKubectlHealthVerbose reads the health endpoints as an operator
+// does, through kubectl.
+func TestKubectlHealthVerbose(t *testing.T) {
+	c := startCluster(t)
+	out := mustKubectl(t, c.admin, "", "get", "--raw", "/readyz?verbose")
+	assert.Equal(t, "[+]ping ok\n[+]log ok\n[+]store ok\n[+]informer-sync ok\n[+]shutdown ok\nreadyz check passed\n", out)
+	out = mustKubectl(t, c.admin, "", "get", "--raw", "/livez?verbose")
+	assert.Equal(t, "[+]ping ok\n[+]log ok\n[+]store ok\nlivez check passed\n", out)
+	out = mustKubectl(t, c.admin, "", "get", "--raw", "/readyz/informer-sync")
+	assert.Equal(t, "ok", out)
+	out = mustKubectl(t, c.admin, "", "version", "-o", "json")
+	var v struct {
+		ServerVersion map[string]string `json:"serverVersion"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, "v1.32.0-orkit", v.ServerVersion["gitVersion"])
+	assert.NotEmpty(t, v.ServerVersion["buildDate"])
+	assert.Contains(t, v.ServerVersion, "gitTreeState")
+}
