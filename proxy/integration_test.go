@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -345,6 +346,29 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		assert.Equal(t, 61, total, "every request answered: %v", seen)
 	})
 
+	t.Run("cluster IP from the host", func(t *testing.T) {
+		// As on every Kubernetes node: the host guard routes the service
+		// CIDR to its device, the proxy's output rules translate it.
+		body, err := get(url)
+		require.NoError(t, err)
+		assert.Contains(t, body, "hello-")
+	})
+
+	unused := unusedClusterIP(t, cl)
+	t.Run("an unused cluster IP is refused on the host and never leaves it", func(t *testing.T) {
+		routes, err := netlink.RouteGet(unused.AsSlice())
+		require.NoError(t, err)
+		dev, err := netlink.LinkByName(cni.DefaultServiceDevice)
+		require.NoError(t, err)
+		require.Equal(t, dev.Attrs().Index, routes[0].LinkIndex, "%s is routed to %s, not out: %+v", unused, cni.DefaultServiceDevice, routes[0])
+		require.Nil(t, routes[0].Gw)
+		_, err = net.DialTimeout("tcp", netip.AddrPortFrom(unused, 80).String(), 10*time.Second)
+		assert.ErrorIs(t, err, syscall.ECONNREFUSED, "rejected, not dropped")
+		out, ok := cl.exec(t, clientPod, "/hello", "wget", "http://"+unused.String()+"/")
+		assert.False(t, ok, out)
+		assert.Contains(t, out, "refused", "from a pod too")
+	})
+
 	t.Run("node port from the host", func(t *testing.T) {
 		body, err := get(fmt.Sprintf("http://%s:%d/", cl.gateway, nodePort))
 		require.NoError(t, err)
@@ -411,6 +435,28 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		})
 		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nope.default.svc.cluster.local")
 		assert.False(t, ok, out)
+
+		// From the host, to the DNS Service's cluster IP, as a node's
+		// tools (dig @10.96.0.10) do.
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(dnsIP, "53"))
+		}}
+		for _, network := range []string{"udp", "tcp"} {
+			r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(dnsIP, "53"))
+			}}
+			lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+			addrs, err := r.LookupHost(lctx, "hello.default.svc.cluster.local")
+			lcancel()
+			require.NoError(t, err, network)
+			assert.Equal(t, []string{svc.Spec.ClusterIP}, addrs, network)
+		}
+		lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err = r.LookupHost(lctx, "nope.default.svc.cluster.local")
+		lcancel()
+		var dnsErr *net.DNSError
+		require.ErrorAs(t, err, &dnsErr)
+		assert.True(t, dnsErr.IsNotFound, "%v", err)
 	})
 
 	t.Run("client IP affinity keeps a client on one backend", func(t *testing.T) {
@@ -451,6 +497,21 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		_, ok := cl.exec(t, clientPod, "/hello", "wget", url)
 		assert.False(t, ok)
 	})
+}
+
+// unusedClusterIP returns an address of the service CIDR no Service has.
+func unusedClusterIP(t *testing.T, cl *cluster) netip.Addr {
+	list, err := client.For[core.Service](cl.admin, "").List(context.Background(), client.ListOptions{})
+	require.NoError(t, err)
+	taken := map[string]bool{}
+	for _, s := range list.Items {
+		taken[s.Spec.ClusterIP] = true
+	}
+	for ip := netip.MustParseAddr("10.111.255.254"); ; ip = ip.Prev() {
+		if !taken[ip.String()] {
+			return ip
+		}
+	}
 }
 
 func get(url string) (string, error) {
