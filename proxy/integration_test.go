@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
@@ -386,7 +387,11 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 	})
 
 	t.Run("DNS names resolve from a pod", func(t *testing.T) {
-		srv, err := dns.New(dns.Config{Client: cl.admin, Listen: cl.gateway.String() + ":0", Logger: quiet()})
+		// Names outside cluster.local go to the node's upstream resolver:
+		// here one the test runs on a loopback address.
+		upstream := loopbackResolver(t)
+		srv, err := dns.New(dns.Config{Client: cl.admin, Listen: cl.gateway.String() + ":0", Logger: quiet(),
+			Upstreams: []netip.AddrPort{upstream}})
 		require.NoError(t, err)
 		dctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
@@ -435,6 +440,12 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		})
 		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nope.default.svc.cluster.local")
 		assert.False(t, ok, out)
+		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "www.example.")
+		assert.True(t, ok, out)
+		assert.Contains(t, out, "192.0.2.10", "a name outside the cluster domain, forwarded upstream")
+		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nx.example.")
+		assert.False(t, ok, out)
+		assert.Contains(t, out, "no such host", "the upstream's NXDOMAIN passed through")
 
 		// From the host, to the DNS Service's cluster IP, as a node's
 		// tools (dig @10.96.0.10) do.
@@ -497,6 +508,51 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		_, ok := cl.exec(t, clientPod, "/hello", "wget", url)
 		assert.False(t, ok)
 	})
+}
+
+// loopbackResolver runs, until the test ends, a DNS server on a loopback
+// address that knows www.example. (192.0.2.10) and answers NXDOMAIN for
+// everything else, over UDP.
+func loopbackResolver(t *testing.T) netip.AddrPort {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	t.Cleanup(func() { pc.Close(); <-done })
+	go func() {
+		defer close(done)
+		buf := make([]byte, 65535)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			resp := dnsmessage.Header{ID: h.ID, Response: true, RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
+			known := q.Name.String() == "www.example."
+			if !known {
+				resp.RCode = dnsmessage.RCodeNameError
+			}
+			b := dnsmessage.NewBuilder(nil, resp)
+			_ = b.StartQuestions()
+			_ = b.Question(q)
+			_ = b.StartAnswers()
+			if known && q.Type == dnsmessage.TypeA {
+				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 30}, dnsmessage.AResource{A: [4]byte{192, 0, 2, 10}})
+			}
+			if out, err := b.Finish(); err == nil {
+				_, _ = pc.WriteTo(out, from)
+			}
+		}
+	}()
+	return netip.MustParseAddrPort(pc.LocalAddr().String())
 }
 
 // unusedClusterIP returns an address of the service CIDR no Service has.

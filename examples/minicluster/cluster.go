@@ -26,6 +26,9 @@ type options struct {
 	Listen   string
 	Nodes    int // real nodes
 	SimNodes int // simulated nodes, sim-node-<i>
+	// ResolvConf names the upstream resolvers of cluster DNS; "" means
+	// /etc/resolv.conf.
+	ResolvConf string
 	// TokenFile and Auth configure the API server's authentication and
 	// authorization (see addAuthFlags).
 	TokenFile string
