@@ -60,6 +60,7 @@ type podSelectable struct {
 		RestartPolicy      string `json:"restartPolicy"`
 		SchedulerName      string `json:"schedulerName"`
 		ServiceAccountName string `json:"serviceAccountName"`
+		HostNetwork        bool   `json:"hostNetwork"`
 	} `json:"spec"`
 	Status struct {
 		Phase             string `json:"phase"`
@@ -70,12 +71,16 @@ type podSelectable struct {
 
 func (p *podSelectable) set() fields.Set {
 	return fields.Set{
-		"spec.nodeName":            p.Spec.NodeName,
-		"spec.restartPolicy":       p.Spec.RestartPolicy,
-		"spec.schedulerName":       p.Spec.SchedulerName,
-		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
-		"status.phase":             p.Status.Phase,
-		"status.podIP":             p.Status.PodIP,
+		"spec.nodeName":           p.Spec.NodeName,
+		"spec.restartPolicy":      p.Spec.RestartPolicy,
+		"spec.schedulerName":      p.Spec.SchedulerName,
+		"spec.serviceAccountName": p.Spec.ServiceAccountName,
+		"spec.hostNetwork":        strconv.FormatBool(p.Spec.HostNetwork),
+		"status.phase":            p.Status.Phase,
+		"status.podIP":            p.Status.PodIP,
+		// Accepted but never set, as kube-apiserver does: a selector on
+		// it matches only "".
+		"status.podIPs":            "",
 		"status.nominatedNodeName": p.Status.NominatedNodeName,
 	}
 }
@@ -85,6 +90,7 @@ func podFields(obj meta.Object) fields.Set {
 	var p podSelectable
 	p.Spec.NodeName, p.Spec.RestartPolicy = pod.Spec.NodeName, string(pod.Spec.RestartPolicy)
 	p.Spec.SchedulerName, p.Spec.ServiceAccountName = pod.Spec.SchedulerName, pod.Spec.ServiceAccountName
+	p.Spec.HostNetwork = pod.Spec.HostNetwork
 	p.Status.Phase, p.Status.PodIP, p.Status.NominatedNodeName = string(pod.Status.Phase), pod.Status.PodIP, pod.Status.NominatedNodeName
 	return p.set()
 }
@@ -115,12 +121,20 @@ func secretFields(obj meta.Object) fields.Set {
 	return fields.Set{"type": string(obj.(*core.Secret).Type)}
 }
 
+// eventFields are kube-apiserver's selectable fields of an Event; source
+// is the reporting component, or the reporting controller when none.
 func eventFields(obj meta.Object) fields.Set {
 	e := obj.(*core.Event)
+	source := e.Source.Component
+	if source == "" {
+		source = e.ReportingController
+	}
 	return fields.Set{
 		"involvedObject.kind": e.InvolvedObject.Kind, "involvedObject.namespace": e.InvolvedObject.Namespace,
 		"involvedObject.name": e.InvolvedObject.Name, "involvedObject.uid": string(e.InvolvedObject.UID),
-		"reason": e.Reason, "type": e.Type,
+		"involvedObject.apiVersion": e.InvolvedObject.APIVersion, "involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath": e.InvolvedObject.FieldPath,
+		"reason":                   e.Reason, "type": e.Type, "source": source, "reportingComponent": e.ReportingController,
 	}
 }
 

@@ -206,10 +206,11 @@ func (s *Server) Register(res Resource) error {
 		res.Strategy = NewDefaultStrategy(res.Type)
 	}
 	st := NewStorage(res.Type, s.cfg.Store)
+	st.log = s.log
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}
-	sv := &served{Resource: res, storage: st}
+	sv := &served{Resource: res, storage: st, fieldLabels: fieldLabels(res)}
 	sv.cache = NewWatchCache(st, res.Fields, s.cfg.WatchHistory, s.log)
 	if res.Fields != nil {
 		sv.cache.fieldsJSON = res.FieldsFromJSON
@@ -434,7 +435,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.log.Error("apiserver: panic serving request", "path", r.URL.Path, "panic", p)
 			if !rw.wrote {
-				writeError(rw, apierrors.NewInternalError(fmt.Errorf("%v", p)))
+				// The panic value is Go's text: log it, answer as
+				// kube-apiserver does.
+				writeError(rw, apierrors.NewInternalError(errors.New("this request caused the API server to panic; its log has the details")))
 			}
 		}
 		s.metrics.observe(info, rw.code, time.Since(start))
@@ -514,14 +517,31 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo
 	gvr := meta.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	res, ok := s.lookup(gvr)
 	if !ok {
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ""))
+		writeError(w, apierrors.NewPathNotFound())
 		return
 	}
-	if info.Namespace != "" && !res.Type.Namespaced && info.Resource != "namespaces" {
-		writeError(w, apierrors.NewNotFound(res.gr(), info.Name))
+	if err := checkScope(res, info); err != nil {
+		writeError(w, err)
 		return
 	}
 	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res})
+}
+
+// checkScope answers, as kube-apiserver's router does, for the paths it
+// serves no route on: a cluster-scoped kind under a namespace (404), a
+// named object or subresource of a namespaced kind without a namespace
+// (404), and anything but list and watch of a namespaced kind across all
+// namespaces (405).
+func checkScope(res *served, info *RequestInfo) error {
+	switch {
+	case res.Type.Namespaced && info.Namespace == "" && info.Name != "":
+		return apierrors.NewPathNotFound()
+	case res.Type.Namespaced && info.Namespace == "" && info.Verb != "list" && info.Verb != "watch":
+		return apierrors.NewMethodNotAllowed()
+	case !res.Type.Namespaced && info.Namespace != "" && info.Resource != "namespaces":
+		return apierrors.NewPathNotFound()
+	}
+	return nil
 }
 
 // statusWriter remembers the status code for metrics and passes Flush on.

@@ -101,21 +101,12 @@ func waitRevision(ctx context.Context, cache *WatchCache, rv int64) error {
 	wctx, cancel := context.WithTimeout(ctx, freshnessWait)
 	defer cancel()
 	if err := cache.waitFor(wctx, rv); err != nil {
-		return tooLargeResourceVersion(rv, cache.Revision())
+		if ctx.Err() != nil {
+			return apierrors.NewTimeout("request did not complete within requested timeout")
+		}
+		return apierrors.NewTooLargeResourceVersion(rv, cache.Revision())
 	}
 	return nil
-}
-
-// tooLargeResourceVersion is kube-apiserver's answer to a resourceVersion
-// the server has not reached: 504 with cause ResourceVersionTooLarge,
-// which makes client-go retry from a fresh read.
-func tooLargeResourceVersion(rv, current int64) error {
-	st := apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, current))
-	st.Details = &meta.StatusDetails{
-		Causes:            []meta.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}},
-		RetryAfterSeconds: 1,
-	}
-	return st
 }
 
 func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, initial []WatchEvent, watcher *cacheWatcher) {

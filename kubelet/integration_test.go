@@ -284,6 +284,39 @@ func TestRealKubelet(t *testing.T) {
 		})
 	})
 
+	t.Run("stdin: true keeps stdin open; stringData reaches the container", func(t *testing.T) {
+		// A Secret written with stringData, as Helm charts write them.
+		_, err := client.For[core.Secret](n.tc.admin, "default").Create(ctx, &core.Secret{
+			ObjectMeta: meta.ObjectMeta{Name: "strings"}, StringData: map[string]string{"token": "from-stringData"}})
+		require.NoError(t, err)
+		p := simplePod("stdin", "real-node")
+		c := &p.Spec.Containers[0]
+		c.Command, c.Stdin = []string{"/hello", "cat", "-"}, true
+		c.Env = []core.EnvVar{{Name: "TOKEN", ValueFrom: &core.EnvVarSource{SecretKeyRef: &core.SecretKeySelector{
+			LocalObjectReference: core.LocalObjectReference{Name: "strings"}, Key: "token"}}}}
+		_, err = podsAPI.Create(ctx, p)
+		require.NoError(t, err)
+		got := waitPod(t, n.tc.admin, "default", "stdin", 60*time.Second, "Running", running)
+		assert.Contains(t, n.exec(t, got, "app", "/hello", "env"), "TOKEN=from-stringData")
+		// cat reads stdin until EOF: it is still there to echo what an
+		// attach writes, never restarted.
+		id := strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "cri://")
+		require.NoError(t, n.rt.AttachStdin(ctx, id, strings.NewReader("typed on stdin\n")))
+		waitFor(t, 20*time.Second, "the attached line in the log", func() bool {
+			rc, err := n.tc.admin.GetLogs(ctx, "default", "stdin", client.LogOptions{})
+			if err != nil {
+				return false
+			}
+			defer rc.Close()
+			b, _ := io.ReadAll(rc)
+			return strings.Contains(string(b), "typed on stdin")
+		})
+		got, err = podsAPI.Get(ctx, "stdin")
+		require.NoError(t, err)
+		assert.Equal(t, core.PodRunning, got.Status.Phase)
+		assert.Zero(t, got.Status.ContainerStatuses[0].RestartCount)
+	})
+
 	t.Run("missing configMap reference is CreateContainerConfigError", func(t *testing.T) {
 		p := helloPod("badref", "real-node")
 		p.Spec.Containers[0].EnvFrom = []core.EnvFromSource{{ConfigMapRef: &core.ConfigMapEnvSource{LocalObjectReference: core.LocalObjectReference{Name: "nope"}}}}

@@ -105,6 +105,40 @@ func NewMethodNotSupported(gr meta.GroupResource, verb string) *meta.Status {
 		&meta.StatusDetails{Group: gr.Group, Kind: gr.Resource})
 }
 
+// NewPathNotFound: `the server could not find the requested resource`
+// (404), kube-apiserver's answer for a path no route serves (an unknown
+// group or resource, a named object of a namespaced kind without a
+// namespace, a cluster-scoped kind under a namespace).
+func NewPathNotFound() *meta.Status {
+	return newStatus(http.StatusNotFound, meta.StatusReasonNotFound,
+		"the server could not find the requested resource", &meta.StatusDetails{})
+}
+
+// NewMethodNotAllowed: `the server does not allow this method on the
+// requested resource` (405), kube-apiserver's answer for a path whose route
+// does not take the method (a create or delete of a namespaced kind across
+// all namespaces).
+func NewMethodNotAllowed() *meta.Status {
+	return newStatus(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", &meta.StatusDetails{})
+}
+
+// NewTooLargeResourceVersion: `Timeout: Too large resource version: 12,
+// current: 10` (504, retry after one second), kube-apiserver's answer when
+// a read asks for a resourceVersion the server has not reached in time.
+// Its cause (ResourceVersionTooLarge) is what client-go's reflector checks.
+func NewTooLargeResourceVersion(requested, current int64) *meta.Status {
+	return newStatus(http.StatusGatewayTimeout, meta.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
+		&meta.StatusDetails{RetryAfterSeconds: 1, Causes: []meta.StatusCause{
+			{Type: CauseTypeResourceVersionTooLarge, Message: "Too large resource version"},
+		}})
+}
+
+// CauseTypeResourceVersionTooLarge is the cause type of
+// NewTooLargeResourceVersion.
+const CauseTypeResourceVersionTooLarge = "ResourceVersionTooLarge"
+
 // NewNotAcceptable (406).
 func NewNotAcceptable(msg string) *meta.Status {
 	return newStatus(http.StatusNotAcceptable, meta.StatusReasonNotAcceptable, msg, nil)

@@ -30,6 +30,15 @@ func TestMessagesAndPredicates(t *testing.T) {
 			http.StatusUnprocessableEntity, `Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`, IsInvalid},
 		{"expired", NewResourceExpired("too old resource version: 1 (5)"), http.StatusGone, "too old resource version: 1 (5)", IsResourceExpired},
 		{"429", NewTooManyRequests("too many requests", 1), http.StatusTooManyRequests, "too many requests", IsTooManyRequests},
+		{"no route", NewPathNotFound(), http.StatusNotFound, "the server could not find the requested resource", IsNotFound},
+		{"method", NewMethodNotAllowed(), http.StatusMethodNotAllowed, "the server does not allow this method on the requested resource",
+			func(err error) bool { return ReasonForError(err) == meta.StatusReasonMethodNotAllowed }},
+		{"too large rv", NewTooLargeResourceVersion(12, 10), http.StatusGatewayTimeout, "Timeout: Too large resource version: 12, current: 10",
+			func(err error) bool {
+				st := FromError(err)
+				return st != nil && st.Reason == meta.StatusReasonTimeout && st.Details.RetryAfterSeconds == 1 &&
+					len(st.Details.Causes) == 1 && st.Details.Causes[0].Type == CauseTypeResourceVersionTooLarge
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&opts.Listen, "listen", "127.0.0.1:6443", "address of the API server")
 	flag.IntVar(&opts.Nodes, "nodes", 1, "real nodes to run (0 for none)")
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
+	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	opts.addAuthFlags(flag.CommandLine)
 	flag.Parse()
