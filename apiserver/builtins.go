@@ -81,6 +81,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
 		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
+		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
