@@ -8,6 +8,7 @@ import (
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
@@ -27,6 +28,7 @@ func NewScheme() *scheme.Scheme {
 	policy.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
+	discovery.Register(s)
 	scheduling.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)

@@ -45,6 +45,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        {generation: GenerationNone},
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {generation: GenerationNone},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                    {generation: GenerationNone},
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:               {generation: GenerationOnChangeOrLabels},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              {generation: GenerationNone},
 	{Group: "admissionregistration.k8s.io", Kind: "InitializerConfiguration"}: {generation: GenerationNone},
 	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:              {generation: GenerationNone},
