@@ -10,6 +10,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/networking"
 	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
@@ -29,6 +30,7 @@ func NewScheme() *scheme.Scheme {
 	rbac.Register(s)
 	coordination.Register(s)
 	discovery.Register(s)
+	networking.Register(s)
 	scheduling.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)

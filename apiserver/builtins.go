@@ -89,6 +89,8 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
 		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,

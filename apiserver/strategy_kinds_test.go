@@ -37,7 +37,7 @@ var kubeGeneration = map[string]generationRule{
 	"Node":                {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},
 	"ResourceQuota": {}, "LimitRange": {}, "Service": {}, "Endpoints": {}, "PersistentVolume": {}, "PersistentVolumeClaim": {},
 	"ControllerRevision": {}, "Role": {}, "ClusterRole": {}, "RoleBinding": {}, "ClusterRoleBinding": {}, "Lease": {},
-	"EndpointSlice": {tracked: true, labels: true},
+	"EndpointSlice": {tracked: true, labels: true}, "Ingress": {tracked: true}, "IngressClass": {tracked: true},
 	"PriorityClass": {}, "InitializerConfiguration": {}, "SubjectAccessReview": {}, "SelfSubjectAccessReview": {},
 	"LocalSubjectAccessReview": {}, "SelfSubjectRulesReview": {}, "TokenReview": {}, "SelfSubjectReview": {},
 }

@@ -49,7 +49,9 @@ func TestValidateEndpointSlice(t *testing.T) {
 		{"no endpoints", func(s *EndpointSlice) { s.Endpoints = nil }, nil},
 		{"all ports", func(s *EndpointSlice) { s.Ports = []EndpointPort{{Name: ptr(""), Protocol: ptr(core.ProtocolTCP)}} }, nil},
 		{"ipv6", func(s *EndpointSlice) { s.AddressType, s.Endpoints[0].Addresses = AddressTypeIPv6, []string{"fd00::1"} }, nil},
-		{"fqdn", func(s *EndpointSlice) { s.AddressType, s.Endpoints[0].Addresses = AddressTypeFQDN, []string{"db.example.com"} }, nil},
+		{"fqdn", func(s *EndpointSlice) {
+			s.AddressType, s.Endpoints[0].Addresses = AddressTypeFQDN, []string{"db.example.com"}
+		}, nil},
 		{"no address type", func(s *EndpointSlice) { s.AddressType = "" }, []string{"addressType: Required value"}},
 		{"bad address type", func(s *EndpointSlice) { s.AddressType = "IP" },
 			[]string{`addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"`}},
