@@ -22,9 +22,13 @@ import (
 // listener and the caches' first sync).
 const startTimeout = 60 * time.Second
 
-// Options tunes a Cluster. The zero value is a control plane with the
-// default watch history, logging warnings to stderr.
+// Options tunes a Cluster. The zero value is a control plane (API server
+// and store, no scheduler or controllers) with the default watch history,
+// logging warnings to stderr.
 type Options struct {
+	// Scheduler runs orkit's scheduler (as system:kube-scheduler) beside
+	// the API server, so pods get bound to the Nodes clients register.
+	Scheduler bool
 	// WatchHistory is how many events per resource the API server's watch
 	// caches keep for resuming watches (older resourceVersions get 410);
 	// 0 means the control plane's default.
@@ -80,7 +84,7 @@ func (c *Cluster) start() error {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := startControlPlane(ctx, c.dataDir, c.addr, c.opts.WatchHistory, c.opts.Logger)
+		run, err := startControlPlane(ctx, c.dataDir, c.addr, c.opts)
 		if err == nil {
 			cfg, err := clientcmd.BuildConfigFromFlags("", run.kubeconfig)
 			if err != nil {
@@ -111,6 +115,17 @@ func (c *Cluster) RESTConfig() *rest.Config {
 	return rest.CopyConfig(c.restCfg)
 }
 
+// Kubeconfig returns the path of the admin kubeconfig (a system:masters
+// client certificate), for child processes and kubectl.
+func (c *Cluster) Kubeconfig() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.run == nil {
+		return ""
+	}
+	return c.run.kubeconfig
+}
+
 // Store returns the running control plane's store (nil while stopped).
 func (c *Cluster) Store() store.Interface {
 	c.mu.Lock()
@@ -133,6 +148,11 @@ func (c *Cluster) Stop() error {
 	}
 	cancel()
 	deadline := time.Now().Add(startTimeout)
+	select {
+	case <-run.done:
+	case <-time.After(startTimeout):
+		return fmt.Errorf("the scheduler still runs %v after stop", startTimeout)
+	}
 	for {
 		_, err := run.store.Revision(context.Background())
 		if errors.Is(err, store.ErrClosed) {
