@@ -301,4 +301,3 @@ func (a *Agent) Lease(node string) (*coordinationv1.Lease, error) {
 	}
 	return l.DeepCopy(), nil
 }
-
