@@ -52,22 +52,12 @@ type Cluster struct {
 	restCfg *rest.Config
 }
 
-// Start starts a control plane for t and waits until it serves.
+// Start starts a control plane for t, with its data in t's temporary
+// directory, and waits until it serves. It is stopped when the test ends.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	c, err := New(filepath.Join(t.TempDir(), "cp"), opts)
 	if err != nil {
-		t.Fatalf("cluster: pick a port: %v", err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatalf("cluster: pick a port: %v", err)
-	}
-	c := &Cluster{opts: opts, dataDir: filepath.Join(t.TempDir(), "cp"), addr: addr}
-	if err := c.start(); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
 	t.Cleanup(func() {
@@ -76,6 +66,28 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 	})
 	return c
+}
+
+// New starts a control plane with its data in dataDir on a free loopback
+// port and waits until it serves; the caller stops it (Stop). Programs
+// such as the load generator use it; tests use Start.
+func New(dataDir string, opts Options) (*Cluster, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	c := &Cluster{opts: opts, dataDir: dataDir, addr: addr}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // start starts the control plane, retrying while the previous one still
