@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func TestTypedClientset(t *testing.T) {
 	t.Run("Patch", func(t *testing.T) { testPatch(t, cs) })
 	t.Run("Dynamic", func(t *testing.T) { testDynamic(t, dynamic.NewForConfigOrDie(c.RESTConfig())) })
 	t.Run("Discovery", func(t *testing.T) { testDiscovery(t, cs.Discovery()) })
+	t.Run("AggregatedDiscovery", func(t *testing.T) { testAggregatedDiscovery(t, c) })
 	t.Run("RESTMapper", func(t *testing.T) { testRESTMapper(t, cs.Discovery()) })
 }
 
@@ -328,6 +330,34 @@ func testDiscovery(t *testing.T, dc discovery.DiscoveryInterface) {
 	preferred, err := dc.ServerPreferredResources()
 	require.NoError(t, err)
 	assert.NotEmpty(t, preferred)
+}
+
+// testAggregatedDiscovery: client-go asks /api and /apis for the
+// aggregated document (apidiscovery.k8s.io/v2) first; orkit serves it, so
+// discovering everything takes two requests and none per group version,
+// and the legacy documents are still served to clients that ask for them.
+func testAggregatedDiscovery(t *testing.T, c *cluster.Cluster) {
+	var log cluster.RequestLog
+	cfg := c.RESTConfig()
+	cfg.WrapTransport = log.Wrap
+	dc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
+	_, lists, err := dc.ServerGroupsAndResources()
+	require.NoError(t, err)
+	assert.NotEmpty(t, lists)
+	perVersion := log.Count(func(r cluster.Request) bool {
+		g, ok := strings.CutPrefix(r.Path, "/apis/")
+		return strings.HasPrefix(r.Path, "/api/v1") || (ok && strings.Count(g, "/") == 1)
+	})
+	assert.Zero(t, perVersion, "client-go fell back to legacy discovery")
+	assert.Equal(t, 2, log.Count(func(r cluster.Request) bool { return r.Path == "/api" || r.Path == "/apis" }))
+
+	legacy, err := dc.ServerResourcesForGroupVersion("apps/v1")
+	require.NoError(t, err)
+	var names []string
+	for _, r := range legacy.APIResources {
+		names = append(names, r.Name)
+	}
+	assert.Contains(t, names, "deployments/scale")
 }
 
 func testRESTMapper(t *testing.T, dc discovery.DiscoveryInterface) {
