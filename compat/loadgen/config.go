@@ -30,6 +30,11 @@ type Config struct {
 	N int
 	// Workers is how many goroutines write at once; 0 means 32.
 	Workers int
+	// OwnConnections gives each writer of Creates a client (and TLS
+	// connection) of its own, as orkit's apiload does; false means one
+	// clientset shared by all writers, as an operator's client is (client-go
+	// multiplexes them on one HTTP/2 connection).
+	OwnConnections bool
 }
 
 func (c Config) namespace() string {
@@ -71,8 +76,13 @@ func ownConnection(cfg *rest.Config, dials *atomic.Int64) *rest.Config {
 	return c
 }
 
-// ensureNamespace creates ns unless it exists.
+// ensureNamespace creates ns unless it exists (a user who may read but
+// not create namespaces, as one bound to ClusterRole edit, can use an
+// existing one).
 func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
+		return nil
+	}
 	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("namespace %s: %w", ns, err)

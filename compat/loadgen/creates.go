@@ -37,13 +37,26 @@ func Creates(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ensureNamespace(ctx, cs, ns); err != nil {
 		return nil, err
 	}
-	lat, elapsed, err := createConfigMaps(ctx, cs, ns, fmt.Sprintf("c%d", time.Now().UnixNano()), n, cfg.workers())
+	clients := []kubernetes.Interface{cs}
+	var dials atomic.Int64
+	if cfg.OwnConnections {
+		clients = nil
+		for range cfg.workers() {
+			c, err := kubernetes.NewForConfig(ownConnection(restConfig(cfg.REST), &dials))
+			if err != nil {
+				return nil, err
+			}
+			clients = append(clients, c)
+		}
+	}
+	lat, elapsed, err := createConfigMaps(ctx, clients, ns, fmt.Sprintf("c%d", time.Now().UnixNano()), n, cfg.workers())
 	if err != nil {
 		return nil, err
 	}
 	r := newResult("creates")
 	r.add("objects", "%d", n)
 	r.add("workers", "%d", cfg.workers())
+	r.add("own_connections", "%v", cfg.OwnConnections)
 	r.add("seconds", "%.2f", elapsed.Seconds())
 	r.add("per_second", "%.0f", float64(n)/elapsed.Seconds())
 	r.addLatencies("", lat)
@@ -51,9 +64,9 @@ func Creates(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // createConfigMaps creates n ConfigMaps named <prefix>-<i> in ns from
-// workers goroutines; it returns each create's latency and the time from
+// workers goroutines (worker w writes through clients[w%len(clients)]); it returns each create's latency and the time from
 // the first send to the last answer. The first error stops the run.
-func createConfigMaps(ctx context.Context, cs kubernetes.Interface, ns, prefix string, n, workers int) (latencies, time.Duration, error) {
+func createConfigMaps(ctx context.Context, clients []kubernetes.Interface, ns, prefix string, n, workers int) (latencies, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var next atomic.Int64
@@ -64,7 +77,8 @@ func createConfigMaps(ctx context.Context, cs kubernetes.Interface, ns, prefix s
 		firstErr error
 	)
 	start := time.Now()
-	for range workers {
+	for w := range workers {
+		cs := clients[w%len(clients)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

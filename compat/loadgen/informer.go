@@ -33,7 +33,7 @@ func InformerSync(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ensureNamespace(ctx, cs, ns); err != nil {
 		return nil, err
 	}
-	if _, _, err := createConfigMaps(ctx, cs, ns, "s", n, cfg.workers()); err != nil {
+	if _, _, err := createConfigMaps(ctx, []kubernetes.Interface{cs}, ns, "s", n, cfg.workers()); err != nil {
 		return nil, err
 	}
 	// A client of its own, so the informer's connection is new too.

@@ -35,6 +35,12 @@ func TestModesSmoke(t *testing.T) {
 	assert.Equal(t, 200.0, figure(t, r, "objects"))
 	assert.Positive(t, figure(t, r, "per_second"))
 
+	own := base
+	own.OwnConnections = true
+	r, err = loadgen.Creates(ctx, own)
+	require.NoError(t, err)
+	assert.Equal(t, "true", r.Figure("own_connections"))
+
 	r, err = loadgen.WatchLatency(ctx, loadgen.WatchConfig{Config: base, Watchers: 5, Writes: 20, Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
 	t.Log(r)

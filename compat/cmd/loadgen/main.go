@@ -34,9 +34,10 @@ import (
 )
 
 type flags struct {
-	mode, kubeconfig, dataDir, cpuProfile string
-	n, workers, watchers, writes, nodes   int
-	interval, leaseInterval, timeout      time.Duration
+	mode, kubeconfig, dataDir, cpuProfile, namespace string
+	ownConnections                                   bool
+	n, workers, watchers, writes, nodes              int
+	interval, leaseInterval, timeout                 time.Duration
 }
 
 func main() {
@@ -45,6 +46,8 @@ func main() {
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "server to load; empty starts an orkit control plane in-process")
 	flag.StringVar(&f.dataDir, "data-dir", "", "in-process control plane's data directory; empty means a temporary one, removed at exit")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (generator and in-process server) to this file")
+	flag.StringVar(&f.namespace, "namespace", "loadgen", "namespace to write in (created when missing)")
+	flag.BoolVar(&f.ownConnections, "own-connections", false, "creates: each writer gets its own client and TLS connection (as apiload's clients) instead of one shared clientset")
 	flag.IntVar(&f.n, "n", 0, "objects: ConfigMaps (creates, informer) or pods (schedule); 0 means the mode's default (10,000)")
 	flag.IntVar(&f.workers, "workers", 32, "concurrent writers")
 	flag.IntVar(&f.watchers, "watchers", 100, "watchers (watch), each on its own TLS connection")
@@ -79,7 +82,7 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	base := loadgen.Config{REST: cfg, N: f.n, Workers: f.workers}
+	base := loadgen.Config{REST: cfg, N: f.n, Workers: f.workers, Namespace: f.namespace, OwnConnections: f.ownConnections}
 	before := loadavg()
 	var r *loadgen.Result
 	switch f.mode {
