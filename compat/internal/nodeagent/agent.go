@@ -33,7 +33,7 @@ type Config struct {
 	// LeaseInterval is how often each Node's Lease is renewed; 0 means
 	// 10 s (the kubelet's default). The Lease lasts four intervals.
 	LeaseInterval time.Duration
-	// Workers update pod statuses at once; 0 means 16.
+	// Workers update pod statuses, and renew Leases, at once; 0 means 16.
 	Workers int
 }
 
@@ -253,12 +253,33 @@ func (a *Agent) heartbeat(ctx context.Context) {
 			names = append(names, a.order[i])
 		}
 		a.mu.Unlock()
-		for _, name := range names {
-			if err := a.renew(ctx, name); err != nil && ctx.Err() != nil {
-				return
-			}
+		a.renewAll(ctx, names)
+		if ctx.Err() != nil {
+			return
 		}
 	}
+}
+
+// renewAll renews the Leases of names from up to Workers goroutines at
+// once (one slow answer does not hold the others back) and returns when
+// all are done; failures are retried at the next visit.
+func (a *Agent) renewAll(ctx context.Context, names []string) {
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range min(a.cfg.Workers, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range next {
+				_ = a.renew(ctx, name)
+			}
+		}()
+	}
+	for _, name := range names {
+		next <- name
+	}
+	close(next)
+	wg.Wait()
 }
 
 // renew writes name's Lease with a new renewTime, from the last Lease the
