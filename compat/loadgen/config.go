@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -13,9 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
-
-// ErrInvalidConfig is returned for a Config a mode cannot run with.
-var ErrInvalidConfig = errors.New("loadgen: invalid config")
 
 // Config is what every mode needs; each mode documents the fields it
 // reads and their defaults.

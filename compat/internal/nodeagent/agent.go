@@ -2,7 +2,6 @@ package nodeagent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -308,9 +307,6 @@ func (a *Agent) renew(ctx context.Context, name string) error {
 	a.mu.Unlock()
 	return nil
 }
-
-// ErrNoNodes is returned by Lease when the agent has no such Node.
-var ErrNoNodes = errors.New("nodeagent: no such node")
 
 // Lease returns the last Lease the agent wrote for node.
 func (a *Agent) Lease(node string) (*coordinationv1.Lease, error) {
