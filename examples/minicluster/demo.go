@@ -27,6 +27,9 @@ func runDemo(ctx context.Context, c *cluster) error {
 	if len(c.nodes) == 0 {
 		return fmt.Errorf("the demo runs pods on a real node: start with --nodes 1 (the default)")
 	}
+	if c.opts.SimNodes > 0 && !c.opts.SimNodeTaint {
+		return fmt.Errorf("the demo runs pods on real nodes: with --sim-nodes, taint the simulated nodes (--sim-node-taint)")
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	d := &demo{c: c, kubeconfig: c.cp.AdminKubeconfig}
