@@ -16,6 +16,7 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store"
+	"github.com/orkit/orkit/store/bbolt"
 )
 
 // DefaultListen is the API server address when Config.Listen is empty.
@@ -60,9 +61,10 @@ type Config struct {
 	// Resource of a built-in kind replaces its default serving). More may
 	// be added while running with Server.Register.
 	Resources []apiserver.Resource
-	// Store opens the store the objects are kept in; nil means
-	// BboltStore(nil): bbolt in DataDir/store.db. Use ExistingStore for a
-	// store the caller opened and keeps owning.
+	// Store opens the store the objects are kept in; nil means bbolt in
+	// DataDir/store.db logging to Logger (BboltStore with
+	// bbolt.Options{Logger: Logger}). Use ExistingStore for a store the
+	// caller opened and keeps owning.
 	Store StoreFactory
 	// WatchHistory is how many events per resource the watch caches keep
 	// for resuming watches (older resourceVersions get 410); default 10,000.
@@ -171,7 +173,7 @@ func (cfg *Config) setDefaults() error {
 		}
 	}
 	if cfg.Store == nil {
-		cfg.Store = BboltStore(nil)
+		cfg.Store = BboltStore(&bbolt.Options{Logger: cfg.Logger})
 	}
 	return nil
 }
