@@ -78,6 +78,15 @@ type Config struct {
 	// WatchHistory is how many events each resource's cache keeps for
 	// resuming watches; default 10,000.
 	WatchHistory int
+	// CompactionInterval is how often the server compacts its store
+	// (store.Compactor, as kube-apiserver's --etcd-compaction-interval):
+	// each time to the revision seen one interval before, so clients keep
+	// at least one interval of history; older resourceVersions and
+	// continue tokens get 410 Expired. Zero means
+	// store.DefaultCompactionInterval (5 minutes); negative turns
+	// compaction off (another process compacts the store). Servers sharing
+	// a store take turns (see store.Compactor).
+	CompactionInterval time.Duration
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
