@@ -167,6 +167,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = 10 * time.Second
 	}
+	if cfg.CompactionInterval == 0 {
+		cfg.CompactionInterval = store.DefaultCompactionInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -301,6 +304,7 @@ func (s *Server) Start(ctx context.Context) (retErr error) {
 		}
 	}
 	s.startCaches(ctx)
+	s.startCompactor(ctx)
 	s.serve(ctx, cancel, ln)
 	return nil
 }

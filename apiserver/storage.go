@@ -277,14 +277,28 @@ func (s *Storage) Delete(ctx context.Context, ns, name, rv string) (meta.Object,
 	return s.Decode(prev)
 }
 
-// ListRaw lists the stored objects of namespace ns ("" for all).
+// ListRaw lists the stored objects of namespace ns ("" for all). A
+// revision or continue token the store has compacted away gets 410
+// Expired with kube-apiserver's messages.
 func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions) (store.ListResult, error) {
 	res, err := s.store.List(ctx, s.KeyPrefix(ns), opts)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrTooOld) && opts.Continue != "":
+		return res, apierrors.NewGone(continueExpired)
+	case errors.Is(err, store.ErrTooOld):
+		return res, apierrors.NewGone(listExpired)
+	case err != nil:
 		return res, s.apiError(err, "")
 	}
 	return res, nil
 }
+
+// kube-apiserver's messages for lists of compacted history.
+const (
+	listExpired     = "The resourceVersion for the provided list is too old."
+	continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter."
+)
 
 // apiError maps a store error to the API's Status for this resource. It is
 // the one place where storage errors become HTTP errors.

@@ -112,6 +112,9 @@ type WatchCache struct {
 	count    int
 	rv       int64 // revision the cache reflects
 	oldest   int64 // the oldest rv a watcher may resume from
+	// compacted is the store's compacted revision as the server's
+	// compactor reported it: watches from below it expire too.
+	compacted int64
 	watchers map[*cacheWatcher]struct{}
 	// index maps the value of indexField to the keys holding it.
 	indexField string
@@ -539,8 +542,10 @@ func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer
 			}
 		}
 		sort.Slice(initial, func(i, j int) bool { return initial[i].Object.key < initial[j].Object.key })
-	case rv < c.oldest:
-		return nil, nil, fmt.Errorf("%w: %d (oldest available %d)", ErrResourceVersionTooOld, rv, c.oldest)
+	case rv < max(c.oldest, c.compacted):
+		// kube-apiserver's wording: the second number is the oldest
+		// resourceVersion a watch may start from.
+		return nil, nil, fmt.Errorf("%w: %d (%d)", ErrResourceVersionTooOld, rv, max(c.oldest, c.compacted))
 	default:
 		for i := 0; i < c.count; i++ {
 			ce := c.events[(c.start+i)%len(c.events)]
@@ -555,6 +560,14 @@ func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer
 	w.lastRV = c.rv
 	c.watchers[w] = struct{}{}
 	return initial, w, nil
+}
+
+// setCompacted records that the store was compacted to rev: from then on
+// a watch from below rev gets ErrResourceVersionTooOld.
+func (c *WatchCache) setCompacted(rev int64) {
+	c.mu.Lock()
+	c.compacted = max(c.compacted, rev)
+	c.mu.Unlock()
 }
 
 // Changes returns a number that moves whenever the cached objects change

@@ -69,6 +69,13 @@ type Config struct {
 	// WatchHistory is how many events per resource the watch caches keep
 	// for resuming watches (older resourceVersions get 410); default 10,000.
 	WatchHistory int
+	// CompactionInterval is how often the API server compacts the store,
+	// each time to the revision seen one interval before (see
+	// apiserver.Config.CompactionInterval): watches, exact lists and
+	// continue tokens older than that get 410 Expired, and the bbolt file
+	// stops growing under steady churn. Zero means 5 minutes, as
+	// kube-apiserver; negative turns compaction off.
+	CompactionInterval time.Duration
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -197,7 +204,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
 		Initializers: true, Bootstrap: true,
-		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory,
+		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
 	})
 	if err != nil {
 		return fmt.Errorf("controlplane: %w", err)
