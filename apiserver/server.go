@@ -20,6 +20,7 @@ import (
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver/authn"
 	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
 )
 
@@ -66,6 +67,11 @@ type Config struct {
 	// system namespaces, the RBAC bootstrap policy, system PriorityClasses)
 	// before it serves; an error fails Start. False: Start writes nothing.
 	Bootstrap bool
+	// Serving are the listener's protections: read-header and idle
+	// timeouts, the header size limit and the cap on connections per
+	// unauthenticated client address; the zero value is serving's
+	// defaults (10 s, 90 s, 1 MiB, 100).
+	Serving serving.Limits
 	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
