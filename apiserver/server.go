@@ -350,12 +350,9 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
-	srv := &http.Server{
-		Handler:           s,
-		TLSConfig:         tlsCfg,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-	}
+	srv := s.cfg.Serving.HTTPServer(s, tlsCfg, slog.NewLogLogger(s.log.Handler(), slog.LevelDebug))
+	guard := serving.NewGuard(ln, s.cfg.Serving)
+	guard.Attach(srv)
 	s.mu.Lock()
 	s.addr = ln.Addr()
 	s.mu.Unlock()
@@ -367,7 +364,7 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		cancel()
 	}()
 	go func() {
-		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.ServeTLS(guard, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
@@ -465,6 +462,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := s.authenticate(r)
 	if err == nil {
+		if user.Name != authn.AnonymousUser {
+			serving.Authenticated(r.Context()) // off the unauthenticated-connections cap
+		}
 		user, err = s.impersonate(r, user)
 	}
 	if err != nil {

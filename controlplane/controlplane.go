@@ -15,6 +15,7 @@ import (
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/pki"
+	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -76,6 +77,11 @@ type Config struct {
 	// stops growing under steady churn. Zero means 5 minutes, as
 	// kube-apiserver; negative turns compaction off.
 	CompactionInterval time.Duration
+	// Serving are the API server listener's protections (read-header and
+	// idle timeouts, header limit, connections per unauthenticated client
+	// address); the zero value is serving's defaults (10 s, 90 s, 1 MiB,
+	// 100).
+	Serving serving.Limits
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -205,6 +211,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
 		Initializers: true, Bootstrap: true,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
+		Serving: cfg.Serving,
 	})
 	if err != nil {
 		return fmt.Errorf("controlplane: %w", err)
