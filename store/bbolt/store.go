@@ -125,11 +125,37 @@ func (s *Store) warnTorn(t *tornMeta) {
 		"damaged_page", t.bad, "transaction", t.txid, "lost_transaction", t.txid+1, "revision", s.rev.Load())
 }
 
-// openBolt opens the bbolt file with a guard: bbolt may panic or fault on
+// openBolt opens the bbolt file (see openBoltOnce), again if the file was
+// replaced while it waited for the lock (Defragment renames a new file
+// over path while it holds the old one's lock): a lock on a file no longer
+// at path would protect nothing.
+func openBolt(path string, o Options) (*bolt.DB, error) {
+	for attempt := 0; ; attempt++ {
+		db, file, err := openBoltOnce(path, o)
+		if err != nil {
+			return nil, err
+		}
+		if isAtPath(file, path) {
+			return db, nil
+		}
+		_ = db.Close()
+		if attempt == 3 {
+			return nil, fmt.Errorf("open %s: the file was replaced while waiting for its lock, %d times", path, attempt+1)
+		}
+	}
+}
+
+// isAtPath reports whether f is still the file at path.
+func isAtPath(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// openBoltOnce opens the bbolt file with a guard: bbolt may panic or fault on
 // pages that passed the header check but are still damaged. If it does,
 // the file bbolt opened is closed here, which also releases its lock.
-func openBolt(path string, o Options) (db *bolt.DB, err error) {
-	var file *os.File
+func openBoltOnce(path string, o Options) (db *bolt.DB, file *os.File, err error) {
 	err = guard(path, func() error {
 		var err error
 		db, err = bolt.Open(path, o.FileMode, &bolt.Options{
@@ -149,19 +175,19 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 		if file != nil {
 			_ = file.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	case errors.Is(err, berrors.ErrTimeout):
 		if holder := lockHolder(path); holder != "" {
-			return nil, fmt.Errorf("open %s: held by %s; waited %s: %w", path, holder, o.LockTimeout, ErrLocked)
+			return nil, nil, fmt.Errorf("open %s: held by %s; waited %s: %w", path, holder, o.LockTimeout, ErrLocked)
 		}
-		return nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
+		return nil, nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
-		return nil, fmt.Errorf("open %s: %w: %w", path, err, store.ErrCorrupt)
+		return nil, nil, fmt.Errorf("open %s: %w: %w", path, err, store.ErrCorrupt)
 	case err != nil:
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return db, nil
+	return db, file, nil
 }
 
 // guard runs fn, turning a panic or a memory fault (a read past the end of
