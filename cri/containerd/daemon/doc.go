@@ -9,6 +9,13 @@
 //	defer d.Stop(10 * time.Second)
 //	rt, err := containerd.New(ctx, d.Address())               // cri/containerd
 //
+// The Daemon supervises containerd: when the process dies it is started
+// again on the same directory after a backoff (100ms doubling to 30s, by
+// default; WithRestartBackoff), so a node's runtime comes back by itself
+// and the running pods' shims, which outlive containerd, are adopted
+// again. Stop and Clean end supervision; Kill stops it hard and keeps it
+// down until Restart.
+//
 // Clean removes what a daemon made (containers, tasks, mounts, cgroups);
 // SweepStale removes the directories of daemons whose owner process died.
 // CheckPrerequisites says, wrapping ErrMissingPrerequisite, why a daemon
