@@ -105,17 +105,17 @@ type WatchCache struct {
 	history    int
 	log        *slog.Logger
 
-	mu       sync.RWMutex
-	objects  map[string]*cachedObject
-	events   []cacheEvent // ring of recent events, oldest first after start
-	start    int          // index of the oldest event in events
-	count    int
-	rv       int64 // revision the cache reflects
-	oldest   int64 // the oldest rv a watcher may resume from
+	mu      sync.RWMutex
+	objects map[string]*cachedObject
+	events  []cacheEvent // ring of recent events, oldest first after start
+	start   int          // index of the oldest event in events
+	count   int
+	rv      int64 // revision the cache reflects
+	oldest  int64 // the oldest rv a watcher may resume from
 	// compacted is the store's compacted revision as the server's
 	// compactor reported it: watches from below it expire too.
 	compacted int64
-	watchers map[*cacheWatcher]struct{}
+	watchers  map[*cacheWatcher]struct{}
 	// index maps the value of indexField to the keys holding it.
 	indexField string
 	index      map[string]map[string]*cachedObject
