@@ -20,6 +20,14 @@
 // before rev, and deletes every older version and every delete record at or
 // before rev, so both paths stay answerable for every revision ≥ rev.
 //
+// # Space
+//
+// Compaction deletes history records in short transactions; bbolt reuses
+// the pages they free, so under steady churn with periodic compaction
+// (the API server compacts every 5 minutes) the file stops growing, but it
+// never shrinks. Defragment, offline, copies the live data into a fresh
+// file and renames it over the store, giving the freed space back.
+//
 // # Writes: group commit
 //
 // Writers validate their input (store.ValidateKey, store.ValidateValue:
