@@ -23,9 +23,9 @@ type DefragResult struct {
 // Defragment gives the space that compaction freed back to the file
 // system. Compaction (Store.Compact) frees pages inside the file, which
 // later writes reuse, so the file stops growing under steady churn, but it
-// never shrinks. Defragment copies everything live into a fresh file with
-// bbolt's Compact (the history Compact left, so nothing a reader could
-// see changes), syncs it, and renames it over path.
+// never shrinks. Defragment copies everything live into a fresh file, in
+// key order into full pages (the history Compact left too, so nothing a
+// reader could see changes), syncs it, and renames it over path.
 //
 // It is an offline operation: it opens path itself and so fails with
 // ErrLocked (after opts.LockTimeout) while a Store, in any process, has
@@ -71,21 +71,65 @@ func Defragment(path string, opts *Options) (DefragResult, error) {
 }
 
 // copyInto writes a compacted copy of src into a new bbolt file at dst
-// and syncs it.
+// and syncs it. It copies each bucket (orkit's are flat) in key order into
+// full pages (bbolt's own Compact leaves them half full), committing
+// every defragTxSize bytes.
 func copyInto(dst string, src *bolt.DB, mode os.FileMode) error {
 	db, err := bolt.Open(dst, mode, &bolt.Options{NoSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", dst, err)
 	}
-	if err := bolt.Compact(db, src, defragTxSize); err != nil {
-		_ = db.Close()
+	err = src.View(func(stx *bolt.Tx) error {
+		return stx.ForEach(func(name []byte, b *bolt.Bucket) error { return copyBucket(db, name, b) })
+	})
+	if err == nil {
+		err = db.Sync()
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("copy into %s: %w", dst, err)
 	}
-	if err := db.Sync(); err != nil {
-		_ = db.Close()
-		return fmt.Errorf("sync %s: %w", dst, err)
+	return nil
+}
+
+// copyBucket copies bucket src into a new bucket name of db, in
+// transactions of about defragTxSize bytes.
+func copyBucket(db *bolt.DB, name []byte, src *bolt.Bucket) error {
+	tx, err := db.Begin(true)
+	if err != nil {
+		return err
 	}
-	return db.Close()
+	defer func() { _ = tx.Rollback() }()
+	dst, err := tx.CreateBucket(name)
+	if err != nil {
+		return err
+	}
+	if err := dst.SetSequence(src.Sequence()); err != nil {
+		return err
+	}
+	size := 0
+	c := src.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v == nil {
+			return fmt.Errorf("bucket %s holds a nested bucket %q: not an orkit store", name, k)
+		}
+		if size += len(k) + len(v); size > defragTxSize {
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+			if tx, err = db.Begin(true); err != nil {
+				return err
+			}
+			dst, size = tx.Bucket(name), len(k)+len(v)
+		}
+		dst.FillPercent = 1.0 // written in key order: pack pages full
+		if err := dst.Put(k, v); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // syncDir makes a rename in dir durable.
