@@ -28,7 +28,9 @@ type nodeLeftovers struct {
 	Shims, Veths, Bridges, Mounts, IPAMFiles, Cgroups int
 }
 
-func countLeftovers(t *testing.T, dataDir string) nodeLeftovers {
+// countLeftovers counts what the node made under dataDir and on the host;
+// uids are the test's pods (for their cgroups).
+func countLeftovers(t *testing.T, dataDir string, uids ...string) nodeLeftovers {
 	t.Helper()
 	var n nodeLeftovers
 	sock := filepath.Join(dataDir, "containerd", "containerd.sock")
@@ -69,20 +71,50 @@ func countLeftovers(t *testing.T, dataDir string) nodeLeftovers {
 	})
 	hier, _ := os.ReadDir("/sys/fs/cgroup")
 	for _, h := range hier {
-		for _, top := range []string{"kubepods", "orkit-node-1"} {
-			_ = filepath.WalkDir(filepath.Join("/sys/fs/cgroup", h.Name(), top), func(path string, d fs.DirEntry, err error) error {
-				if err != nil || !d.IsDir() {
-					return nil
-				}
-				rel := strings.TrimPrefix(path, filepath.Join("/sys/fs/cgroup", h.Name())+"/")
-				if strings.Contains(rel, "/pod") || strings.HasPrefix(rel, "orkit-node-1/") {
-					n.Cgroups++
-				}
-				return nil
-			})
+		root := filepath.Join("/sys/fs/cgroup", h.Name())
+		// The node's pod cgroups (and the container cgroups below them),
+		// found by the test's pod UIDs: other tests' pods share kubepods.
+		for _, uid := range uids {
+			for _, qos := range []string{"", "burstable", "besteffort"} {
+				n.Cgroups += countDirs(filepath.Join(root, "kubepods", qos, "pod"+uid))
+			}
 		}
+		// Cgroups of containerd tasks without a parent, by namespace.
+		n.Cgroups += countDirs(filepath.Join(root, "orkit-node-1")) - boolToInt(isDir(filepath.Join(root, "orkit-node-1")))
 	}
 	return n
+}
+
+// countDirs counts dir and the directories below it (0 if it is missing).
+func countDirs(dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// podUID returns the UID of pod name.
+func podUID(ctx context.Context, t *testing.T, pods *client.Resource[core.Pod, *core.Pod], name string) string {
+	t.Helper()
+	p, err := pods.Get(ctx, name)
+	require.NoError(t, err)
+	return string(p.UID)
 }
 
 // waitFor polls cond every 200 ms until it holds or d passes.
@@ -181,9 +213,11 @@ func TestContainerdCrash(t *testing.T) {
 	assert.Equal(t, was.State.Running.StartedAt, now.State.Running.StartedAt, "the same run of the container")
 	assert.Equal(t, 1, c.containerd.Restarts())
 
-	during := countLeftovers(t, dir)
+	uids := []string{podUID(ctx, t, pods, "survivor"), podUID(ctx, t, pods, "after")}
+	during := countLeftovers(t, dir, uids...)
 	t.Logf("before start: %+v; running two pods: %+v", before, during)
 	require.Equal(t, 2, during.Shims, "one shim per pod sandbox (the test counts what it should)")
+	require.Positive(t, during.Cgroups)
 
 	require.NoError(t, syscall.Kill(c.containerd.PID(), syscall.SIGKILL))
 	stopped := make(chan struct{})
@@ -194,7 +228,7 @@ func TestContainerdCrash(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the cluster did not stop within 2 minutes with its containerd killed")
 	}
-	after := countLeftovers(t, dir)
+	after := countLeftovers(t, dir, uids...)
 	assert.Equal(t, before, after, "stop removes everything the node made")
 }
 
@@ -225,9 +259,11 @@ func TestStopWithDeadRuntime(t *testing.T) {
 		_, ok, why := runningStatus(ctx, pods, "orphan")
 		return ok, why
 	})
-	during := countLeftovers(t, dir)
+	uids := []string{podUID(ctx, t, pods, "orphan")}
+	during := countLeftovers(t, dir, uids...)
 	t.Logf("before start: %+v; running a pod: %+v", before, during)
 	require.Equal(t, 1, during.Shims)
+	require.Positive(t, during.Cgroups)
 
 	c.containerd.Kill()
 	stopped := make(chan struct{})
@@ -239,6 +275,6 @@ func TestStopWithDeadRuntime(t *testing.T) {
 		t.Fatal("the cluster did not stop within 2 minutes with its containerd dead")
 	}
 	assert.Contains(t, out.String(), "the runtime did not answer")
-	after := countLeftovers(t, dir)
+	after := countLeftovers(t, dir, uids...)
 	assert.Equal(t, before, after, "stop removes everything the node made")
 }
