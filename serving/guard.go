@@ -47,6 +47,7 @@ type conn struct {
 	net.Conn
 	g      *Guard
 	client string
+	authed atomic.Bool // Authenticated ran: the fast path skips g.mu
 	// The fields below are guarded by g.mu.
 	elem *list.Element // in g.clients[client] while unauthenticated
 	busy bool          // a request is in flight
@@ -164,7 +165,7 @@ type connKey struct{}
 // authenticated; elsewhere it does nothing.
 func Authenticated(ctx context.Context) {
 	c, _ := ctx.Value(connKey{}).(*conn)
-	if c == nil {
+	if c == nil || c.authed.Swap(true) {
 		return
 	}
 	c.g.mu.Lock()
