@@ -75,7 +75,7 @@ func Defragment(path string, opts *Options) (DefragResult, error) {
 // full pages (bbolt's own Compact leaves them half full), committing
 // every defragTxSize bytes.
 func copyInto(dst string, src *bolt.DB, mode os.FileMode) error {
-	db, err := bolt.Open(dst, mode, &bolt.Options{NoSync: true, FreelistType: bolt.FreelistMapType})
+	db, err := bolt.Open(dst, mode, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", dst, err)
 	}

@@ -2,6 +2,7 @@ package bbolt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,13 @@ func churn(t *testing.T, s store.Interface, keys, rounds, size int) {
 	ctx := context.Background()
 	revs := make([]int64, keys)
 	for i := range keys {
-		rev, err := s.Create(ctx, fmt.Sprintf("/churn/%04d", i), make([]byte, size))
+		key := fmt.Sprintf("/churn/%04d", i)
+		rev, err := s.Create(ctx, key, make([]byte, size))
+		if errors.Is(err, store.ErrAlreadyExists) { // a later round
+			kv, gerr := s.Get(ctx, key)
+			require.NoError(t, gerr)
+			rev, err = kv.ModRevision, nil
+		}
 		require.NoError(t, err)
 		revs[i] = rev
 	}
@@ -116,4 +123,33 @@ func TestDefragmentRefusesDamagedFile(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, b, after)
+}
+
+// TestFileStopsGrowingUnderChurn: keys updated over and over, with a
+// store.Compactor round every 5,000 updates, keep the file at the size it
+// reached after the first rounds (compaction frees pages and later
+// commits reuse them); without the rounds every update's history stays
+// and the file keeps growing. BenchmarkChurnFileSize has the full-size
+// figures (BENCHMARKS.md).
+func TestFileStopsGrowingUnderChurn(t *testing.T) {
+	for _, compaction := range []bool{true, false} {
+		t.Run(fmt.Sprintf("compaction=%v", compaction), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, err := bbolt.Open(path, nil)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, s.Close()) }()
+			c := store.NewCompactor(s, store.CompactorConfig{})
+			var sizes []int64
+			for range 6 {
+				churn(t, s, 250, 20, 1024) // 5,000 updates, then a compaction round
+				if compaction {
+					require.NoError(t, c.Step(context.Background()))
+				}
+				sizes = append(sizes, fileSize(t, path))
+			}
+			t.Logf("file size after each 5,000 updates: %v", sizes)
+			grown := sizes[5] > sizes[2]+sizes[2]/10
+			assert.Equal(t, !compaction, grown, "the file grew between 15,000 and 30,000 updates")
+		})
+	}
 }

@@ -131,6 +131,15 @@ func checkFile(path string) (torn *tornMeta, err error) {
 	} else if reason != "" {
 		return nil, corrupt("%s", reason)
 	}
+	if best.freelist == ^uint64(0) {
+		// bbolt rebuilds the freelist by walking every page, in a
+		// goroutine no guard reaches: walk them first.
+		if reason, err := walkPages(f, best); err != nil {
+			return nil, fmt.Errorf("read pages of %s: %w", path, err)
+		} else if reason != "" {
+			return nil, corrupt("%s", reason)
+		}
+	}
 	if valid == 1 {
 		good := 0
 		if h.ok[1] {
@@ -206,9 +215,10 @@ func readMetas(f *os.File, size int64) (metaPages, error) {
 }
 
 // checkPages checks the two pages bbolt reads while opening: the root
-// bucket page and the freelist page, whose damage would make bbolt panic
-// or fault inside bbolt.Open, leaving the file mapped and locked. It returns
-// a reason when they are damaged.
+// bucket page and the freelist page (when the file has one: orkit no
+// longer writes it, see openBoltOnce, but older files do), whose damage
+// would make bbolt panic or fault inside bbolt.Open, leaving the file
+// mapped and locked. It returns a reason when they are damaged.
 func checkPages(f *os.File, m boltMeta) (string, error) {
 	ps := int64(m.pageSize)
 	hdr := make([]byte, boltPageHeader+8)
@@ -230,7 +240,7 @@ func checkPages(f *os.File, m boltMeta) (string, error) {
 		return fmt.Sprintf("root page %d is damaged (flags %#x, overflow %d)", m.root, flags, overflow), nil
 	}
 	if m.freelist == ^uint64(0) {
-		return "the freelist is not synced (not written by orkit)", nil
+		return "", nil // not synced (NoFreelistSync): bbolt rebuilds it from the pages
 	}
 	if m.freelist < 2 || m.freelist >= m.pgid {
 		return fmt.Sprintf("freelist page %d outside pages 2..%d", m.freelist, m.pgid-1), nil

@@ -162,6 +162,13 @@ func openBoltOnce(path string, o Options) (db *bolt.DB, file *os.File, err error
 			Timeout:         o.LockTimeout,
 			InitialMmapSize: o.InitialMmapSize,
 			FreelistType:    bolt.FreelistMapType,
+			// As etcd: the freelist is rebuilt from the pages on open
+			// instead of written at every commit (after compaction it
+			// is tens of pages, rewritten by every commit, and needs
+			// a contiguous run of free pages each time). checkFile
+			// walks the pages first (walkPages), since bbolt's own walk
+			// panics on damage in a goroutine no recover reaches.
+			NoFreelistSync: true,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := os.OpenFile(name, flag, perm)
 				file = f
