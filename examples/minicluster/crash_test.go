@@ -117,6 +117,16 @@ func podUID(ctx context.Context, t *testing.T, pods *client.Resource[core.Pod, *
 	return string(p.UID)
 }
 
+// logTail logs the last n lines of path.
+func logTail(t *testing.T, path string, n int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	t.Logf("%s (last %d lines):\n%s", path, n, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+}
+
 // waitFor polls cond every 200 ms until it holds or d passes.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
@@ -172,6 +182,9 @@ func TestContainerdCrash(t *testing.T) {
 			c.Close()
 		}
 		t.Log("\n" + out.String())
+		if t.Failed() {
+			logTail(t, filepath.Join(dir, "containerd", "containerd.log"), 60)
+		}
 	}()
 	pods := client.For[core.Pod](c.admin, "default")
 	nodes := client.For[core.Node](c.admin, "")
