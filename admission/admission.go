@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Operation is what a request does to an object.

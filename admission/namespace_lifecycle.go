@@ -15,10 +15,6 @@ import (
 // NamespaceLifecycleName is the name of the NamespaceLifecycle plugin.
 const NamespaceLifecycleName = "NamespaceLifecycle"
 
-// NamespaceTerminatingCause is the StatusCause type added to the 403 of a
-// create in a Terminating namespace, as Kubernetes adds it.
-const NamespaceTerminatingCause = "NamespaceTerminating"
-
 // forceLiveLookupTTL is how long after a namespace DELETE the plugin
 // distrusts a cache that still shows the namespace Active.
 const forceLiveLookupTTL = 30 * time.Second
@@ -109,7 +105,7 @@ func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) error 
 	if a.Operation == Create && ns.Status.Phase == core.NamespaceTerminating {
 		st := forbidden(a, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", a.Namespace))
 		st.Details.Causes = append(st.Details.Causes, meta.StatusCause{
-			Type:    NamespaceTerminatingCause,
+			Type:    core.NamespaceTerminatingCause,
 			Message: fmt.Sprintf("namespace %s is being terminated", a.Namespace),
 			Field:   "metadata.namespace",
 		})

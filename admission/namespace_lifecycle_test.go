@@ -104,7 +104,7 @@ func TestNamespaceLifecycleTerminatingCause(t *testing.T) {
 		`pods "web" is forbidden: unable to create new content in namespace old because it is being terminated`)
 	assert.Equal(t, meta.StatusReasonForbidden, st.Reason)
 	require.Len(t, st.Details.Causes, 1)
-	assert.Equal(t, meta.StatusCause{Type: NamespaceTerminatingCause, Message: "namespace old is being terminated",
+	assert.Equal(t, meta.StatusCause{Type: core.NamespaceTerminatingCause, Message: "namespace old is being terminated",
 		Field: "metadata.namespace"}, st.Details.Causes[0])
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authz"
 )
 
 // NodeRestriction limits what a node (user system:node:<name> in group

@@ -68,7 +68,7 @@ func (a AdmissionSources) List(ctx context.Context, ns string) ([]*core.Resource
 	for _, kv := range res.KVs {
 		obj, err := st.Decode(kv)
 		if err != nil {
-			return nil, err
+			return nil, st.apiError(err, nameFromKey(kv.Key))
 		}
 		out = append(out, obj.(*core.ResourceQuota))
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authz"
 )
 
 // SystemNamespaces are created at start, as kube-apiserver does.

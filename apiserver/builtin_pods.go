@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -61,6 +60,7 @@ type podSelectable struct {
 		RestartPolicy      string `json:"restartPolicy"`
 		SchedulerName      string `json:"schedulerName"`
 		ServiceAccountName string `json:"serviceAccountName"`
+		HostNetwork        bool   `json:"hostNetwork"`
 	} `json:"spec"`
 	Status struct {
 		Phase             string `json:"phase"`
@@ -71,12 +71,16 @@ type podSelectable struct {
 
 func (p *podSelectable) set() fields.Set {
 	return fields.Set{
-		"spec.nodeName":            p.Spec.NodeName,
-		"spec.restartPolicy":       p.Spec.RestartPolicy,
-		"spec.schedulerName":       p.Spec.SchedulerName,
-		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
-		"status.phase":             p.Status.Phase,
-		"status.podIP":             p.Status.PodIP,
+		"spec.nodeName":           p.Spec.NodeName,
+		"spec.restartPolicy":      p.Spec.RestartPolicy,
+		"spec.schedulerName":      p.Spec.SchedulerName,
+		"spec.serviceAccountName": p.Spec.ServiceAccountName,
+		"spec.hostNetwork":        strconv.FormatBool(p.Spec.HostNetwork),
+		"status.phase":            p.Status.Phase,
+		"status.podIP":            p.Status.PodIP,
+		// Accepted but never set, as kube-apiserver does: a selector on
+		// it matches only "".
+		"status.podIPs":            "",
 		"status.nominatedNodeName": p.Status.NominatedNodeName,
 	}
 }
@@ -86,6 +90,7 @@ func podFields(obj meta.Object) fields.Set {
 	var p podSelectable
 	p.Spec.NodeName, p.Spec.RestartPolicy = pod.Spec.NodeName, string(pod.Spec.RestartPolicy)
 	p.Spec.SchedulerName, p.Spec.ServiceAccountName = pod.Spec.SchedulerName, pod.Spec.ServiceAccountName
+	p.Spec.HostNetwork = pod.Spec.HostNetwork
 	p.Status.Phase, p.Status.PodIP, p.Status.NominatedNodeName = string(pod.Status.Phase), pod.Status.PodIP, pod.Status.NominatedNodeName
 	return p.set()
 }
@@ -116,12 +121,20 @@ func secretFields(obj meta.Object) fields.Set {
 	return fields.Set{"type": string(obj.(*core.Secret).Type)}
 }
 
+// eventFields are kube-apiserver's selectable fields of an Event; source
+// is the reporting component, or the reporting controller when none.
 func eventFields(obj meta.Object) fields.Set {
 	e := obj.(*core.Event)
+	source := e.Source.Component
+	if source == "" {
+		source = e.ReportingController
+	}
 	return fields.Set{
 		"involvedObject.kind": e.InvolvedObject.Kind, "involvedObject.namespace": e.InvolvedObject.Namespace,
 		"involvedObject.name": e.InvolvedObject.Name, "involvedObject.uid": string(e.InvolvedObject.UID),
-		"reason": e.Reason, "type": e.Type,
+		"involvedObject.apiVersion": e.InvolvedObject.APIVersion, "involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath": e.InvolvedObject.FieldPath,
+		"reason":                   e.Reason, "type": e.Type, "source": source, "reportingComponent": e.ReportingController,
 	}
 }
 
@@ -192,28 +205,8 @@ func (s *Server) bind(ctx context.Context, req *Request, b *core.Binding) (meta.
 	return b, nil
 }
 
-// PodLogOptions are the query parameters of pods/log.
-type PodLogOptions struct {
-	Container    string
-	Follow       bool
-	Previous     bool
-	Timestamps   bool
-	TailLines    *int64
-	SinceSeconds *int64
-	LimitBytes   *int64
-}
-
-// PodLogsFunc streams a container's log to w (the node agent issue
-// connects it to the kubelet's log endpoint).
-type PodLogsFunc func(ctx context.Context, pod *core.Pod, opts PodLogOptions, w io.Writer) error
-
-// SetPodLogs sets the function that serves pods/log.
-func (s *Server) SetPodLogs(f PodLogsFunc) {
-	s.mu.Lock()
-	s.podLogs = f
-	s.mu.Unlock()
-}
-
+// servePodLog checks a pods/log request and streams the container's log
+// from the pod's kubelet (through Config.Kubelet).
 func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	if req.Info.Verb != "get" {
 		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
@@ -224,18 +217,10 @@ func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http
 		writeError(w, err)
 		return
 	}
-	q := req.Query
-	opts := PodLogOptions{Container: q.Get("container"), Follow: q.Get("follow") == "true",
-		Previous: q.Get("previous") == "true", Timestamps: q.Get("timestamps") == "true"}
-	for name, dst := range map[string]**int64{"tailLines": &opts.TailLines, "sinceSeconds": &opts.SinceSeconds, "limitBytes": &opts.LimitBytes} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid %s %q", name, v)))
-				return
-			}
-			*dst = &n
-		}
+	opts, err := core.ParsePodLogOptions(req.Query)
+	if err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
 	}
 	pod := obj.(*core.Pod)
 	if opts.Container == "" {
@@ -245,16 +230,13 @@ func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http
 		}
 		opts.Container = pod.Spec.Containers[0].Name
 	}
-	s.mu.RLock()
-	logs := s.podLogs
-	s.mu.RUnlock()
-	if logs == nil || pod.Spec.NodeName == "" {
+	if s.kubelet == nil || pod.Spec.NodeName == "" {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: no node agent serves its logs", opts.Container, pod.Name)))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	fw := &flushWriter{w: w}
-	if err := logs(ctx, pod, opts, fw); err != nil && !fw.wrote {
+	if err := s.kubelet.Logs(ctx, pod, opts, fw); err != nil && !fw.wrote {
 		writeError(w, err)
 	}
 }

@@ -227,7 +227,7 @@ func (s *Server) budgetsOf(ctx context.Context, pod *core.Pod) ([]*policy.PodDis
 	for _, kv := range list.KVs {
 		obj, err := res.storage.Decode(kv)
 		if err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, res.storage.apiError(err, nameFromKey(kv.Key))
 		}
 		all = append(all, obj.(*policy.PodDisruptionBudget))
 	}

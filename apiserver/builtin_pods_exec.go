@@ -11,36 +11,8 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 )
 
-// PodExecOptions are the query parameters of pods/exec (PodExecOptions in
-// Kubernetes): the container, the command and which streams to attach.
-type PodExecOptions struct {
-	Container string
-	Command   []string
-	Stdin     bool
-	Stdout    bool
-	Stderr    bool
-	TTY       bool
-}
-
-// PodExecFunc serves a pods/exec request the API server has
-// authenticated, authorized (get, and create as since Kubernetes 1.31)
-// and checked (the pod exists, is bound and not finished; the container is
-// the pod's): it proxies the connection upgrade in r, and the stream after
-// it, to the pod's node agent, answering on w. w supports Hijack through
-// http.ResponseController. It returns when the stream has ended; it
-// writes its own errors (as a meta Status) to w.
-type PodExecFunc func(ctx context.Context, pod *core.Pod, opts PodExecOptions, w http.ResponseWriter, r *http.Request)
-
-// SetPodExec sets the function that serves pods/exec; without one,
-// pods/exec answers 400.
-func (s *Server) SetPodExec(f PodExecFunc) {
-	s.mu.Lock()
-	s.podExec = f
-	s.mu.Unlock()
-}
-
-// servePodExec checks a pods/exec request as kube-apiserver does and hands
-// it to the PodExecFunc.
+// servePodExec checks a pods/exec request as kube-apiserver does and
+// proxies it to the pod's kubelet (through Config.Kubelet).
 func (s *Server) servePodExec(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	if req.Info.Verb != "get" && req.Info.Verb != "create" {
 		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
@@ -68,28 +40,21 @@ func (s *Server) servePodExec(ctx context.Context, w http.ResponseWriter, r *htt
 		writeError(w, err)
 		return
 	}
-	s.mu.RLock()
-	exec := s.podExec
-	s.mu.RUnlock()
-	if exec == nil {
+	if s.kubelet == nil {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s: no node agent serves exec", pod.Name)))
 		return
 	}
-	exec(ctx, pod, opts, w, r)
+	if err := s.kubelet.Exec(ctx, pod, opts, w, r); err != nil {
+		writeError(w, err)
+	}
 }
 
 // podExecOptions reads the query and checks it against the pod, with
 // kube-apiserver's messages.
-func podExecOptions(req *Request, pod *core.Pod) (PodExecOptions, error) {
-	q := req.Query
-	flag := func(name string) bool { v := q.Get(name); return v == "true" || v == "1" }
-	opts := PodExecOptions{Container: q.Get("container"), Command: q["command"],
-		Stdin: flag("stdin"), Stdout: flag("stdout"), Stderr: flag("stderr"), TTY: flag("tty")}
-	if len(opts.Command) == 0 {
-		return opts, apierrors.NewBadRequest("you must specify at least 1 command")
-	}
-	if !opts.Stdin && !opts.Stdout && !opts.Stderr {
-		return opts, apierrors.NewBadRequest("you must specify at least 1 of stdin, stdout, stderr")
+func podExecOptions(req *Request, pod *core.Pod) (core.PodExecOptions, error) {
+	opts, err := core.ParsePodExecOptions(req.Query)
+	if err != nil {
+		return opts, apierrors.NewBadRequest(err.Error())
 	}
 	if opts.Container == "" {
 		if len(pod.Spec.Containers) != 1 {

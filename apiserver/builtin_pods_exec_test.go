@@ -13,7 +13,8 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/internal/testkubelet"
 )
 
 const execRBAC = `
@@ -55,21 +56,42 @@ spec:
   - {name: app, image: orkit.local/hello:v1}
 `
 
-// TestPodExecChecks drives kubectl exec (WebSocket first, then its SPDY
-// fallback) against the API server with a stub node agent: authorization
-// needs create on pods/exec, and requests are checked with
-// kube-apiserver's errors before they reach the node agent.
-func TestPodExecChecks(t *testing.T) {
-	c := startCluster(t)
-	mustKubectl(t, c.admin, fmt.Sprintf(execRBAC, "get"), "apply", "-f", "-")
-	reached := make(chan apiserver.PodExecOptions, 10)
-	c.cp.Server.SetPodExec(func(_ context.Context, pod *core.Pod, opts apiserver.PodExecOptions, w http.ResponseWriter, r *http.Request) {
+// stubExecKubelet is node-1's kubelet endpoint (testkubelet): it reports
+// the exec options that reached it (the container from the path) on the
+// channel it returns and refuses each with a Status naming them.
+func stubExecKubelet(t *testing.T, c *cluster) <-chan core.PodExecOptions {
+	reached := make(chan core.PodExecOptions, 10)
+	k := testkubelet.Start(t, c.cp.CA, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/") // exec/<ns>/<pod>/<container>
+		opts, err := core.ParseKubeletExecQuery(r.URL.Query())
+		if len(parts) != 4 || parts[0] != "exec" || err != nil {
+			http.Error(w, fmt.Sprintf("unexpected request %s: %v", r.URL, err), http.StatusInternalServerError)
+			return
+		}
+		opts.Container = parts[3]
 		reached <- opts
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		json.NewEncoder(w).Encode(apierrors.NewBadRequest(fmt.Sprintf("stub node agent: %s/%s container %s command %v",
-			pod.Namespace, pod.Name, opts.Container, opts.Command)))
-	})
+			parts[1], parts[2], opts.Container, opts.Command)))
+	}))
+	cfg, err := client.ConfigFromKubeconfig(c.admin, "")
+	require.NoError(t, err)
+	admin, err := client.New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, k.Register(context.Background(), admin, "node-1"))
+	return reached
+}
+
+// TestPodExecChecks drives kubectl exec (WebSocket first, then its SPDY
+// fallback) against the API server with a stub kubelet endpoint:
+// authorization needs create on pods/exec, and requests are checked with
+// kube-apiserver's errors before the API server proxies them to the
+// pod's kubelet.
+func TestPodExecChecks(t *testing.T) {
+	c := startCluster(t)
+	mustKubectl(t, c.admin, fmt.Sprintf(execRBAC, "get"), "apply", "-f", "-")
+	reached := stubExecKubelet(t, c)
 
 	// Only get on pods/exec: the WebSocket GET needs create too, and the
 	// SPDY fallback (a POST) is create.
@@ -86,7 +108,7 @@ func TestPodExecChecks(t *testing.T) {
 	require.Len(t, reached, 2)
 	for range 2 {
 		opts := <-reached
-		assert.Equal(t, apiserver.PodExecOptions{Container: "app", Command: []string{"/hello", "echo", "hi"}, Stdout: true, Stderr: true}, opts)
+		assert.Equal(t, core.PodExecOptions{Container: "app", Command: []string{"/hello", "echo", "hi"}, Stdout: true, Stderr: true}, opts)
 	}
 
 	tests := []struct {

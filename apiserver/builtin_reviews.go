@@ -9,8 +9,8 @@ import (
 	"github.com/orkit/orkit/api/authorization"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 )
 
 // createAccessReview answers the authorization.k8s.io reviews with the

@@ -60,7 +60,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = namespaceTable, namespaceFields
 			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
 		},
-		coreGVR("services"):    func(r *Resource) { r.Table = serviceTable },
+		coreGVR("services"):    func(r *Resource) { r.Table, r.Fields = serviceTable, serviceFields },
 		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
 		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
@@ -79,7 +79,6 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		coreGVR("resourcequotas"):                                                            resourceQuotaTable,
 		coreGVR("limitranges"):                                                               createdAtTable,
 		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
-		{Group: "batch", Version: "v1", Resource: "jobs"}:                                    jobTable,
 		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
@@ -92,6 +91,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		m[gvr] = func(r *Resource) { r.Table = t }
 	}
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
+	m[meta.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}] = func(r *Resource) { r.Table, r.Fields = jobTable, jobFields }
 	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
 		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {
 			r.Verbs = []string{"create"}

@@ -17,7 +17,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/store/bbolt"
 )
 

@@ -36,61 +36,12 @@ func (s *Server) delete(ctx context.Context, req *Request, ns, name string, opts
 	res := req.resource
 	var gone bool
 	out, err := res.storage.GuaranteedUpdate(ctx, ns, name, true, func(cur meta.Object) (meta.Object, error) {
-		cm := cur.GetObjectMeta()
-		if err := checkPreconditions(res, cur, opts.Preconditions); err != nil {
-			return nil, err
+		gone = false // a retry starts over
+		next, err := s.deleteStep(ctx, req, cur, opts, &gone)
+		if next != nil {
+			countDeletionStart(cur, next)
 		}
-		if err := s.admission.Validate(ctx, s.admissionAttrs(req, admission.Delete, nil, cur)); err != nil {
-			return nil, admissionError(res, name, err)
-		}
-		if isDryRun(req.Query) {
-			return nil, NoChange()
-		}
-		next := meta.DeepCopy(cur)
-		nm := next.GetObjectMeta()
-		addPropagationFinalizer(nm, opts)
-		now := meta.Now()
-		if ds, ok := res.Strategy.(DeleteStrategy); ok && nm.DeletionTimestamp == nil {
-			ds.BeginDelete(next)
-		}
-		if gs, ok := res.Strategy.(GracefulStrategy); ok {
-			if grace, graceful := gs.GracePeriod(cur, opts); graceful {
-				if grace > 0 {
-					if cm.DeletionGracePeriodSeconds != nil && *cm.DeletionGracePeriodSeconds <= grace {
-						return nil, NoChange() // already deleting with a shorter grace period
-					}
-					t := meta.NewTime(now.Add(time.Duration(grace) * time.Second))
-					nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &t, &grace
-					return next, nil
-				}
-				zero := int64(0)
-				nm.DeletionGracePeriodSeconds = &zero
-				if nm.DeletionTimestamp == nil {
-					nm.DeletionTimestamp = &now
-				}
-			} else if nm.DeletionGracePeriodSeconds != nil {
-				// No longer graceful (the pod terminated while its grace
-				// period ran): nothing is pending any more.
-				zero := int64(0)
-				nm.DeletionGracePeriodSeconds = &zero
-			}
-		}
-		if len(nm.Finalizers) > 0 || res.storage.pending(next) {
-			if nm.DeletionTimestamp == nil {
-				zero := int64(0)
-				nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &now, &zero
-			}
-			if sameStored(res.storage, next, cur) {
-				return nil, NoChange()
-			}
-			return next, nil
-		}
-		// No finalizers and no grace: delete now.
-		gone = true
-		if nm.DeletionTimestamp == nil {
-			nm.DeletionTimestamp = &now
-		}
-		return next, nil
+		return next, err
 	})
 	if err != nil {
 		return nil, false, err
@@ -100,6 +51,78 @@ func (s *Server) delete(ctx context.Context, req *Request, ns, name string, opts
 		return out, true, nil
 	}
 	return out, false, nil
+}
+
+// countDeletionStart bumps the generation of an object that tracks one
+// when its deletion starts (it gets its deletionTimestamp), as
+// kube-apiserver does: its controller must see that the object changed.
+func countDeletionStart(cur, next meta.Object) {
+	nm := next.GetObjectMeta()
+	if cur.GetObjectMeta().DeletionTimestamp == nil && nm.DeletionTimestamp != nil && nm.Generation > 0 {
+		nm.Generation++
+	}
+}
+
+// deleteStep is one try of the delete pipeline on the stored object cur:
+// the next state to store (with gone set when it is to be removed), or
+// NoChange.
+func (s *Server) deleteStep(ctx context.Context, req *Request, cur meta.Object, opts *meta.DeleteOptions, gone *bool) (meta.Object, error) {
+	res := req.resource
+	cm := cur.GetObjectMeta()
+	if err := checkPreconditions(res, cur, opts.Preconditions); err != nil {
+		return nil, err
+	}
+	if err := s.admission.Validate(ctx, s.admissionAttrs(req, admission.Delete, nil, cur)); err != nil {
+		return nil, admissionError(res, cm.Name, err)
+	}
+	if isDryRun(req.Query) {
+		return nil, NoChange()
+	}
+	next := meta.DeepCopy(cur)
+	nm := next.GetObjectMeta()
+	addPropagationFinalizer(nm, opts)
+	now := meta.Now()
+	if ds, ok := res.Strategy.(DeleteStrategy); ok && nm.DeletionTimestamp == nil {
+		ds.BeginDelete(next)
+	}
+	if gs, ok := res.Strategy.(GracefulStrategy); ok {
+		if grace, graceful := gs.GracePeriod(cur, opts); graceful {
+			if grace > 0 {
+				if cm.DeletionGracePeriodSeconds != nil && *cm.DeletionGracePeriodSeconds <= grace {
+					return nil, NoChange() // already deleting with a shorter grace period
+				}
+				t := meta.NewTime(now.Add(time.Duration(grace) * time.Second))
+				nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &t, &grace
+				return next, nil
+			}
+			zero := int64(0)
+			nm.DeletionGracePeriodSeconds = &zero
+			if nm.DeletionTimestamp == nil {
+				nm.DeletionTimestamp = &now
+			}
+		} else if nm.DeletionGracePeriodSeconds != nil {
+			// No longer graceful (the pod terminated while its grace
+			// period ran): nothing is pending any more.
+			zero := int64(0)
+			nm.DeletionGracePeriodSeconds = &zero
+		}
+	}
+	if len(nm.Finalizers) > 0 || res.storage.pending(next) {
+		if nm.DeletionTimestamp == nil {
+			zero := int64(0)
+			nm.DeletionTimestamp, nm.DeletionGracePeriodSeconds = &now, &zero
+		}
+		if sameStored(res.storage, next, cur) {
+			return nil, NoChange()
+		}
+		return next, nil
+	}
+	// No finalizers and no grace: delete now.
+	*gone = true
+	if nm.DeletionTimestamp == nil {
+		nm.DeletionTimestamp = &now
+	}
+	return next, nil
 }
 
 func checkPreconditions(res *served, cur meta.Object, p *meta.Preconditions) error {

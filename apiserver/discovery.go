@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"net/http"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -11,24 +10,6 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 )
-
-// Version is what /version reports. kubectl prints it and checks the skew.
-var Version = VersionInfo{
-	Major: "1", Minor: "32", GitVersion: "v1.32.0-orkit", Platform: runtime.GOOS + "/" + runtime.GOARCH,
-	GoVersion: runtime.Version(), Compiler: runtime.Compiler,
-}
-
-// VersionInfo is the body of /version.
-type VersionInfo struct {
-	Major      string `json:"major"`
-	Minor      string `json:"minor"`
-	GitVersion string `json:"gitVersion"`
-	GitCommit  string `json:"gitCommit"`
-	BuildDate  string `json:"buildDate"`
-	GoVersion  string `json:"goVersion"`
-	Compiler   string `json:"compiler"`
-	Platform   string `json:"platform"`
-}
 
 func isHealthPath(p string) bool {
 	return p == "/healthz" || p == "/livez" || p == "/readyz" || strings.HasPrefix(p, "/healthz/") ||
@@ -39,19 +20,8 @@ func isHealthPath(p string) bool {
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *RequestInfo) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
-	case p == "/healthz" || p == "/livez" || strings.HasPrefix(p, "/healthz/") || strings.HasPrefix(p, "/livez/"):
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok"))
-	case p == "/readyz" || strings.HasPrefix(p, "/readyz/"):
-		select {
-		case <-s.ready:
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = w.Write([]byte("ok"))
-		default:
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("[-]watch-caches failed: not synced\nreadyz check failed"))
-		}
+	case isHealthPath(p):
+		s.serveHealth(w, r, p)
 	case p == "/version":
 		writeJSON(w, http.StatusOK, Version)
 	case p == "/metrics":
@@ -75,13 +45,13 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 				return
 			}
 		}
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{}, p))
+		writeError(w, apierrors.NewPathNotFound())
 	case info.APIVersion != "":
 		s.serveResourceList(w, meta.GroupVersion{Group: info.APIGroup, Version: info.APIVersion})
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
 	default:
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{}, p))
+		writeError(w, apierrors.NewPathNotFound())
 	}
 }
 
@@ -196,7 +166,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 	}
 	s.mu.RUnlock()
 	if list == nil {
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{Group: gv.Group}, gv.String()))
+		writeError(w, apierrors.NewPathNotFound())
 		return
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })

@@ -1,8 +1,8 @@
 // Package apiserver serves the Kubernetes REST API over a store.Interface.
 //
 // Every request runs the same chain (see README.md for the picture):
-// in-flight limit → authentication (apiserver/authn) → authorization
-// (apiserver/authz) → routing to a Resource → decode (JSON, YAML or
+// in-flight limit → authentication (package authn) → authorization
+// (package authz) → routing to a Resource → decode (JSON, YAML or
 // Kubernetes protobuf) → defaults → Strategy.PrepareForCreate/Update →
 // mutating admission → validation → validating admission → initializers
 // → Storage → response → post-create hooks. Reads are served from a

@@ -12,7 +12,7 @@ import (
 
 	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/api/core"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/store/bbolt"
 )
 

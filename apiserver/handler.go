@@ -17,7 +17,7 @@ import (
 	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // Request is a resource request on its way through the handlers: who, what,
@@ -41,6 +41,8 @@ type served struct {
 	Resource
 	storage *Storage
 	cache   *WatchCache
+	// fieldLabels are the labels field selectors may use (fieldLabels).
+	fieldLabels map[string]bool
 }
 
 func (s *served) gr() meta.GroupResource { return s.storage.gr }
@@ -147,23 +149,34 @@ func parseFilter(req *Request) (Filter, error) {
 		if err != nil {
 			return f, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
 		}
+		if err := checkFieldLabels(req.resource, sel); err != nil {
+			return f, err
+		}
 		f.Field = sel
 	}
 	return f, nil
 }
 
 // decodeRequestObject reads the body of a create or update into a new
-// object of the resource's kind, checks its kind and settles its namespace.
-func (s *Server) decodeRequestObject(r *http.Request, req *Request) (meta.Object, error) {
+// object of the resource's kind under the request's fieldValidation
+// (optionsKind names the verb's options in a 422 about it; warnings go to
+// w's header), checks its kind and settles its namespace.
+func (s *Server) decodeRequestObject(w http.ResponseWriter, r *http.Request, req *Request, optionsKind string) (meta.Object, error) {
 	res := req.resource
+	directive, err := fieldValidation(req.Query, optionsKind)
+	if err != nil {
+		return nil, err
+	}
 	body, _, err := readBody(r, "application/json", "application/yaml")
 	if err != nil {
 		return nil, err
 	}
 	obj := res.Type.New()
-	if err := decodeStrict(body, obj, req.Query.Get("fieldValidation") == "Strict"); err != nil {
+	warnings, err := decodeObject(body, obj, res.Type.Kind, directive)
+	if err != nil {
 		return nil, err
 	}
+	addWarnings(w.Header(), warnings)
 	if err := s.checkKind(obj, res); err != nil {
 		return nil, err
 	}
@@ -175,7 +188,7 @@ func (s *Server) decodeRequestObject(r *http.Request, req *Request) (meta.Object
 
 func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	res := req.resource
-	obj, err := s.decodeRequestObject(r, req)
+	obj, err := s.decodeRequestObject(w, r, req, "CreateOptions")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -297,7 +310,7 @@ func isDryRun(q url.Values) bool { return len(q["dryRun"]) > 0 }
 
 func (s *Server) handleUpdate(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	res := req.resource
-	obj, err := s.decodeRequestObject(r, req)
+	obj, err := s.decodeRequestObject(w, r, req, "UpdateOptions")
 	if err != nil {
 		writeError(w, err)
 		return

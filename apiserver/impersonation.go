@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // The impersonation headers kubectl's --as, --as-group and --as-uid send.

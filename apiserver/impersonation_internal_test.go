@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authz"
 )
 
 // selfReviews lets anyone create SelfSubjectReviews (masters do the rest).

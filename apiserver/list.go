@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/store"
 )
@@ -16,9 +18,16 @@ import (
 // handleList serves a list. resourceVersion "0" (what informers send) is
 // served from the watch cache; an empty resourceVersion, a limit with a
 // continue token or resourceVersionMatch=Exact read the store, so the
-// answer is consistent, as kube-apiserver does.
+// answer is consistent, as kube-apiserver does. A resourceVersion the
+// server has not reached yet is waited for (briefly, then 504).
 func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	f, err := parseFilter(req)
+	if err == nil {
+		err = validateListOptions(req.Query)
+	}
+	if err == nil {
+		err = s.waitForResourceVersion(ctx, req)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -31,7 +40,7 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		continue_ string
 		remaining *int64
 	)
-	if rv == "0" && q.Get("continue") == "" && q.Get("resourceVersionMatch") != "Exact" {
+	if rv == "0" && q.Get("continue") == "" {
 		objs, crv := req.resource.cache.List(req.Info.Namespace, f)
 		for _, o := range objs {
 			items = append(items, listItem{cached: o, raw: o.raw})
@@ -54,6 +63,56 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		return
 	}
 	writeRaw(w, http.StatusOK, encodeList(req.resource, items, listRV, continue_, remaining))
+}
+
+// validateListOptions checks resourceVersion, resourceVersionMatch and
+// continue together, as kube-apiserver's ListOptions validation does (a
+// 422 naming each problem), and that resourceVersion is a revision (400).
+func validateListOptions(q url.Values) error {
+	rv, match, cont := q.Get("resourceVersion"), q.Get("resourceVersionMatch"), q.Get("continue")
+	p := field.NewPath("resourceVersionMatch")
+	var errs field.ErrorList
+	if _, ok := q["sendInitialEvents"]; ok {
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	}
+	if match != "" {
+		if rv == "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if cont != "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if match != rvMatchExact && match != rvMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(p, match, []string{rvMatchExact, rvMatchNotOlderThan, ""}))
+		}
+		if match == rvMatchExact && rv == "0" {
+			errs = append(errs, field.Forbidden(p, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	if rv != "" {
+		if n, err := strconv.ParseInt(rv, 10, 64); err != nil || n < 0 {
+			return apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
+		}
+		if cont != "" && rv != "0" {
+			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+	}
+	return nil
+}
+
+// waitForResourceVersion waits until the resource's watch cache has
+// reached the list's resourceVersion (validated), so the answer is not
+// older than what the client has seen; after freshnessWait it is a 504
+// "Too large resource version", which clients retry.
+func (s *Server) waitForResourceVersion(ctx context.Context, req *Request) error {
+	want, _ := strconv.ParseInt(req.Query.Get("resourceVersion"), 10, 64)
+	if want <= 0 || req.Query.Get("continue") != "" {
+		return nil
+	}
+	return waitRevision(ctx, req.resource.cache, want)
 }
 
 type listItem struct {
@@ -81,7 +140,7 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 		}
 		limit = n
 	}
-	if rv != "" && rv != "0" && opts.Continue == "" && q.Get("resourceVersionMatch") == "Exact" {
+	if rv != "" && rv != "0" && opts.Continue == "" && q.Get("resourceVersionMatch") == rvMatchExact {
 		n, err := strconv.ParseInt(rv, 10, 64)
 		if err != nil {
 			return nil, 0, "", nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
@@ -103,7 +162,7 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 		for _, kv := range res.KVs {
 			obj, err := req.resource.storage.Decode(kv)
 			if err != nil {
-				return nil, 0, "", nil, apierrors.NewInternalError(err)
+				return nil, 0, "", nil, req.resource.storage.apiError(err, nameFromKey(kv.Key))
 			}
 			if f.matchesObject(obj, req.resource) {
 				items = append(items, listItem{obj: obj})
@@ -140,7 +199,7 @@ func encodeList(res *served, items []listItem, rv int64, cont string, remaining 
 		if raw == nil {
 			raw, _ = json.Marshal(it.object())
 		}
-		buf.Write(raw)
+		writeListItem(&buf, raw)
 	}
 	buf.WriteString("]}")
 	return buf.Bytes()

@@ -7,6 +7,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// enabledFeatures are the kube-apiserver feature gates whose behaviour the
+// server has, with the stage Kubernetes gives them: WatchList is
+// sendInitialEvents on watches (beta and on by default since 1.32).
+var enabledFeatures = []struct{ name, stage string }{
+	{"WatchList", "BETA"},
+}
+
 // metrics are the server's Prometheus metrics, in its own registry.
 type metrics struct {
 	registry *prometheus.Registry
@@ -27,7 +34,17 @@ func newMetrics() *metrics {
 			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 		}, []string{"verb", "group", "resource", "subresource"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency)
+	// Kubernetes components advertise their feature gates in
+	// kubernetes_feature_enabled; orkit lists the gates whose behaviour it
+	// implements.
+	features := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "kubernetes_feature_enabled",
+		Help: "This metric records the data about the stage and enablement of a k8s feature.",
+	}, []string{"name", "stage"})
+	for _, f := range enabledFeatures {
+		features.WithLabelValues(f.name, f.stage).Set(1)
+	}
+	m.registry.MustRegister(m.requests, m.latency, features)
 	return m
 }
 

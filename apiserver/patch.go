@@ -21,11 +21,17 @@ var patchTypes = []string{string(patch.MergePatch), string(patch.JSONPatch), str
 // client put one in it).
 func (s *Server) handlePatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	res := req.resource
+	directive, err := fieldValidation(req.Query, "PatchOptions")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	body, mt, err := readBody(r, patchTypes...)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	var warnings []string // of the last attempt: a conflict retries the patch
 	out, err := res.storage.GuaranteedUpdate(ctx, req.Info.Namespace, req.Info.Name, true, func(cur meta.Object) (meta.Object, error) {
 		if !cur.GetObjectMeta().IsInitialized() && !includeUninitialized(req.Query) {
 			return nil, apierrors.NewNotFound(res.gr(), req.Info.Name)
@@ -39,7 +45,7 @@ func (s *Server) handlePatch(ctx context.Context, w http.ResponseWriter, r *http
 		if err != nil {
 			return nil, patchError(err)
 		}
-		if err := decodeStrict(patched, next, req.Query.Get("fieldValidation") == "Strict"); err != nil {
+		if warnings, err = decodeObject(patched, next, res.Type.Kind, directive); err != nil {
 			return nil, err
 		}
 		if err := s.checkKind(next, res); err != nil {
@@ -54,6 +60,7 @@ func (s *Server) handlePatch(ctx context.Context, w http.ResponseWriter, r *http
 		}
 		return s.prepareUpdate(ctx, req, next, cur)
 	})
+	addWarnings(w.Header(), warnings)
 	if err != nil {
 		writeError(w, err)
 		return

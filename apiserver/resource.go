@@ -16,7 +16,11 @@ import (
 type Resource struct {
 	Type     *scheme.Type
 	Strategy Strategy
-	// Fields adds selectable fields (e.g. spec.nodeName for pods).
+	// Fields adds selectable fields (e.g. spec.nodeName for pods). The
+	// labels it sets for a zero object, with metadata.name (and
+	// metadata.namespace for namespaced kinds, or when Fields is nil) are
+	// the only ones field selectors may use: any other is a 400, as in
+	// kube-apiserver. It must set every label whatever the object holds.
 	Fields FieldsFunc
 	// FieldsFromJSON, when set with Fields, reads an object's metadata and
 	// the same fields straight from its stored JSON (one partial decode);

@@ -18,8 +18,9 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/apiserver/kubeletclient"
+	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
 )
@@ -72,6 +73,11 @@ type Config struct {
 	// unauthenticated client address; the zero value is serving's
 	// defaults (10 s, 90 s, 1 MiB, 100).
 	Serving serving.Limits
+	// Kubelet is how the server reaches kubelets for pods/log and
+	// pods/exec (its client certificate and the CA of the kubelets'
+	// serving certificates; see kubeletclient.Config). nil reaches none:
+	// those subresources answer 400.
+	Kubelet *kubeletclient.Config
 	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
@@ -131,8 +137,7 @@ type Server struct {
 	metrics      *metrics
 	inflight     chan struct{}
 	initializers *initializerSet
-	podLogs      PodLogsFunc
-	podExec      PodExecFunc
+	kubelet      *kubeletclient.Client // nil without Config.Kubelet
 
 	// authorizer and admission are the defaults of New, replaced by what
 	// the Config's factories build in Start before it serves.
@@ -202,6 +207,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if cfg.Kubelet != nil {
+		s.kubelet = kubeletclient.New(*cfg.Kubelet, nodeStorage{s})
+	}
 	return s, nil
 }
 
@@ -216,10 +224,11 @@ func (s *Server) Register(res Resource) error {
 		res.Strategy = NewDefaultStrategy(res.Type)
 	}
 	st := NewStorage(res.Type, s.cfg.Store)
+	st.log = s.log
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}
-	sv := &served{Resource: res, storage: st}
+	sv := &served{Resource: res, storage: st, fieldLabels: fieldLabels(res)}
 	sv.cache = NewWatchCache(st, res.Fields, s.cfg.WatchHistory, s.log)
 	if res.Fields != nil {
 		sv.cache.fieldsJSON = res.FieldsFromJSON
@@ -362,6 +371,9 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		defer scancel()
 		_ = srv.Shutdown(sctx)
 		cancel()
+		if s.kubelet != nil {
+			s.kubelet.CloseIdleConnections()
+		}
 	}()
 	go func() {
 		if err := srv.ServeTLS(guard, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -439,7 +451,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.log.Error("apiserver: panic serving request", "path", r.URL.Path, "panic", p)
 			if !rw.wrote {
-				writeError(rw, apierrors.NewInternalError(fmt.Errorf("%v", p)))
+				// The panic value is Go's text: log it, answer as
+				// kube-apiserver does.
+				writeError(rw, apierrors.NewInternalError(errors.New("this request caused the API server to panic; its log has the details")))
 			}
 		}
 		s.metrics.observe(info, rw.code, time.Since(start))
@@ -522,14 +536,31 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo
 	gvr := meta.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	res, ok := s.lookup(gvr)
 	if !ok {
-		writeError(w, apierrors.NewNotFound(meta.GroupResource{Group: info.APIGroup, Resource: info.Resource}, ""))
+		writeError(w, apierrors.NewPathNotFound())
 		return
 	}
-	if info.Namespace != "" && !res.Type.Namespaced && info.Resource != "namespaces" {
-		writeError(w, apierrors.NewNotFound(res.gr(), info.Name))
+	if err := checkScope(res, info); err != nil {
+		writeError(w, err)
 		return
 	}
 	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res})
+}
+
+// checkScope answers, as kube-apiserver's router does, for the paths it
+// serves no route on: a cluster-scoped kind under a namespace (404), a
+// named object or subresource of a namespaced kind without a namespace
+// (404), and anything but list and watch of a namespaced kind across all
+// namespaces (405).
+func checkScope(res *served, info *RequestInfo) error {
+	switch {
+	case res.Type.Namespaced && info.Namespace == "" && info.Name != "":
+		return apierrors.NewPathNotFound()
+	case res.Type.Namespaced && info.Namespace == "" && info.Verb != "list" && info.Verb != "watch":
+		return apierrors.NewMethodNotAllowed()
+	case !res.Type.Namespaced && info.Namespace != "" && info.Resource != "namespaces":
+		return apierrors.NewPathNotFound()
+	}
+	return nil
 }
 
 // statusWriter remembers the status code for metrics and passes Flush on.

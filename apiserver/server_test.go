@@ -22,7 +22,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )

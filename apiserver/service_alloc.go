@@ -323,7 +323,10 @@ func (a *ServiceAllocator) invalid(svc *core.Service, p *field.Path, value any, 
 	case errors.Is(err, ErrRangeFull):
 		fe = field.Invalid(p, value, fmt.Sprintf("failed to allocate a value: range %s is full", rng))
 	default:
-		return apierrors.NewInternalError(err)
+		// The allocator's own text names its store key: log it, answer
+		// with what failed.
+		a.log.Error("service allocator: allocation failed", "service", svc.Namespace+"/"+svc.Name, "field", p.String(), "err", err)
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate %s", p))
 	}
 	return apierrors.NewInvalid(a.svcs.Type().Kind, svc.Name, field.ErrorList{fe})
 }

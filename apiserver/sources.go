@@ -5,7 +5,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/rbac"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authz"
 )
 
 // cacheSource reads the objects the authorizers need from the server's

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,9 @@ type Storage struct {
 	// keep, when set, holds back the removal of an object marked for
 	// deletion (DeleteStrategy.Pending).
 	keep func(meta.Object) bool
+	// log receives the storage failures that responses do not repeat;
+	// nil means slog.Default().
+	log *slog.Logger
 	// prime, when set, tells the resource's watch cache what is about to
 	// be written (WatchCache.prime); undo is called if the write fails.
 	prime func(key string, value []byte, obj meta.Object) (undo func())
@@ -140,7 +144,7 @@ func atTopLevel(b []byte, i int) bool {
 func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
 	obj := s.typ.New()
 	if err := json.Unmarshal(kv.Value, obj); err != nil {
-		return nil, fmt.Errorf("decode %s at %q: %w", s.gr, kv.Key, err)
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrUndecodable, s.gr, nameFromKey(kv.Key), err)
 	}
 	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
@@ -153,7 +157,8 @@ func (s *Storage) Get(ctx context.Context, ns, name string) (meta.Object, error)
 	if err != nil {
 		return nil, s.apiError(err, name)
 	}
-	return s.Decode(kv)
+	obj, err := s.Decode(kv)
+	return obj, s.apiError(err, name)
 }
 
 // Create stores obj, which must be prepared and validated, reads the
@@ -171,7 +176,7 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 	m := obj.GetObjectMeta()
 	b, err := s.Encode(obj)
 	if err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
+		return nil, nil, s.internalError(fmt.Sprintf("%s could not be encoded", qualifiedName(s.gr, m.Name)), err)
 	}
 	key := s.Key(m.Namespace, m.Name)
 	undo := s.primeWrite(key, b, obj)
@@ -190,7 +195,7 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 	if kv.ModRevision != rev {
 		// Changed again in between (a controller was quick): return that.
 		out, err := s.Decode(kv)
-		return out, nil, err
+		return out, nil, s.apiError(err, m.Name)
 	}
 	m.ResourceVersion = strconv.FormatInt(rev, 10)
 	return obj, WireJSON(b, rev), nil
@@ -223,7 +228,7 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, ns, name string, retry b
 		}
 		cur, err := s.Decode(kv)
 		if err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, s.apiError(err, name)
 		}
 		next, err := update(cur)
 		if errors.Is(err, errNoChange) {
@@ -245,7 +250,7 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, ns, name string, retry b
 		} else {
 			var b []byte
 			if b, err = s.Encode(next); err != nil {
-				return nil, apierrors.NewInternalError(err)
+				return nil, s.internalError(fmt.Sprintf("%s could not be encoded", qualifiedName(s.gr, name)), err)
 			}
 			var rev int64
 			undo := s.primeWrite(key, b, next)
@@ -274,7 +279,8 @@ func (s *Storage) Delete(ctx context.Context, ns, name, rv string) (meta.Object,
 	if err != nil {
 		return nil, s.apiError(err, name)
 	}
-	return s.Decode(prev)
+	obj, err := s.Decode(prev)
+	return obj, s.apiError(err, name)
 }
 
 // ListRaw lists the stored objects of namespace ns ("" for all). A
@@ -284,50 +290,80 @@ func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions
 	res, err := s.store.List(ctx, s.KeyPrefix(ns), opts)
 	switch {
 	case errors.Is(err, store.ErrTooOld) && opts.Continue != "":
-		return res, apierrors.NewGone(continueExpired)
+		return res, apierrors.NewResourceExpired(continueExpired)
 	case errors.Is(err, store.ErrTooOld):
-		return res, apierrors.NewGone(listExpired)
+		return res, apierrors.NewResourceExpired(listExpired)
 	case err != nil:
 		return res, s.apiError(err, "")
 	}
 	return res, nil
 }
 
-// kube-apiserver's messages for lists of compacted history.
+// kube-apiserver's answers to a list whose revision has been compacted:
+// an exact list (resourceVersion with resourceVersionMatch=Exact), and a
+// continue token.
 const (
 	listExpired     = "The resourceVersion for the provided list is too old."
 	continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
-		"You can start a new list without the continue parameter."
+		"You can start a new list without the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+		"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 )
 
 // apiError maps a store error to the API's Status for this resource. It is
-// the one place where storage errors become HTTP errors.
+// the one place where storage errors become HTTP errors. The store's own
+// text names keys, revisions and files, so no Status repeats it: each
+// sentinel gets kube-apiserver's wording, and an unexpected failure is
+// logged in full and answered with a 500 that names only the object.
 func (s *Storage) apiError(err error, name string) error {
 	switch {
 	case err == nil:
 		return nil
 	case apierrors.FromError(err) != nil:
 		return err
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidKey):
+		// A name the store cannot hold names no stored object.
 		return apierrors.NewNotFound(s.gr, name)
 	case errors.Is(err, store.ErrAlreadyExists):
 		return apierrors.NewAlreadyExists(s.gr, name)
 	case errors.Is(err, store.ErrConflict):
 		return apierrors.NewConflict(s.gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	case errors.Is(err, store.ErrTooOld):
-		return apierrors.NewGone(fmt.Sprintf("too old resource version: %v", err))
+		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, store.ErrInvalidContinue):
-		return apierrors.NewBadRequest(fmt.Sprintf("the provided continue parameter is not valid: %v", err))
+		return apierrors.NewBadRequest("the provided continue parameter is not valid")
 	case errors.Is(err, store.ErrTooLarge):
-		return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("object %q is too large: %v", name, err))
-	case errors.Is(err, store.ErrInvalidKey):
-		return apierrors.NewBadRequest(fmt.Sprintf("invalid name %q: %v", name, err))
+		return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("%s is too large to store", qualifiedName(s.gr, name)))
 	case errors.Is(err, store.ErrFutureRevision):
-		return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %v", err))
+		return apierrors.NewTimeout("Too large resource version")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return apierrors.NewTimeout(err.Error())
+		return apierrors.NewTimeout("request did not complete within requested timeout")
+	case errors.Is(err, store.ErrClosed):
+		return apierrors.NewServiceUnavailable("the server is shutting down")
+	case errors.Is(err, ErrUndecodable):
+		return s.internalError(fmt.Sprintf("the stored %s could not be decoded", qualifiedName(s.gr, name)), err)
 	}
-	return apierrors.NewInternalError(err)
+	return s.internalError(fmt.Sprintf("storage failed on %s", qualifiedName(s.gr, name)), err)
+}
+
+// internalError logs err, whose text may name storage keys, files or Go
+// internals, and returns a 500 that says only what failed.
+func (s *Storage) internalError(what string, err error) error {
+	log := s.log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Error("apiserver: "+what, "resource", s.gr.String(), "err", err)
+	return apierrors.NewInternalError(errors.New(what))
+}
+
+// qualifiedName words a resource and name as Status messages do
+// (`configmaps "cfg"`, or the resource alone for no name).
+func qualifiedName(gr meta.GroupResource, name string) string {
+	if name == "" {
+		return gr.String()
+	}
+	return fmt.Sprintf("%s %q", gr.String(), name)
 }
 
 // nameFromKey returns the last segment of a store key.

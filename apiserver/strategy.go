@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"maps"
 	"reflect"
 
 	"github.com/orkit/orkit/api/field"
@@ -14,8 +15,8 @@ import (
 // canonicalised on their way into storage. Built-in and user-defined kinds
 // go through the same code: most use DefaultStrategy, which takes
 // defaulting and validation from the scheme, treats the Status field as
-// owned by the status subresource and bumps metadata.generation on Spec
-// changes only.
+// owned by the status subresource and moves metadata.generation as
+// Kubernetes' strategy for the kind does.
 type Strategy interface {
 	// PrepareForCreate clears or sets what a client does not control on
 	// create (status, generation).
@@ -39,6 +40,28 @@ type FieldsFunc func(obj meta.Object) fields.Set
 // relies on it to send the value as it is.
 type FieldsFromJSONFunc func(stored []byte) (*meta.ObjectMeta, fields.Set, error)
 
+// GenerationPolicy says how a kind's metadata.generation moves, as the
+// kind's strategy in kube-apiserver moves it.
+type GenerationPolicy int
+
+const (
+	// GenerationOnChange is custom resources' rule (and the zero value):
+	// 1 on create, +1 on every update that changes anything but the
+	// metadata and, with a status subresource, the status.
+	GenerationOnChange GenerationPolicy = iota
+	// GenerationOnSpec is 1 on create, +1 on every update that changes the
+	// spec (Pod, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
+	// PodDisruptionBudget).
+	GenerationOnSpec
+	// GenerationOnSpecOrAnnotations also counts annotation changes
+	// (Deployment, whose annotations are copied to its ReplicaSets).
+	GenerationOnSpecOrAnnotations
+	// GenerationNone leaves the generation alone: a create keeps what the
+	// client sent (usually nothing), an update keeps the stored value
+	// (Service, Secret, ConfigMap, Node and the other built-ins).
+	GenerationNone
+)
+
 // DefaultStrategy implements Strategy from a scheme.Type. The zero value
 // is not usable; make one with NewDefaultStrategy.
 type DefaultStrategy struct {
@@ -46,12 +69,19 @@ type DefaultStrategy struct {
 	// HasStatus says the kind's Status field is written only through the
 	// status subresource.
 	HasStatus bool
+	// KeepStatusOnCreate keeps the status a create sends even though the
+	// kind has a status subresource (Node: node agents register with it).
+	KeepStatusOnCreate bool
+	// Generation is how metadata.generation moves.
+	Generation GenerationPolicy
 }
 
 var _ Strategy = (*DefaultStrategy)(nil)
 
 // NewDefaultStrategy returns the strategy for t; it has a status
-// subresource when t lists one.
+// subresource when t lists one. A built-in kind gets Kubernetes' rules for
+// its generation and status on create (builtinStrategyRules); any other
+// kind those of custom resources.
 func NewDefaultStrategy(t *scheme.Type) *DefaultStrategy {
 	s := &DefaultStrategy{Type: t}
 	for _, sub := range t.Subresources {
@@ -59,21 +89,28 @@ func NewDefaultStrategy(t *scheme.Type) *DefaultStrategy {
 			s.HasStatus = true
 		}
 	}
+	if r, ok := builtinStrategyRules[groupKind{Group: t.Kind.Group, Kind: t.Kind.Kind}]; ok {
+		s.Generation, s.KeepStatusOnCreate = r.generation, r.keepStatusOnCreate
+	}
 	return s
 }
 
 // PrepareForCreate clears the status of kinds with a status subresource
-// and sets generation 1.
+// (unless KeepStatusOnCreate) and sets generation 1 for kinds that track
+// it.
 func (s *DefaultStrategy) PrepareForCreate(_ context.Context, obj meta.Object) {
-	if s.HasStatus {
+	if s.HasStatus && !s.KeepStatusOnCreate {
 		clearField(obj, "Status")
 	}
-	obj.GetObjectMeta().Generation = 1
+	if s.Generation != GenerationNone {
+		obj.GetObjectMeta().Generation = 1
+	}
 }
 
 // PrepareForUpdate keeps the old status on a main-resource update (when the
 // kind has a status subresource), keeps everything but the status on a
-// status update, and bumps the generation when Spec changed.
+// status update, keeps the stored generation and bumps it as Generation
+// says (never on a status update).
 func (s *DefaultStrategy) PrepareForUpdate(_ context.Context, obj, old meta.Object, subresource string) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	switch {
@@ -90,12 +127,57 @@ func (s *DefaultStrategy) PrepareForUpdate(_ context.Context, obj, old meta.Obje
 		}
 	}
 	m.Generation = om.Generation
+	if s.Generation == GenerationNone {
+		return
+	}
 	if m.Generation == 0 {
 		m.Generation = 1
 	}
-	if os, ns := fieldValue(old, "Spec"), fieldValue(obj, "Spec"); os.IsValid() && !reflect.DeepEqual(os.Interface(), ns.Interface()) {
+	if subresource != "status" && s.generationChanged(obj, old) {
 		m.Generation++
 	}
+}
+
+// generationChanged says obj differs from old in what the generation
+// counts.
+func (s *DefaultStrategy) generationChanged(obj, old meta.Object) bool {
+	switch s.Generation {
+	case GenerationOnSpecOrAnnotations:
+		if !maps.Equal(obj.GetObjectMeta().Annotations, old.GetObjectMeta().Annotations) {
+			return true
+		}
+		fallthrough
+	case GenerationOnSpec:
+		os, ns := fieldValue(old, "Spec"), fieldValue(obj, "Spec")
+		return os.IsValid() && !reflect.DeepEqual(os.Interface(), ns.Interface())
+	case GenerationOnChange:
+		return !equalBesideMetadata(obj, old, s.HasStatus)
+	}
+	return false
+}
+
+// equalBesideMetadata compares the top-level fields of two objects of one
+// kind, leaving out the type and object metadata and, when skipStatus,
+// the status.
+func equalBesideMetadata(a, b meta.Object, skipStatus bool) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Kind() != reflect.Pointer || vb.Type() != va.Type() || va.Elem().Kind() != reflect.Struct {
+		return reflect.DeepEqual(a, b)
+	}
+	va, vb = va.Elem(), vb.Elem()
+	for i := range va.NumField() {
+		switch f := va.Type().Field(i); {
+		case f.Anonymous && (f.Type == reflect.TypeOf(meta.TypeMeta{})):
+		case f.Name == "ObjectMeta", f.Name == "TypeMeta":
+		case f.Name == "Status" && skipStatus:
+		case !f.IsExported():
+		default:
+			if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Validate runs the scheme's validation.

@@ -14,51 +14,61 @@ import (
 )
 
 // handleWatch streams a watch from the watch cache as newline-separated
-// {"type":..., "object":...} frames (a Table per frame when asked).
-// resourceVersion "" or "0" starts with the current objects as ADDED;
-// a resourceVersion older than the cache's history gets 410 Gone; one newer
-// than the cache is waited for briefly. timeoutSeconds ends the watch.
+// {"type":..., "object":...} frames (a Table per frame when asked), with
+// kube-apiserver's semantics of resourceVersion and sendInitialEvents:
+//
+//   - sendInitialEvents=true (a watch-list, with
+//     resourceVersionMatch=NotOlderThan) starts with every selected object
+//     as ADDED and, with allowWatchBookmarks, a BOOKMARK annotated
+//     k8s.io/initial-events-end at the revision they reflect: for
+//     resourceVersion "" a consistent read (the cache is first brought up
+//     to the store's current revision), for "0" the cache as it is, for N
+//     at least N (never 410);
+//   - sendInitialEvents=false starts with the changes after N, or from
+//     now for "" and "0";
+//   - without sendInitialEvents, "" (consistent) and "0" start with the
+//     current objects as ADDED, N with the changes after N.
+//
+// A resourceVersion older than the cache's history gets 410 Gone; one the
+// cache has not reached in 3 s gets 504 "Too large resource version".
+// timeoutSeconds ends the watch.
 func (s *Server) handleWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	f, err := parseFilter(req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	q := req.Query
-	var rv int64
-	if v := q.Get("resourceVersion"); v != "" && v != "0" {
-		if rv, err = strconv.ParseInt(v, 10, 64); err != nil {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", v)))
-			return
-		}
+	p, err := parseWatchParams(req.Query, s.cfg.MaxWatchTimeout)
+	if err != nil {
+		writeError(w, err)
+		return
 	}
-	timeout := s.cfg.MaxWatchTimeout
-	if v := q.Get("timeoutSeconds"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", v)))
-			return
-		}
-		if d := time.Duration(n) * time.Second; d > 0 && d < timeout {
-			timeout = d
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	cache := req.resource.cache
-	if rv > cache.Revision() {
-		wctx, wcancel := context.WithTimeout(ctx, 3*time.Second)
-		err := cache.waitFor(wctx, rv)
-		wcancel()
-		if err != nil {
-			writeError(w, apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cache.Revision())))
-			return
-		}
+	opts := WatchOptions{Bookmarks: p.bookmarks, Buffer: s.cfg.WatchBuffer}
+	switch {
+	case p.rv == "":
+		err = s.waitConsistent(ctx, req)
+	case p.rvNum > 0:
+		err = waitRevision(ctx, cache, p.rvNum)
 	}
-	bookmarks := q.Get("allowWatchBookmarks") == "true"
-	initial, watcher, err := cache.Watch(req.Info.Namespace, f, rv, bookmarks, s.cfg.WatchBuffer)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	switch {
+	case p.initialEvents():
+		opts.Start = StartWithState
+		opts.InitialEventsEnd = p.sendInitialEvents != nil
+	case p.rvNum == 0:
+		opts.Start = StartNow
+	default:
+		opts.Start, opts.ResourceVersion = StartAfter, p.rvNum
+	}
+	initial, watcher, err := cache.WatchWith(req.Info.Namespace, f, opts)
 	if errors.Is(err, ErrResourceVersionTooOld) {
-		writeError(w, apierrors.NewGone(err.Error()))
+		writeError(w, apierrors.NewResourceExpired(err.Error()))
 		return
 	} else if err != nil {
 		writeError(w, apierrors.NewInternalError(err))
@@ -66,6 +76,37 @@ func (s *Server) handleWatch(ctx context.Context, w http.ResponseWriter, r *http
 	}
 	defer cache.Unwatch(watcher)
 	s.streamWatch(ctx, w, r, req, initial, watcher)
+}
+
+// freshnessWait bounds how long a read waits for the watch cache to reach
+// a revision, as kube-apiserver's watch cache does (3 s).
+const freshnessWait = 3 * time.Second
+
+// waitConsistent brings the resource's watch cache up to the store's
+// current revision, so what it serves next is a consistent read.
+func (s *Server) waitConsistent(ctx context.Context, req *Request) error {
+	rev, err := req.resource.storage.store.Revision(ctx)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("read the current revision: %w", err))
+	}
+	return waitRevision(ctx, req.resource.cache, rev)
+}
+
+// waitRevision waits up to freshnessWait for cache to reach rv; then it is
+// kube-apiserver's 504 "Too large resource version".
+func waitRevision(ctx context.Context, cache *WatchCache, rv int64) error {
+	if rv <= cache.Revision() {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, freshnessWait)
+	defer cancel()
+	if err := cache.waitFor(wctx, rv); err != nil {
+		if ctx.Err() != nil {
+			return apierrors.NewTimeout("request did not complete within requested timeout")
+		}
+		return apierrors.NewTooLargeResourceVersion(rv, cache.Revision())
+	}
+	return nil
 }
 
 func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, initial []WatchEvent, watcher *cacheWatcher) {
@@ -143,9 +184,13 @@ func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
 	var obj []byte
 	switch {
 	case ev.Type == meta.Bookmark:
+		md := map[string]any{"resourceVersion": strconv.FormatInt(ev.RV, 10)}
+		if ev.InitialEventsEnd {
+			md["annotations"] = map[string]string{InitialEventsAnnotation: "true"}
+		}
 		b, err := json.Marshal(map[string]any{
 			"kind": e.res.Type.Kind.Kind, "apiVersion": e.res.Type.Kind.GroupVersion().String(),
-			"metadata": map[string]string{"resourceVersion": strconv.FormatInt(ev.RV, 10)},
+			"metadata": md,
 		})
 		if err != nil {
 			return dst, err

@@ -517,10 +517,55 @@ func (c *WatchCache) Objects(fn func(meta.Object)) {
 // than the cache's history.
 var ErrResourceVersionTooOld = errors.New("too old resource version")
 
+// WatchStart says where a watch served from the cache starts.
+type WatchStart int
+
+const (
+	// StartWithState starts with every object that passes the filter, as
+	// Added events at the cache's current revision, then its changes.
+	StartWithState WatchStart = iota
+	// StartAfter starts with the changes after WatchOptions.ResourceVersion,
+	// replayed from the history (ErrResourceVersionTooOld when it is older).
+	StartAfter
+	// StartNow starts with the changes after the cache's current revision.
+	StartNow
+)
+
+// WatchOptions says how a watch served from the cache starts and what it
+// is sent. The zero value starts with the current state, without
+// bookmarks, with the default buffer.
+type WatchOptions struct {
+	Start WatchStart
+	// ResourceVersion is where StartAfter starts; ignored otherwise.
+	ResourceVersion int64
+	// Bookmarks lets the watcher receive BOOKMARK events.
+	Bookmarks bool
+	// InitialEventsEnd, with StartWithState and Bookmarks, ends the
+	// initial events with a BOOKMARK at the revision they reflect, marked
+	// as their end (a watch-list's k8s.io/initial-events-end bookmark).
+	InitialEventsEnd bool
+	// Buffer is the watcher's queue length; 0 means 1000.
+	Buffer int
+}
+
 // Watch starts a watcher on namespace ns with filter f from resourceVersion
 // rv (0: the current state as Added events, then changes). It returns the
 // events to deliver first and the watcher, whose channel carries the rest.
 func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer int) ([]WatchEvent, *cacheWatcher, error) {
+	opts := WatchOptions{Start: StartAfter, ResourceVersion: rv, Bookmarks: bookmarks, Buffer: buffer}
+	if rv == 0 {
+		opts.Start = StartWithState
+	}
+	return c.WatchWith(ns, f, opts)
+}
+
+// WatchWith starts a watcher on namespace ns with filter f as opts say.
+// It returns the events to deliver first and the watcher, whose channel
+// carries the changes after them; both are taken under one lock, so no
+// change is missed or sent twice. The watcher's StartRevision is the
+// revision the first events bring the client to.
+func (c *WatchCache) WatchWith(ns string, f Filter, opts WatchOptions) ([]WatchEvent, *cacheWatcher, error) {
+	buffer := opts.Buffer
 	if buffer <= 0 {
 		buffer = 1000
 	}
@@ -529,24 +574,30 @@ func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer
 		done:      make(chan struct{}),
 		filter:    f,
 		prefix:    c.storage.KeyPrefix(ns),
-		bookmarks: bookmarks,
+		bookmarks: opts.Bookmarks,
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var initial []WatchEvent
-	switch {
-	case rv == 0:
+	switch opts.Start {
+	case StartWithState:
 		for k, o := range c.objects {
 			if strings.HasPrefix(k, w.prefix) && f.matches(o) {
 				initial = append(initial, WatchEvent{Type: meta.Added, Object: o})
 			}
 		}
 		sort.Slice(initial, func(i, j int) bool { return initial[i].Object.key < initial[j].Object.key })
-	case rv < max(c.oldest, c.compacted):
-		// kube-apiserver's wording: the second number is the oldest
-		// resourceVersion a watch may start from.
-		return nil, nil, fmt.Errorf("%w: %d (%d)", ErrResourceVersionTooOld, rv, max(c.oldest, c.compacted))
-	default:
+		if opts.InitialEventsEnd && opts.Bookmarks {
+			initial = append(initial, WatchEvent{Type: meta.Bookmark, RV: c.rv, InitialEventsEnd: true})
+		}
+	case StartNow:
+	case StartAfter:
+		rv := opts.ResourceVersion
+		if floor := max(c.oldest, c.compacted); rv < floor {
+			// kube-apiserver's wording: the second number is the oldest
+			// resourceVersion a watch may start from.
+			return nil, nil, fmt.Errorf("%w: %d (%d)", ErrResourceVersionTooOld, rv, floor)
+		}
 		for i := 0; i < c.count; i++ {
 			ce := c.events[(c.start+i)%len(c.events)]
 			if ce.rv <= rv {
@@ -556,8 +607,10 @@ func (c *WatchCache) Watch(ns string, f Filter, rv int64, bookmarks bool, buffer
 				initial = append(initial, ev)
 			}
 		}
+	default:
+		return nil, nil, fmt.Errorf("unknown watch start %d", opts.Start)
 	}
-	w.lastRV = c.rv
+	w.startRV = c.rv
 	c.watchers[w] = struct{}{}
 	return initial, w, nil
 }
@@ -616,11 +669,13 @@ func (c *WatchCache) stopWatchers(err error) {
 }
 
 // WatchEvent is one event delivered to a watcher. Object is nil for
-// bookmarks, which carry only RV.
+// bookmarks, which carry only RV (and, for the bookmark that ends a
+// watch-list's initial events, InitialEventsEnd).
 type WatchEvent struct {
-	Type   string
-	Object *cachedObject
-	RV     int64
+	Type             string
+	Object           *cachedObject
+	RV               int64
+	InitialEventsEnd bool
 }
 
 // cacheWatcher is one watch served from the cache. The cache owns sending;
@@ -633,8 +688,13 @@ type cacheWatcher struct {
 	filter    Filter
 	prefix    string
 	bookmarks bool
-	lastRV    int64
+	startRV   int64 // the cache's revision when the watcher started
 }
+
+// StartRevision returns the cache's revision when the watcher started:
+// its first events bring a client there; its channel carries only later
+// changes.
+func (w *cacheWatcher) StartRevision() int64 { return w.startRV }
 
 // translate turns a resource event into what this watcher sees: an object
 // that starts matching its filter is Added, one that stops matching is

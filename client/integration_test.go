@@ -21,9 +21,9 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
+	"github.com/orkit/orkit/internal/testkubelet"
 )
 
 // testCluster is a real control plane for one test, with an admin client.
@@ -298,19 +298,27 @@ func testLogs(t *testing.T, tc *testCluster) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	next := make(chan struct{})
-	tc.cp.Server.SetPodLogs(func(ctx context.Context, pod *core.Pod, opts apiserver.PodLogOptions, w io.Writer) error {
-		fmt.Fprintf(w, "hello from %s/%s\n", pod.Name, opts.Container)
+	// node-1's kubelet endpoint: /containerLogs/<ns>/<pod>/<container>.
+	k := testkubelet.Start(t, tc.cp.CA, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(r.URL.Path, "/")
+		opts, err := core.ParsePodLogOptions(r.URL.Query())
+		if len(parts) != 5 || parts[1] != "containerLogs" || err != nil {
+			http.Error(w, fmt.Sprintf("unexpected request %s: %v", r.URL, err), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintf(w, "hello from %s/%s\n", parts[3], parts[4])
+		w.(http.Flusher).Flush()
 		if !opts.Follow {
-			return nil
+			return
 		}
 		select {
 		case <-next:
-		case <-ctx.Done():
-			return nil
+		case <-r.Context().Done():
+			return
 		}
 		fmt.Fprintln(w, "second line")
-		return nil
-	})
+	}))
+	require.NoError(t, k.Register(ctx, tc.admin, "node-1"))
 	pods := client.For[core.Pod](tc.admin, "default")
 	_, err := pods.Create(ctx, testPod("logs"))
 	require.NoError(t, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
@@ -59,22 +58,17 @@ type LogOptions struct {
 	TailLines, SinceSeconds, LimitBytes int64
 }
 
+// query encodes o as pods/log reads it (core.PodLogOptions), leaving out
+// the bounds that are not positive.
 func (o LogOptions) query() url.Values {
-	q := url.Values{}
-	if o.Container != "" {
-		q.Set("container", o.Container)
-	}
-	for k, v := range map[string]bool{"follow": o.Follow, "previous": o.Previous, "timestamps": o.Timestamps} {
-		if v {
-			q.Set(k, "true")
+	positive := func(n int64) *int64 {
+		if n > 0 {
+			return &n
 		}
+		return nil
 	}
-	for k, v := range map[string]int64{"tailLines": o.TailLines, "sinceSeconds": o.SinceSeconds, "limitBytes": o.LimitBytes} {
-		if v > 0 {
-			q.Set(k, strconv.FormatInt(v, 10))
-		}
-	}
-	return q
+	return core.PodLogOptions{Container: o.Container, Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps,
+		TailLines: positive(o.TailLines), SinceSeconds: positive(o.SinceSeconds), LimitBytes: positive(o.LimitBytes)}.Query()
 }
 
 // GetLogs returns the log of a container of the pod ns/name as a stream

@@ -203,6 +203,12 @@ func TestErrorDecoding(t *testing.T) {
 		{"json that is not a Status", func(w http.ResponseWriter, r *http.Request) {
 			writeObject(w, http.StatusConflict, map[string]string{"error": "x"})
 		}, meta.StatusReasonConflict, 409, `{"error":"x"}`, apierrors.IsConflict},
+		{"410 Expired keeps the server's reason", func(w http.ResponseWriter, r *http.Request) {
+			writeStatus(w, apierrors.NewResourceExpired("too old resource version: 1 (5)"))
+		}, meta.StatusReasonExpired, 410, "too old resource version", apierrors.IsResourceExpired},
+		{"plain text 410 is Gone", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "gone", http.StatusGone)
+		}, meta.StatusReasonGone, 410, "gone", apierrors.IsGone},
 		{"huge error body is cut", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusBadRequest)
 			for range 3000 {

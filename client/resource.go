@@ -393,8 +393,8 @@ func deleteRequest(p string, opts *meta.DeleteOptions) (*request, error) {
 // events. The channel is closed when ctx ends, when the server ends the
 // stream (resume from the last resourceVersion seen) or after an event of
 // type meta.Error. A resourceVersion too old to watch from fails at once
-// with a 410 error (apierrors.IsGone), or arrives as an ERROR event when
-// the server finds out later. The watch owns one goroutine, which ends
+// with a 410 error (reason Expired: apierrors.IsResourceExpired), or
+// arrives as an ERROR event when the server finds out later. The watch owns one goroutine, which ends
 // with the channel; cancel ctx to stop it.
 func (r *Resource[T, PT]) Watch(ctx context.Context, opts ListOptions) (<-chan Event[PT], error) {
 	p, err := r.path(r.ns, "", "")
@@ -454,16 +454,3 @@ func (r *Resource[T, PT]) UpdateScale(ctx context.Context, name string, sc *auto
 	}
 	return decode[autoscaling.Scale](b, "update "+p)
 }
-
-// ListerWatcher is what a cache of one resource needs from the client: a
-// list to start from and a watch to follow. *Resource implements it;
-// informers take it so tests can feed them without a server.
-type ListerWatcher[T any, PT interface {
-	*T
-	meta.Object
-}] interface {
-	List(ctx context.Context, opts ListOptions) (*meta.List[T], error)
-	Watch(ctx context.Context, opts ListOptions) (<-chan Event[PT], error)
-}
-
-var _ ListerWatcher[Unstructured, *Unstructured] = (*Dynamic)(nil)

@@ -19,8 +19,9 @@ const MaxWatchFrameBytes = 32 << 20
 // Event is one change seen by a watch. Type is meta.Added, meta.Modified,
 // meta.Deleted, meta.Bookmark (Object carries only a resourceVersion) or
 // meta.Error. For meta.Error, Object is nil and Err holds the cause: the
-// server's *meta.Status (410 Gone when the resourceVersion is too old,
-// see apierrors.IsGone) or a decode error wrapping ErrDecode.
+// server's *meta.Status (410 reason Expired when the resourceVersion is
+// too old, see apierrors.IsResourceExpired) or a decode error wrapping
+// ErrDecode.
 type Event[PT any] struct {
 	Type   string
 	Object PT

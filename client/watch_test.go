@@ -169,12 +169,12 @@ func TestWatchTypedEvents(t *testing.T) {
 // Watch itself.
 func TestWatchGoneAtStart(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		writeStatus(w, apierrors.NewGone("too old resource version: 5 (100)"))
+		writeStatus(w, apierrors.NewResourceExpired("too old resource version: 5 (100)"))
 	})
 	c, _ := newTestClient(t, srv.URL)
 	_, err := For[core.ConfigMap](c, "default").Watch(context.Background(), ListOptions{ResourceVersion: "5"})
 	require.Error(t, err)
-	assert.True(t, apierrors.IsGone(err), "%v", err)
+	assert.True(t, apierrors.IsResourceExpired(err), "%v", err)
 	assert.Equal(t, int64(1), srv.n.Load(), "410 is final, not retried")
 }
 
@@ -183,7 +183,7 @@ func TestWatchGoneAtStart(t *testing.T) {
 func TestWatchErrorFrame(t *testing.T) {
 	srv := watchServer(t,
 		frame(meta.Added, configMap("a")),
-		frame(meta.Error, apierrors.NewGone("too old resource version: 5 (100)")),
+		frame(meta.Error, apierrors.NewResourceExpired("too old resource version: 5 (100)")),
 		frame(meta.Added, configMap("never")),
 	)
 	c, _ := newTestClient(t, srv.URL)
@@ -194,7 +194,7 @@ func TestWatchErrorFrame(t *testing.T) {
 	ev, _ = recv(t, ch)
 	assert.Equal(t, meta.Error, ev.Type)
 	assert.Nil(t, ev.Object)
-	assert.True(t, apierrors.IsGone(ev.Err), "%v", ev.Err)
+	assert.True(t, apierrors.IsResourceExpired(ev.Err), "%v", ev.Err)
 	_, ok := recv(t, ch)
 	assert.False(t, ok)
 }

@@ -22,6 +22,8 @@
 //
 // The package also holds the pod DNS policy (PodDNS, WriteResolvConf,
 // ParseResolvConf) and the host guard (InstallHostGuard), which makes
-// addresses of the cluster and service CIDRs with nothing behind them fail on
-// the host instead of leaving through the default route.
+// addresses of the cluster CIDR with nothing behind them fail on the host
+// instead of leaving through the default route, and routes the service CIDR
+// to a local dummy device, so processes on the host can reach cluster IPs
+// through the service proxy's rules (which reject the rest).
 package cni

@@ -38,9 +38,10 @@ func ExampleNew() {
 }
 
 // Whatever runs real pod networking guards the cluster and service CIDRs
-// first. (Not run: it needs CAP_NET_ADMIN.)
+// first: the cluster CIDR unreachable, the service CIDR routed to a local
+// dummy device for the service proxy. (Not run: it needs CAP_NET_ADMIN.)
 func ExampleInstallHostGuard() {
-	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{}) // 10.244.0.0/16 and 10.96.0.0/12
+	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{}) // 10.244.0.0/16 unreachable, 10.96.0.0/12 to orkit-svc
 	if err != nil {
 		fmt.Println(err)
 		return

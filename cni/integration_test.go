@@ -378,18 +378,82 @@ func TestIntegrationHostGuardBlocksUnservedAddresses(t *testing.T) {
 	guard, err := InstallHostGuard(HostGuardConfig{})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, guard.Remove()) }()
+	assert.Equal(t, DefaultGuardedCIDRs, guard.CIDRs())
+	assert.Equal(t, DefaultServiceCIDRs, guard.ServiceCIDRs())
 
+	// A pod address with no pod: unreachable, proven before sending
+	// anything, so a broken guard can never send a packet off the host.
 	subnet, _ := freeSubnet(t)
-	for _, target := range []netip.Addr{subnet.Addr().Next().Next(), netip.MustParseAddr("10.96.0.1")} {
-		// Prove the route is unreachable before sending anything, so a
-		// broken guard can never send a packet off the host.
-		routes, err := netlink.RouteGet(target.AsSlice())
-		require.Error(t, err, "route to %s must not exist: %v", target, routes)
-		require.ErrorIs(t, err, syscall.EHOSTUNREACH)
+	target := subnet.Addr().Next().Next()
+	routes, err := netlink.RouteGet(target.AsSlice())
+	require.Error(t, err, "route to %s must not exist: %v", target, routes)
+	require.ErrorIs(t, err, syscall.EHOSTUNREACH)
+	_, err = net.DialTimeout("tcp", netip.AddrPortFrom(target, 80).String(), time.Second)
+	require.ErrorIs(t, err, syscall.EHOSTUNREACH, "dial %s", target)
 
-		_, err = net.DialTimeout("tcp", netip.AddrPortFrom(target, 80).String(), time.Second)
-		require.ErrorIs(t, err, syscall.EHOSTUNREACH, "dial %s", target)
+	// A cluster IP: routed to the service device, where the proxy's rules
+	// translate or reject it (a dummy device sends nothing anywhere).
+	dev, err := netlink.LinkByName(DefaultServiceDevice)
+	require.NoError(t, err)
+	assert.True(t, isServiceDevice(dev), "a dummy, or a bridge without ports: %s", dev.Type())
+	if dev.Type() == "bridge" {
+		assert.NotZero(t, dev.Attrs().RawFlags&unix.IFF_NOARP, "without ARP")
 	}
+	routes, err = netlink.RouteGet(netip.MustParseAddr("10.96.0.1").AsSlice())
+	require.NoError(t, err)
+	require.NotEmpty(t, routes)
+	assert.Equal(t, dev.Attrs().Index, routes[0].LinkIndex, "10.96.0.1 goes to %s: %+v", DefaultServiceDevice, routes[0])
+	assert.Nil(t, routes[0].Gw, "never through a gateway")
+}
+
+// TestIntegrationHostGuardServiceFallback removes the service device
+// under a guard: its route goes with it, and the unreachable fallback
+// answers, so a cluster IP never takes the default route.
+func TestIntegrationHostGuardServiceFallback(t *testing.T) {
+	requireNetworking(t)
+	svcCIDR := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 100, byte(rand.IntN(256)), 0}), 24)
+	device := fmt.Sprintf("okt%04x", rand.IntN(1<<16))
+	cfg := HostGuardConfig{ServiceCIDRs: []netip.Prefix{svcCIDR}, ServiceDevice: device, StateDir: t.TempDir()}
+	g, err := InstallHostGuard(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if l, err := netlink.LinkByName(device); err == nil {
+			_ = netlink.LinkDel(l)
+		}
+	})
+	assert.Empty(t, g.CIDRs(), "a config naming a list guards only what it names")
+	target := svcCIDR.Addr().Next()
+	dev, err := netlink.LinkByName(device)
+	require.NoError(t, err)
+	routes, err := netlink.RouteGet(target.AsSlice())
+	require.NoError(t, err)
+	assert.Equal(t, dev.Attrs().Index, routes[0].LinkIndex)
+
+	require.NoError(t, netlink.LinkDel(dev))
+	_, err = netlink.RouteGet(target.AsSlice())
+	require.ErrorIs(t, err, syscall.EHOSTUNREACH, "the fallback answers without the device")
+
+	// Installing again restores the device and its route.
+	g2, err := InstallHostGuard(cfg)
+	require.NoError(t, err)
+	dev, err = netlink.LinkByName(device)
+	require.NoError(t, err)
+	routes, err = netlink.RouteGet(target.AsSlice())
+	require.NoError(t, err)
+	assert.Equal(t, dev.Attrs().Index, routes[0].LinkIndex)
+	require.NoError(t, g.Remove())
+	_, err = netlink.LinkByName(device)
+	require.NoError(t, err, "g2 still holds the device")
+	require.NoError(t, g2.Remove())
+	_, err = netlink.LinkByName(device)
+	require.Error(t, err, "the last holder removed the device")
+	rs, err := netlink.RouteListFiltered(netlink.FAMILY_V4, &netlink.Route{Dst: prefixNet(svcCIDR), Table: unix.RT_TABLE_MAIN},
+		netlink.RT_FILTER_DST|netlink.RT_FILTER_TABLE)
+	require.NoError(t, err)
+	assert.Empty(t, rs, "and every route of the service CIDR")
+
+	_, err = InstallHostGuard(HostGuardConfig{ServiceCIDRs: []netip.Prefix{svcCIDR}, ServiceDevice: "a/b", StateDir: cfg.StateDir})
+	require.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 func TestIntegrationHostGuardSharedHolders(t *testing.T) {
@@ -400,7 +464,7 @@ func TestIntegrationHostGuardSharedHolders(t *testing.T) {
 	// kubelet's, the minicluster's) hold the default guard over
 	// 10.244.0.0/16, so a route lookup would find theirs.
 	installed := func() bool {
-		rs, err := netlink.RouteListFiltered(netlink.FAMILY_V4, unreachableRoute(subnet), netlink.RT_FILTER_DST|netlink.RT_FILTER_TABLE)
+		rs, err := netlink.RouteListFiltered(netlink.FAMILY_V4, unreachableRoute(subnet, 0), netlink.RT_FILTER_DST|netlink.RT_FILTER_TABLE)
 		require.NoError(t, err)
 		for _, r := range rs {
 			if r.Type == unix.RTN_UNREACHABLE {
@@ -418,6 +482,7 @@ func TestIntegrationHostGuardSharedHolders(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, installed())
 	assert.Equal(t, []netip.Prefix{subnet}, a.CIDRs())
+	assert.Empty(t, a.ServiceCIDRs())
 
 	require.NoError(t, a.Remove())
 	require.True(t, installed(), "b still holds the route")

@@ -25,7 +25,7 @@ func BenchmarkDispatch(b *testing.B) {
 					close(all)
 				}
 				return Result{}, nil
-			}), Options{Logger: quietLogger()})
+			}), Config{Logger: quietLogger()})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
 )
@@ -17,7 +18,11 @@ import (
 //	                                           └──── error: AddRateLimited; RequeueAfter ◀────┘
 //
 // Events only ever enqueue keys; the queue merges repeated keys, never
-// hands one key to two workers, and retries failures with backoff.
+// hands one key to two workers, and retries failures with backoff. A
+// write conflict (409 Conflict: the object changed since the cache saw it)
+// is requeued with backoff too, but logged at debug level only and counted
+// as ResultConflict, not as an error: it is how optimistic concurrency
+// works, as Kubernetes' controllers treat it.
 //
 // Set up watches (Watch, WatchObjects, WatchOwned) first, then Run. A
 // Controller is safe for concurrent use; Run may be called again after it
@@ -26,7 +31,7 @@ import (
 type Controller struct {
 	name    string
 	r       Reconciler
-	opts    Options
+	cfg     Config
 	metrics *Metrics
 
 	mu      sync.Mutex
@@ -38,17 +43,17 @@ type Controller struct {
 type watchFunc func(enqueue func(Request)) *informer.Registration
 
 // New returns a stopped controller called name (used in logs and as the
-// metrics label) that reconciles with r. It fails with ErrInvalidOptions
+// metrics label) that reconciles with r. It fails with ErrInvalidConfig
 // when name is empty or r is nil.
-func New(name string, r Reconciler, opts Options) (*Controller, error) {
+func New(name string, r Reconciler, cfg Config) (*Controller, error) {
 	if name == "" {
-		return nil, fmt.Errorf("%w: a controller needs a name", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: a controller needs a name", ErrInvalidConfig)
 	}
 	if r == nil {
-		return nil, fmt.Errorf("%w: controller %q has no reconciler", ErrInvalidOptions, name)
+		return nil, fmt.Errorf("%w: controller %q has no reconciler", ErrInvalidConfig, name)
 	}
-	opts.fill(name)
-	return &Controller{name: name, r: r, opts: opts, metrics: newMetrics(name)}, nil
+	cfg.fill(name)
+	return &Controller{name: name, r: r, cfg: cfg, metrics: newMetrics(name)}, nil
 }
 
 // Name returns the controller's name.
@@ -65,7 +70,7 @@ func (c *Controller) addWatch(w watchFunc) {
 
 // Run registers the controller's handlers with its sources, waits until
 // they have been handed every cached object (at most CacheSyncTimeout),
-// then reconciles with Options.Workers workers until ctx is done. On the
+// then reconciles with Config.Workers workers until ctx is done. On the
 // way out it removes its handlers, shuts the queue down (dropping what
 // is queued: the next run starts from the caches again) and waits for
 // every worker's reconcile to return. It returns nil when ctx ends,
@@ -77,7 +82,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	defer c.stop()
-	q := workqueue.New(workqueue.Config[Request]{Clock: c.opts.Clock, RateLimiter: c.opts.RateLimiter, Metrics: c.metrics.queue})
+	q := workqueue.New(workqueue.Config[Request]{Clock: c.cfg.Clock, RateLimiter: c.cfg.RateLimiter, Metrics: c.metrics.queue})
 	regs := make([]*informer.Registration, 0, len(watches))
 	for _, w := range watches {
 		regs = append(regs, w(q.Add))
@@ -91,9 +96,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err := c.waitForSync(ctx, regs); err != nil || ctx.Err() != nil {
 		return err
 	}
-	c.opts.Logger.Info("controller started", "workers", c.opts.Workers)
+	c.cfg.Logger.Info("controller started", "workers", c.cfg.Workers)
 	var wg sync.WaitGroup
-	for range c.opts.Workers {
+	for range c.cfg.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -103,7 +108,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	<-ctx.Done()
 	q.ShutDown()
 	wg.Wait()
-	c.opts.Logger.Info("controller stopped")
+	c.cfg.Logger.Info("controller stopped")
 	return nil
 }
 
@@ -126,7 +131,7 @@ func (c *Controller) stop() {
 // waitForSync waits for every registration's initial list; it returns nil
 // when ctx ends first (a stop, not a failure).
 func (c *Controller) waitForSync(ctx context.Context, regs []*informer.Registration) error {
-	sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
+	sctx, cancel := context.WithTimeout(ctx, c.cfg.CacheSyncTimeout)
 	defer cancel()
 	fns := make([]func() bool, len(regs))
 	for i, r := range regs {
@@ -135,7 +140,7 @@ func (c *Controller) waitForSync(ctx context.Context, regs []*informer.Registrat
 	if informer.WaitForCacheSync(sctx, fns...) || ctx.Err() != nil {
 		return nil
 	}
-	return fmt.Errorf("%w: controller %q after %v", ErrCacheSyncTimeout, c.name, c.opts.CacheSyncTimeout)
+	return fmt.Errorf("%w: controller %q after %v", ErrCacheSyncTimeout, c.name, c.cfg.CacheSyncTimeout)
 }
 
 // worker takes requests until the queue shuts down or ctx ends.
@@ -153,7 +158,7 @@ func (c *Controller) worker(ctx context.Context, q *workqueue.Queue[Request]) {
 func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], req Request) {
 	defer q.Done(req)
 	c.metrics.active.Inc()
-	start := c.opts.Clock.Now()
+	start := c.cfg.Clock.Now()
 	res, err := c.reconcile(ctx, req)
 	c.metrics.active.Dec()
 	var result string
@@ -161,14 +166,20 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], r
 	case err != nil && IsTerminal(err):
 		result = ResultTerminal
 		q.Forget(req)
-		c.opts.Logger.Error("reconcile failed; not retrying", "request", req.String(), "err", err)
+		c.cfg.Logger.Error("reconcile failed; not retrying", "request", req.String(), "err", err)
 	case err != nil && ctx.Err() != nil:
 		result = ResultError // stopping: the next run starts afresh, without backoff history
 		q.Forget(req)
+	case apierrors.IsConflict(err):
+		// Optimistic concurrency at work: the cache was behind a newer
+		// write. The next round reads fresh state; nothing failed.
+		result = ResultConflict
+		q.AddRateLimited(req)
+		c.cfg.Logger.Debug("reconcile conflicted with a newer write; requeued", "request", req.String(), "err", err)
 	case err != nil:
 		result = ResultError
 		q.AddRateLimited(req)
-		c.opts.Logger.Error("reconcile failed; retrying", "request", req.String(), "err", err,
+		c.cfg.Logger.Error("reconcile failed; retrying", "request", req.String(), "err", err,
 			"requeues", q.NumRequeues(req))
 	case res.RequeueAfter > 0:
 		result = ResultRequeueAfter
@@ -181,7 +192,7 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], r
 		result = ResultSuccess
 		q.Forget(req)
 	}
-	c.metrics.observe(result, c.opts.Clock.Now().Sub(start))
+	c.metrics.observe(result, c.cfg.Clock.Now().Sub(start))
 }
 
 // reconcile calls the reconciler, turning a panic into an error wrapping
@@ -189,7 +200,7 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[Request], r
 func (c *Controller) reconcile(ctx context.Context, req Request) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.opts.Logger.Error("reconciler panicked", "request", req.String(), "panic", p, "stack", string(debug.Stack()))
+			c.cfg.Logger.Error("reconciler panicked", "request", req.String(), "panic", p, "stack", string(debug.Stack()))
 			res, err = Result{}, fmt.Errorf("%w: %s: %v", ErrPanic, req, p)
 		}
 	}()

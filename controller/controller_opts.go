@@ -8,13 +8,13 @@ import (
 )
 
 // DefaultCacheSyncTimeout is how long a controller waits for its sources'
-// caches to sync when Options.CacheSyncTimeout is zero.
+// caches to sync when Config.CacheSyncTimeout is zero.
 const DefaultCacheSyncTimeout = 2 * time.Minute
 
-// Options configure a Controller. The zero value is usable: one worker,
+// Config configures a Controller. The zero value is usable: one worker,
 // the workqueue's DefaultRateLimiter, the real clock, DefaultCacheSyncTimeout
-// and slog.Default(). Options are read once by New.
-type Options struct {
+// and slog.Default(). Config is read once by New.
+type Config struct {
 	// Workers is how many requests are reconciled at once (never two for
 	// the same Request); default 1.
 	Workers int
@@ -33,7 +33,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-func (o *Options) fill(name string) {
+func (o *Config) fill(name string) {
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}

@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/informer/workqueue"
@@ -23,23 +27,23 @@ const wait = 10 * time.Second
 
 func newInformer(t *testing.T, lw *fakeLW) *informer.Informer[*core.ConfigMap] {
 	t.Helper()
-	inf := informer.New[*core.ConfigMap](lw, informer.Options[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
+	inf := informer.New[*core.ConfigMap](lw, informer.Config[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
 		InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 	runInformer(t, inf)
 	return inf
 }
 
-func newController(t *testing.T, r Reconciler, opts Options) *Controller {
+func newController(t *testing.T, r Reconciler, cfg Config) *Controller {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = quietLogger()
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
 	}
-	c, err := New("test", r, opts)
+	c, err := New("test", r, cfg)
 	require.NoError(t, err)
 	return c
 }
 
-func TestNewRejectsBadOptions(t *testing.T) {
+func TestNewRejectsBadConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		cname string
@@ -49,8 +53,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"nil reconciler", "x", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.cname, tc.r, Options{})
-			assert.ErrorIs(t, err, ErrInvalidOptions)
+			_, err := New(tc.cname, tc.r, Config{})
+			assert.ErrorIs(t, err, ErrInvalidConfig)
 		})
 	}
 }
@@ -59,7 +63,7 @@ func TestWatchObjectsReconcilesEveryKey(t *testing.T) {
 	lw := newFakeLW(newCM("a", "one", nil), newCM("b", "two", nil))
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchObjects(c, inf)
 	runController(t, c)
 	one, two, three := Request{"a", "one"}, Request{"b", "two"}, Request{"a", "three"}
@@ -86,7 +90,7 @@ func TestWatchOwnedMapsToControllingOwner(t *testing.T) {
 	)
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchOwned(c, inf, OwnerKind{Group: "apps", Kind: "ReplicaSet"})
 	runController(t, c)
 	eventually(t, wait, func() bool { return rec.count(Request{"ns", "web"}) >= 1 }, "owner reconciled")
@@ -126,6 +130,42 @@ func TestEnqueueOwner(t *testing.T) {
 			assert.Equal(t, tc.want, EnqueueOwner[*core.ConfigMap](OwnerKind{Group: "apps", Kind: "ReplicaSet"})(cm))
 		})
 	}
+}
+
+func TestEnqueueSelectingOwners(t *testing.T) {
+	yes := true
+	now := meta.NewTime(time.Unix(1000, 0))
+	owner := func(ns, name string, sel *meta.LabelSelector) *core.Pod { // pods stand in for any owner kind
+		return &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}, Spec: core.PodSpec{NodeSelector: sel.MatchLabels}}
+	}
+	ix := informer.NewIndexer[*core.Pod](nil)
+	for _, o := range []*core.Pod{
+		owner("ns", "web", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+		owner("ns", "web-too", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+		owner("ns", "all", &meta.LabelSelector{}), // empty: selects nothing
+		owner("ns", "db", &meta.LabelSelector{MatchLabels: map[string]string{"app": "db"}}),
+		owner("other", "web", &meta.LabelSelector{MatchLabels: map[string]string{"app": "web"}}),
+	} {
+		_, _, err := ix.Put(o)
+		require.NoError(t, err)
+	}
+	selector := func(o *core.Pod) *meta.LabelSelector { return &meta.LabelSelector{MatchLabels: o.Spec.NodeSelector} }
+	orphan := func(mut func(*core.ConfigMap)) *core.ConfigMap {
+		cm := &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: "x", Labels: map[string]string{"app": "web"}}}
+		if mut != nil {
+			mut(cm)
+		}
+		return cm
+	}
+	m := EnqueueSelectingOwners[*core.ConfigMap](informer.NewLister(ix), selector, nil)
+	assert.ElementsMatch(t, []Request{{"ns", "web"}, {"ns", "web-too"}}, m(orphan(nil)))
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) { cm.Labels = nil })), "selected by none")
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) { cm.DeletionTimestamp = &now })), "being deleted")
+	assert.Empty(t, m(orphan(func(cm *core.ConfigMap) {
+		cm.OwnerReferences = []meta.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "web", Controller: &yes}}
+	})), "not an orphan")
+	only := EnqueueSelectingOwners(informer.NewLister(ix), selector, func(o *core.Pod, _ *core.ConfigMap) bool { return o.Name == "web" })
+	assert.Equal(t, []Request{{"ns", "web"}}, only(orphan(nil)), "accept narrows the owners")
 }
 
 func TestEnqueueClusterScopedOwner(t *testing.T) {
@@ -170,7 +210,7 @@ func TestCustomMapper(t *testing.T) {
 	lw := newFakeLW(newCM("ns", "fan-out", nil))
 	inf := newInformer(t, lw)
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	Watch(c, inf, func(cm *core.ConfigMap) []Request {
 		return []Request{{Name: cm.Name + "-1"}, {Name: cm.Name + "-2"}}
 	})
@@ -187,7 +227,7 @@ func fakeClockController(t *testing.T, answer func(Request, int) (Result, error)
 	clock := workqueue.NewFakeClock(time.Unix(1_000_000, 0))
 	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
 	rec := newRecorder(answer)
-	c := newController(t, rec, Options{Clock: clock})
+	c := newController(t, rec, Config{Clock: clock})
 	WatchObjects(c, inf)
 	runController(t, c)
 	return rec, clock, c
@@ -225,6 +265,56 @@ func TestTerminalErrorIsNotRetried(t *testing.T) {
 	assert.Equal(t, 0, clock.Waiters(), "nothing scheduled")
 	assert.Equal(t, 0.0, counter(t, c.Metrics(), "workqueue_retries_total", "", ""))
 	assert.Equal(t, 1, rec.count(req))
+}
+
+// TestConflictIsRequeuedQuietly: a 409 Conflict from a write is retried
+// with backoff like an error, but logged at debug level only and counted
+// as ResultConflict, not as an error.
+func TestConflictIsRequeuedQuietly(t *testing.T) {
+	req := Request{"ns", "a"}
+	var logs lockedBuffer
+	clock := workqueue.NewFakeClock(time.Unix(1_000_000, 0))
+	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
+	rec := newRecorder(func(_ Request, n int) (Result, error) {
+		if n == 1 {
+			conflict := apierrors.NewConflict(meta.GroupResource{Resource: "configmaps"}, "a",
+				errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+			return Result{}, fmt.Errorf("update configmap ns/a: %w", conflict)
+		}
+		return Result{}, nil
+	})
+	c := newController(t, rec, Config{Clock: clock,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	WatchObjects(c, inf)
+	runController(t, c)
+	eventually(t, wait, func() bool { return rec.count(req) == 1 && clock.Waiters() == 1 }, "the conflict scheduled a retry")
+	clock.Step(time.Minute)
+	eventually(t, wait, func() bool {
+		return counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultSuccess) == 1
+	}, "retried and succeeded")
+	assert.Equal(t, 1.0, counter(t, c.Metrics(), "controller_reconcile_total", "result", ResultConflict))
+	assert.Equal(t, 0.0, counter(t, c.Metrics(), "controller_reconcile_errors_total", "", ""))
+	assert.NotContains(t, logs.String(), "level=ERROR")
+	assert.NotContains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "level=DEBUG msg=\"reconcile conflicted with a newer write; requeued\"")
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger on several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestPanicIsRecoveredAndRetried(t *testing.T) {
@@ -301,7 +391,7 @@ func TestWorkersRunConcurrentlyButNeverOnOneKey(t *testing.T) {
 		mu.Unlock()
 		return Result{}, nil
 	})
-	c := newController(t, r, Options{Workers: workers})
+	c := newController(t, r, Config{Workers: workers})
 	WatchObjects(c, inf)
 	runController(t, c)
 	eventually(t, wait, func() bool { return peak.Load() == workers }, "all workers busy at once")
@@ -319,7 +409,7 @@ func TestWorkersRunConcurrentlyButNeverOnOneKey(t *testing.T) {
 func TestRunTwiceAndRestart(t *testing.T) {
 	inf := newInformer(t, newFakeLW(newCM("ns", "a", nil)))
 	rec := newRecorder(nil)
-	c := newController(t, rec, Options{})
+	c := newController(t, rec, Config{})
 	WatchObjects(c, inf)
 	stop := runController(t, c)
 	eventually(t, wait, func() bool { return rec.count(Request{"ns", "a"}) == 1 }, "first run reconciled")
@@ -333,7 +423,7 @@ func TestRunTwiceAndRestart(t *testing.T) {
 func TestRunFailsWhenCachesDoNotSync(t *testing.T) {
 	lw := newFakeLW()
 	lw.listErr = errors.New("server down")
-	inf := informer.New[*core.ConfigMap](lw, informer.Options[*core.ConfigMap]{Logger: quietLogger(),
+	inf := informer.New[*core.ConfigMap](lw, informer.Config[*core.ConfigMap]{Logger: quietLogger(),
 		InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -341,7 +431,7 @@ func TestRunFailsWhenCachesDoNotSync(t *testing.T) {
 	go func() { defer close(done); _ = inf.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	c := newController(t, newRecorder(nil), Options{CacheSyncTimeout: 50 * time.Millisecond})
+	c := newController(t, newRecorder(nil), Config{CacheSyncTimeout: 50 * time.Millisecond})
 	WatchObjects(c, inf)
 	assert.ErrorIs(t, c.Run(ctx), ErrCacheSyncTimeout)
 }
@@ -355,7 +445,7 @@ func TestRunStopsDuringReconcile(t *testing.T) {
 		<-ctx.Done()
 		sawCancel.Store(true)
 		return Result{}, ctx.Err()
-	}), Options{})
+	}), Config{})
 	WatchObjects(c, inf)
 	stop := runController(t, c)
 	<-entered

@@ -5,9 +5,9 @@ import "errors"
 // Sentinel errors of the framework. Every error this package returns
 // wraps one of these (test with errors.Is) or a server's *meta.Status.
 var (
-	// ErrInvalidOptions: a constructor was given options it cannot use (an
+	// ErrInvalidConfig: a constructor was given a config it cannot use (an
 	// empty name, a nil reconciler or client, lease durations out of order).
-	ErrInvalidOptions = errors.New("controller: invalid options")
+	ErrInvalidConfig = errors.New("controller: invalid config")
 	// ErrAlreadyRunning: Run was called on something that is running.
 	ErrAlreadyRunning = errors.New("controller: already running")
 	// ErrCacheSyncTimeout: a controller's sources did not sync within its

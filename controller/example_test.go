@@ -37,7 +37,7 @@ func ExampleNew() {
 	inf := informer.New[*core.ConfigMap](staticLW{
 		{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: "settings", ResourceVersion: "1"}},
 		{ObjectMeta: meta.ObjectMeta{Namespace: "web", Name: "routes", ResourceVersion: "1"}},
-	}, informer.Options[*core.ConfigMap]{})
+	}, informer.Config[*core.ConfigMap]{})
 	go func() { _ = inf.Run(ctx) }()
 
 	seen := make(chan controller.Request)
@@ -53,7 +53,7 @@ func ExampleNew() {
 		seen <- req
 		return controller.Result{}, nil
 	})
-	c, err := controller.New("configmap-printer", r, controller.Options{Workers: 2})
+	c, err := controller.New("configmap-printer", r, controller.Config{Workers: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -136,7 +136,7 @@ func ExampleManager() {
 		panic(err)
 	}
 	host, _ := os.Hostname()
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c, LeaderElection: &controller.LeaderElectionConfig{
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c, LeaderElection: &controller.LeaderElectionConfig{
 		Namespace: "kube-system", Name: "my-controller-manager", Identity: host,
 	}})
 	if err != nil {
@@ -154,7 +154,7 @@ func ExampleManager() {
 		slog.Info("pod", "name", pod.Name, "phase", pod.Status.Phase)
 		return controller.Result{}, nil
 	})
-	ctl, err := controller.New("pod-logger", r, controller.Options{})
+	ctl, err := controller.New("pod-logger", r, controller.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -49,7 +49,7 @@ type LeaderElector struct {
 }
 
 // NewLeaderElector checks cfg, fills its defaults and returns a stopped
-// elector. It fails with ErrInvalidOptions when cfg is incomplete or its
+// elector. It fails with ErrInvalidConfig when cfg is incomplete or its
 // durations are out of order.
 func NewLeaderElector(cfg LeaderElectionConfig) (*LeaderElector, error) {
 	if err := cfg.fill(); err != nil {

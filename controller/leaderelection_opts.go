@@ -75,25 +75,25 @@ type LeaderElectionConfig struct {
 // fill applies defaults and checks the config.
 func (c *LeaderElectionConfig) fill() error {
 	if c.Namespace == "" || c.Name == "" || c.Identity == "" {
-		return fmt.Errorf("%w: leader election needs a lease namespace, name and an identity", ErrInvalidOptions)
+		return fmt.Errorf("%w: leader election needs a lease namespace, name and an identity", ErrInvalidConfig)
 	}
 	if c.Leases == nil {
 		if c.Client == nil {
-			return fmt.Errorf("%w: leader election needs a Client or Leases", ErrInvalidOptions)
+			return fmt.Errorf("%w: leader election needs a Client or Leases", ErrInvalidConfig)
 		}
 		c.Leases = client.For[coordination.Lease](c.Client, c.Namespace)
 	}
 	if c.OnStartedLeading == nil {
-		return fmt.Errorf("%w: leader election needs OnStartedLeading", ErrInvalidOptions)
+		return fmt.Errorf("%w: leader election needs OnStartedLeading", ErrInvalidConfig)
 	}
 	setDefault(&c.LeaseDuration, DefaultLeaseDuration)
 	setDefault(&c.RenewDeadline, DefaultRenewDeadline)
 	setDefault(&c.RetryPeriod, DefaultRetryPeriod)
 	if c.LeaseDuration <= c.RenewDeadline {
-		return fmt.Errorf("%w: LeaseDuration %v must be greater than RenewDeadline %v", ErrInvalidOptions, c.LeaseDuration, c.RenewDeadline)
+		return fmt.Errorf("%w: LeaseDuration %v must be greater than RenewDeadline %v", ErrInvalidConfig, c.LeaseDuration, c.RenewDeadline)
 	}
 	if c.RenewDeadline <= c.RetryPeriod {
-		return fmt.Errorf("%w: RenewDeadline %v must be greater than RetryPeriod %v", ErrInvalidOptions, c.RenewDeadline, c.RetryPeriod)
+		return fmt.Errorf("%w: RenewDeadline %v must be greater than RetryPeriod %v", ErrInvalidConfig, c.RenewDeadline, c.RetryPeriod)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -203,7 +203,7 @@ func TestLeaderElectionConfigChecks(t *testing.T) {
 			tc.edit(&cfg)
 			el, err := NewLeaderElector(cfg)
 			if !tc.ok {
-				assert.ErrorIs(t, err, ErrInvalidOptions)
+				assert.ErrorIs(t, err, ErrInvalidConfig)
 				return
 			}
 			require.NoError(t, err)

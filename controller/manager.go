@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/informer"
 )
 
@@ -24,8 +26,9 @@ type Runnable interface {
 
 var _ Runnable = (*Controller)(nil)
 
-// ManagerOptions configure a Manager. Client is required.
-type ManagerOptions struct {
+// ManagerConfig configures a Manager. Client is required; the zero value
+// of every other field means its default.
+type ManagerConfig struct {
 	// Client reaches the API server; informers list and watch through it.
 	Client *client.Client
 	// LeaderElection, when set, makes the manager run its controllers only
@@ -56,13 +59,14 @@ type ManagerOptions struct {
 // once. Ready and Healthy are safe to call from any goroutine (a /readyz
 // or /healthz handler).
 type Manager struct {
-	opts    ManagerOptions
+	cfg     ManagerConfig
 	factory *informer.Factory
 	elector *LeaderElector
 
 	mu        sync.Mutex
 	runnables []Runnable
 	ran       bool
+	events    *record.Writer // made by the first Recorder call
 
 	running atomic.Bool
 	synced  atomic.Bool
@@ -73,30 +77,30 @@ type Manager struct {
 	lead func(ctx context.Context)
 }
 
-// NewManager checks opts and returns a stopped Manager. It fails with
-// ErrInvalidOptions without a client or with invalid leader election
+// NewManager checks cfg and returns a stopped Manager. It fails with
+// ErrInvalidConfig without a client or with invalid leader election
 // settings.
-func NewManager(opts ManagerOptions) (*Manager, error) {
-	if opts.Client == nil {
-		return nil, fmt.Errorf("%w: a manager needs a client", ErrInvalidOptions)
+func NewManager(cfg ManagerConfig) (*Manager, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: a manager needs a client", ErrInvalidConfig)
 	}
-	if opts.CacheSyncTimeout <= 0 {
-		opts.CacheSyncTimeout = DefaultCacheSyncTimeout
+	if cfg.CacheSyncTimeout <= 0 {
+		cfg.CacheSyncTimeout = DefaultCacheSyncTimeout
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
-	m := &Manager{opts: opts, factory: informer.NewFactory()}
-	if opts.LeaderElection != nil {
-		cfg := *opts.LeaderElection
-		if cfg.Client == nil && cfg.Leases == nil {
-			cfg.Client = opts.Client
+	m := &Manager{cfg: cfg, factory: informer.NewFactory()}
+	if cfg.LeaderElection != nil {
+		le := *cfg.LeaderElection
+		if le.Client == nil && le.Leases == nil {
+			le.Client = cfg.Client
 		}
-		if cfg.Logger == nil {
-			cfg.Logger = opts.Logger
+		if le.Logger == nil {
+			le.Logger = cfg.Logger
 		}
-		cfg.OnStartedLeading = m.onStartedLeading
-		el, err := NewLeaderElector(cfg)
+		le.OnStartedLeading = m.onStartedLeading
+		el, err := NewLeaderElector(le)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +110,11 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 }
 
 // Client returns the manager's client.
-func (m *Manager) Client() *client.Client { return m.opts.Client }
+func (m *Manager) Client() *client.Client { return m.cfg.Client }
+
+// Logger returns the manager's logger, the default logger of the
+// controllers made on it.
+func (m *Manager) Logger() *slog.Logger { return m.cfg.Logger }
 
 // Factory returns the factory that holds the manager's informers.
 func (m *Manager) Factory() *informer.Factory { return m.factory }
@@ -120,16 +128,33 @@ func InformerFor[T any, PT interface {
 	*T
 	meta.Object
 }](m *Manager, namespace string) (*informer.Informer[PT], error) {
-	res := client.For[T, PT](m.opts.Client, namespace)
-	if res.GroupVersionResource().Resource == "" {
-		var zero PT
-		return nil, fmt.Errorf("%w: %T", client.ErrNotRegistered, zero)
+	return informer.ForResource[T, PT](m.factory, m.cfg.Client, informer.Scope{Namespace: namespace},
+		informer.Config[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger})
+}
+
+// Recorder returns an Event recorder that records as component (the
+// Events' source, "replicaset-controller") through the manager's one
+// Event writer, as kube-controller-manager shares one broadcaster:
+// Kubernetes-style correlation and rate limits, written asynchronously
+// through the manager's client while the manager leads, and flushed when
+// it stops. The writer is made and added to the manager on the first call;
+// like Add, that fails with ErrAlreadyRunning once Run was called.
+// Built-in controllers use it when their Config names no Recorder.
+func (m *Manager) Recorder(component string) (record.Recorder, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.events == nil {
+		if m.ran {
+			return nil, fmt.Errorf("%w: a first Recorder of a manager that has run", ErrAlreadyRunning)
+		}
+		w, err := record.New(m.cfg.Client, record.Config{Source: core.EventSource{Component: "kube-controller-manager"}, Logger: m.cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		m.events = w
+		m.runnables = append(m.runnables, w)
 	}
-	scope := informer.Scope{Namespace: res.Namespace()}
-	name := res.GroupVersionResource().String() + "|" + scope.String()
-	return informer.InformerFor(m.factory, name, func() (informer.ListerWatcher[PT], error) {
-		return NewListerWatcher(res, "", ""), nil
-	}, informer.Options[PT]{Name: name, ResyncPeriod: m.opts.ResyncPeriod, Logger: m.opts.Logger})
+	return m.events.WithSource(core.EventSource{Component: component}), nil
 }
 
 // Add adds r (a controller) to what the manager runs while it leads. It
@@ -200,7 +225,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		return err
 	}
 	m.synced.Store(true)
-	m.opts.Logger.Info("manager caches synced", "informers", len(m.factory.Names()))
+	m.cfg.Logger.Info("manager caches synced", "informers", len(m.factory.Names()))
 	if m.elector == nil {
 		return m.runAll(ctx, runnables)
 	}
@@ -228,7 +253,7 @@ func (m *Manager) start() ([]Runnable, error) {
 
 // waitForCaches waits for every informer's first list; nil when ctx ends.
 func (m *Manager) waitForCaches(ctx context.Context) error {
-	sctx, cancel := context.WithTimeout(ctx, m.opts.CacheSyncTimeout)
+	sctx, cancel := context.WithTimeout(ctx, m.cfg.CacheSyncTimeout)
 	defer cancel()
 	var missing []string
 	for name, ok := range m.factory.WaitForCacheSync(sctx) {
@@ -240,7 +265,7 @@ func (m *Manager) waitForCaches(ctx context.Context) error {
 		return nil
 	}
 	slices.Sort(missing)
-	return fmt.Errorf("%w: informers %v after %v", ErrCacheSyncTimeout, missing, m.opts.CacheSyncTimeout)
+	return fmt.Errorf("%w: informers %v after %v", ErrCacheSyncTimeout, missing, m.cfg.CacheSyncTimeout)
 }
 
 // runAll runs every runnable until ctx ends or one fails, which stops the
@@ -267,7 +292,7 @@ func (m *Manager) runAll(ctx context.Context, runnables []Runnable) error {
 	}
 	wg.Wait()
 	if first != nil {
-		m.opts.Logger.Error("manager stopping: a controller failed", "err", first)
+		m.cfg.Logger.Error("manager stopping: a controller failed", "err", first)
 	}
 	return first
 }

@@ -26,7 +26,7 @@ type electedManager struct {
 func newElectedManager(t *testing.T, tc *testCluster, id string, skipRelease bool) *electedManager {
 	t.Helper()
 	em := &electedManager{}
-	m, err := NewManager(ManagerOptions{Client: tc.client(t), Logger: quietLogger(), LeaderElection: &LeaderElectionConfig{
+	m, err := NewManager(ManagerConfig{Client: tc.client(t), Logger: quietLogger(), LeaderElection: &LeaderElectionConfig{
 		Namespace: "kube-system", Name: "test-manager", Identity: id,
 		// Short, but with room for a slow API server on a busy machine: a
 		// renewal may take up to 1.5 s before the leader gives up.
@@ -39,7 +39,7 @@ func newElectedManager(t *testing.T, tc *testCluster, id string, skipRelease boo
 	c, err := New("count-"+id, ReconcilerFunc(func(context.Context, Request) (Result, error) {
 		em.reconciles.Add(1)
 		return Result{}, nil
-	}), Options{Logger: quietLogger()})
+	}), Config{Logger: quietLogger()})
 	require.NoError(t, err)
 	WatchObjects(c, nsInf)
 	require.NoError(t, m.Add(c))
@@ -103,16 +103,16 @@ func TestManagerReleasesLeaseOnCleanStop(t *testing.T) {
 	assert.Equal(t, "", holderOf(l), "released")
 }
 
-func TestManagerOptionsAndMisuse(t *testing.T) {
-	_, err := NewManager(ManagerOptions{})
-	assert.ErrorIs(t, err, ErrInvalidOptions)
+func TestManagerConfigAndMisuse(t *testing.T) {
+	_, err := NewManager(ManagerConfig{})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 
 	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1"})
 	require.NoError(t, err)
-	_, err = NewManager(ManagerOptions{Client: c, LeaderElection: &LeaderElectionConfig{Name: "x"}})
-	assert.ErrorIs(t, err, ErrInvalidOptions, "leader election settings are checked")
+	_, err = NewManager(ManagerConfig{Client: c, LeaderElection: &LeaderElectionConfig{Name: "x"}})
+	assert.ErrorIs(t, err, ErrInvalidConfig, "leader election settings are checked")
 
-	m, err := NewManager(ManagerOptions{Client: c, Logger: quietLogger()})
+	m, err := NewManager(ManagerConfig{Client: c, Logger: quietLogger()})
 	require.NoError(t, err)
 	_, err = InformerFor[struct{ core.ConfigMap }](m, "")
 	assert.ErrorIs(t, err, client.ErrNotRegistered)
@@ -125,7 +125,7 @@ func TestManagerOptionsAndMisuse(t *testing.T) {
 func TestManagerFailsWhenCachesDoNotSync(t *testing.T) {
 	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1"}, client.WithLogger(quietLogger()), client.WithRetry(0, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
-	m, err := NewManager(ManagerOptions{Client: c, Logger: quietLogger(), CacheSyncTimeout: 100 * time.Millisecond})
+	m, err := NewManager(ManagerConfig{Client: c, Logger: quietLogger(), CacheSyncTimeout: 100 * time.Millisecond})
 	require.NoError(t, err)
 	_, err = InformerFor[core.Namespace](m, "")
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func (failing) Run(context.Context) error { return errors.New("cannot start") }
 
 func TestManagerStopsWhenAControllerFails(t *testing.T) {
 	tc := startCluster(t)
-	m, err := NewManager(ManagerOptions{Client: tc.client(t), Logger: quietLogger()})
+	m, err := NewManager(ManagerConfig{Client: tc.client(t), Logger: quietLogger()})
 	require.NoError(t, err)
 	_, c := setupNamespaceInfo(t, m)
 	require.NoError(t, m.Add(failing{}))

@@ -15,6 +15,9 @@ const (
 	ResultTerminal     = "terminal_error"
 	ResultRequeue      = "requeue"
 	ResultRequeueAfter = "requeue_after"
+	// ResultConflict: the reconcile's write conflicted with a newer
+	// version (409 Conflict); requeued with backoff, not an error.
+	ResultConflict = "conflict"
 )
 
 // Metrics are one controller's Prometheus collectors: reconciles by
@@ -50,7 +53,7 @@ func newMetrics(name string) *Metrics {
 			Help: "Number of workers currently reconciling per controller.", ConstLabels: l}),
 		queue: workqueue.NewMetrics(name),
 	}
-	for _, r := range []string{ResultSuccess, ResultError, ResultTerminal, ResultRequeue, ResultRequeueAfter} {
+	for _, r := range []string{ResultSuccess, ResultError, ResultTerminal, ResultRequeue, ResultRequeueAfter, ResultConflict} {
 		m.total.WithLabelValues(r) // every series exists from the start
 	}
 	return m

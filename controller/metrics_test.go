@@ -11,7 +11,7 @@ import (
 // TestMetricsLint checks the collectors' names and help against
 // Prometheus' conventions, and that they register on a pedantic registry.
 func TestMetricsLint(t *testing.T) {
-	c, err := New("lint", ReconcilerFunc(nil), Options{})
+	c, err := New("lint", ReconcilerFunc(nil), Config{})
 	require.NoError(t, err)
 	reg := prometheus.NewPedanticRegistry()
 	require.NoError(t, reg.Register(c.Metrics()))

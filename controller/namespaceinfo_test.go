@@ -94,7 +94,7 @@ func setupNamespaceInfo(t *testing.T, m *Manager) (*namespaceInfo, *Controller) 
 			r.exp.CreationObserved(Request{Name: cm.Namespace})
 		}
 	}})
-	c, err := New("namespace-info", r, Options{Logger: quietLogger()})
+	c, err := New("namespace-info", r, Config{Logger: quietLogger()})
 	require.NoError(t, err)
 	WatchObjects(c, nsInf)
 	WatchOwned(c, cmInf, OwnerKind{Kind: "Namespace", ClusterScoped: true})
@@ -122,7 +122,7 @@ func runManager(t *testing.T, m *Manager) (stop func() error) {
 func TestNamespaceInfoController(t *testing.T) {
 	tc := startCluster(t)
 	c := tc.client(t)
-	m, err := NewManager(ManagerOptions{Client: c, Logger: quietLogger()})
+	m, err := NewManager(ManagerConfig{Client: c, Logger: quietLogger()})
 	require.NoError(t, err)
 	r, _ := setupNamespaceInfo(t, m)
 	stop := runManager(t, m)

@@ -50,8 +50,12 @@ func (r Result) IsZero() bool { return !r.Requeue && r.RequeueAfter <= 0 }
 //
 // A nil error with a zero Result means done; an error is logged and
 // retried with the queue's rate limiter, unless it wraps ErrTerminal
-// (TerminalError), which is logged and counted but not retried. ctx is
-// cancelled when the controller stops.
+// (TerminalError), which is logged and counted but not retried. An error
+// wrapping a 409 Conflict Status (apierrors.IsConflict: a write lost to a
+// newer version) is retried the same way but is not a failure: it is
+// logged at debug level only. So a reconciler returns conflicts as they
+// come, without handling them itself. ctx is cancelled when the controller
+// stops.
 type Reconciler interface {
 	Reconcile(ctx context.Context, req Request) (Result, error)
 }

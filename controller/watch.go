@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/orkit/orkit/api/coordination"
+	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/informer"
 )
@@ -81,6 +82,32 @@ func EnqueueOwner[T meta.Object](owner OwnerKind) Mapper[T] {
 			return []Request{{Name: ref.Name}}
 		}
 		return []Request{{Namespace: m.Namespace, Name: ref.Name}}
+	}
+}
+
+// EnqueueSelectingOwners returns a Mapper from an orphan (an object with
+// no controller reference, not being deleted) to the owners of its
+// namespace in owners whose label selector matches it: those that may
+// adopt it (ClaimObjects). An owner whose selector is invalid or empty
+// selects nothing; accept, when set, narrows the owners further (a
+// StatefulSet takes only pods named for its ordinals). Objects that have
+// a controller map to nothing: map them with EnqueueOwner.
+func EnqueueSelectingOwners[T, O meta.Object](owners informer.Lister[O], selector func(O) *meta.LabelSelector, accept func(owner O, obj T) bool) Mapper[T] {
+	return func(obj T) []Request {
+		m := obj.GetObjectMeta()
+		if meta.ControllerOf(m) != nil || m.DeletionTimestamp != nil {
+			return nil
+		}
+		var out []Request
+		for _, o := range owners.Namespace(m.Namespace).List(nil) {
+			sel, err := labels.SelectorFromLabelSelector(selector(o))
+			if err != nil || sel.Empty() || !sel.Matches(labels.Set(m.Labels)) || accept != nil && !accept(o, obj) {
+				continue
+			}
+			om := o.GetObjectMeta()
+			out = append(out, Request{Namespace: om.Namespace, Name: om.Name})
+		}
+		return out
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/apiserver"
-	"github.com/orkit/orkit/apiserver/authn"
-	"github.com/orkit/orkit/apiserver/authz"
+	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 )
 

@@ -64,7 +64,7 @@ type Config struct {
 	Resources []apiserver.Resource
 	// Store opens the store the objects are kept in; nil means bbolt in
 	// DataDir/store.db logging to Logger (BboltStore with
-	// bbolt.Options{Logger: Logger}). Use ExistingStore for a store the
+	// bbolt.Config{Logger: Logger}). Use ExistingStore for a store the
 	// caller opened and keeps owning.
 	Store StoreFactory
 	// WatchHistory is how many events per resource the watch caches keep
@@ -186,7 +186,7 @@ func (cfg *Config) setDefaults() error {
 		}
 	}
 	if cfg.Store == nil {
-		cfg.Store = BboltStore(&bbolt.Options{Logger: cfg.Logger})
+		cfg.Store = BboltStore(&bbolt.Config{Logger: cfg.Logger})
 	}
 	return nil
 }
@@ -205,11 +205,15 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	kubeletClient, err := cp.kubeletClient()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
-		Initializers: true, Bootstrap: true,
+		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
 		Serving: cfg.Serving,
 	})

@@ -25,8 +25,8 @@ type StoreFactory func(ctx context.Context, dataDir string) (store.Interface, er
 // while open, so one control plane at a time uses a data dir: another
 // fails once opts.LockTimeout (default 5s) passes, with bbolt.ErrLocked
 // naming the file and the process holding it.
-func BboltStore(opts *bbolt.Options) StoreFactory {
-	var o bbolt.Options
+func BboltStore(opts *bbolt.Config) StoreFactory {
+	var o bbolt.Config
 	if opts != nil {
 		o = *opts
 	}

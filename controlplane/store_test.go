@@ -81,7 +81,7 @@ func TestDataDirInUse(t *testing.T) {
 	defer func() { cancel(); waitDone(t, cp) }()
 
 	_, err = Start(context.Background(), Config{DataDir: dir, Listen: freeAddr(t),
-		Store: BboltStore(&bbolt.Options{LockTimeout: 100 * time.Millisecond})})
+		Store: BboltStore(&bbolt.Config{LockTimeout: 100 * time.Millisecond})})
 	require.ErrorIs(t, err, bbolt.ErrLocked)
 	assert.Contains(t, err.Error(), filepath.Join(dir, "store.db"))
 	assert.Contains(t, err.Error(), "held by pid")

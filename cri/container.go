@@ -64,8 +64,11 @@ type ContainerConfig struct {
 	// LogDirectory; stdout and stderr are written to it in the CRI log
 	// format ("<RFC3339Nano> <stream> <F|P> <line>").
 	LogPath string
-	// Stdin and StdinOnce ask for stdin kept open for an attach; this
-	// interface has no attach, so runtimes may ignore them.
+	// Stdin keeps the process's stdin open (it reads nothing, not EOF,
+	// until something is written) for an attach; without it stdin is
+	// empty (EOF at once). StdinOnce closes stdin when the first attach
+	// ends. Runtimes that implement StdinAttacher honour both; others may
+	// ignore them.
 	Stdin     bool
 	StdinOnce bool
 	// TTY runs the process on a terminal; its output is logged as stdout.

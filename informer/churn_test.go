@@ -30,7 +30,7 @@ func TestChurn(t *testing.T) {
 	s := startServer(t, 50)
 	opts := fastOptions()
 	opts.PageSize = 100
-	inf := New[*core.ConfigMap](s.lw(t, namespace), opts)
+	inf := New[*core.ConfigMap](s.lw(namespace), opts)
 	rec := newRecorder[*core.ConfigMap]()
 	reg := inf.AddEventHandler(rec)
 	runInformer(t, inf)

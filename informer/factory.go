@@ -2,13 +2,12 @@ package informer
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net/http"
 	"sort"
 	"sync"
 
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
 )
 
 // Scope narrows an informer to a namespace and selectors; the zero value
@@ -54,7 +53,7 @@ func NewFactory() *Factory { return &Factory{entries: map[string]*factoryEntry{}
 // there is none; later callers share the first one and their opts are
 // ignored. A new informer starts at once if the factory is started. The
 // name must always be used with the same T, else ErrTypeMismatch.
-func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWatcher[T], error), opts Options[T]) (*Informer[T], error) {
+func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWatcher[T], error), opts Config[T]) (*Informer[T], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e, ok := f.entries[name]; ok {
@@ -80,23 +79,31 @@ func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWat
 	return inf, nil
 }
 
-// HTTPSource is an API server an HTTPListerWatcher reaches.
-type HTTPSource struct {
-	BaseURL string
-	TLS     *tls.Config
-	Client  *http.Client
+// ForResource is InformerFor with a ResourceListerWatcher over c for the
+// resource of T in scope (ForResource[core.ConfigMap](f, c, Scope{}, opts));
+// the informer's name is the resource and the scope, as
+// ResourceName returns it. It fails, wrapping client.ErrNotRegistered,
+// when T is not in the client's scheme.
+func ForResource[T any, PT interface {
+	*T
+	meta.Object
+}](f *Factory, c *client.Client, scope Scope, opts Config[PT]) (*Informer[PT], error) {
+	res := client.For[T, PT](c, scope.Namespace)
+	if res.GroupVersionResource().Resource == "" {
+		var zero PT
+		return nil, fmt.Errorf("informer: %w: %T", client.ErrNotRegistered, zero)
+	}
+	scope.Namespace = res.Namespace() // "" for a cluster-scoped kind
+	name := ResourceName(res.GroupVersionResource(), scope)
+	return InformerFor(f, name, func() (ListerWatcher[PT], error) {
+		return NewListerWatcher(res, scope.LabelSelector, scope.FieldSelector), nil
+	}, opts)
 }
 
-// ForResource is InformerFor with an HTTPListerWatcher for gvr in scope;
-// the name is gvr and scope.
-func ForResource[T meta.Object](f *Factory, src HTTPSource, gvr meta.GroupVersionResource, scope Scope, opts Options[T]) (*Informer[T], error) {
-	name := gvr.String() + "|" + scope.String()
-	return InformerFor(f, name, func() (ListerWatcher[T], error) {
-		return NewHTTPListerWatcher[T](HTTPConfig{
-			BaseURL: src.BaseURL, Path: ResourcePath(gvr, scope.Namespace), TLS: src.TLS, Client: src.Client,
-			LabelSelector: scope.LabelSelector, FieldSelector: scope.FieldSelector,
-		})
-	}, opts)
+// ResourceName is the factory name of the informer of gvr in scope, the
+// name ForResource gives it (and Stop takes).
+func ResourceName(gvr meta.GroupVersionResource, scope Scope) string {
+	return gvr.String() + "|" + scope.String()
 }
 
 // Start runs every informer not yet running, under ctx; informers added

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
 )
 
 // runInformer starts inf.Run on a goroutine owned by the test and waits
@@ -33,8 +34,8 @@ func runInformer(t *testing.T, inf *Informer[*core.ConfigMap]) (stop func()) {
 	return stop
 }
 
-func fastOptions() Options[*core.ConfigMap] {
-	return Options[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
+func fastOptions() Config[*core.ConfigMap] {
+	return Config[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
 		InitialBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, PageSize: 7}
 }
 
@@ -43,7 +44,7 @@ func TestInformerSyncsAndSeesChanges(t *testing.T) {
 	for i := range 20 { // more than a page of 7
 		s.mustCreate(t, "default", fmt.Sprintf("cm-%02d", i), "v0")
 	}
-	inf := New[*core.ConfigMap](s.lw(t, "default"), fastOptions())
+	inf := New[*core.ConfigMap](s.lw("default"), fastOptions())
 	rec := newRecorder[*core.ConfigMap]()
 	reg := inf.AddEventHandler(rec)
 	runInformer(t, inf)
@@ -74,7 +75,7 @@ func TestInformerSyncsAndSeesChanges(t *testing.T) {
 func TestInformerResumesAfterCutConnection(t *testing.T) {
 	s := startServer(t, 1000)
 	s.mustCreate(t, "default", "a", "v0")
-	inf := New[*core.ConfigMap](s.lw(t, "default"), fastOptions())
+	inf := New[*core.ConfigMap](s.lw("default"), fastOptions())
 	rec := newRecorder[*core.ConfigMap]()
 	inf.AddEventHandler(rec)
 	runInformer(t, inf)
@@ -96,7 +97,7 @@ func TestInformerRelistsOnGoneAndDeliversDiff(t *testing.T) {
 	for _, n := range []string{"keep", "change", "gone"} {
 		s.mustCreate(t, "default", n, "v0")
 	}
-	inf := New[*core.ConfigMap](s.lw(t, "default"), fastOptions())
+	inf := New[*core.ConfigMap](s.lw("default"), fastOptions())
 	rec := newRecorder[*core.ConfigMap]()
 	inf.AddEventHandler(rec)
 	runInformer(t, inf)
@@ -144,11 +145,10 @@ func TestInformerScopeAndFactory(t *testing.T) {
 	}
 	f := NewFactory()
 	defer f.Shutdown()
-	src := HTTPSource{BaseURL: s.cp.URL, Client: s.informerClient}
 	scope := Scope{Namespace: "default", LabelSelector: "app=x", FieldSelector: "metadata.name!=x2"}
-	inf, err := ForResource[*core.ConfigMap](f, src, configMaps, scope, fastOptions())
+	inf, err := ForResource[core.ConfigMap](f, s.informerClient, scope, fastOptions())
 	require.NoError(t, err)
-	again, err := ForResource[*core.ConfigMap](f, src, configMaps, scope, fastOptions())
+	again, err := ForResource[core.ConfigMap](f, s.informerClient, scope, fastOptions())
 	require.NoError(t, err)
 	assert.Same(t, inf, again)
 	rec := newRecorder[*core.ConfigMap]()
@@ -169,6 +169,6 @@ func TestInformerScopeAndFactory(t *testing.T) {
 	require.NoError(t, err)
 	waitFor(t, 10*time.Second, func() bool { return len(rec.snapshot()) == 1 && rec.snapshot()["default/y1"] != "" }, "scope followed")
 	assert.Equal(t, []string{"default/y1"}, inf.Indexer().ListKeys())
-	assert.True(t, f.Stop(configMaps.String()+"|"+scope.String()))
+	assert.True(t, f.Stop(ResourceName(meta.GroupVersionResource{Version: "v1", Resource: "configmaps"}, scope)))
 	assert.Zero(t, inf.Indexer().Len())
 }

@@ -139,7 +139,7 @@ func (m *memLW[T]) List(_ context.Context, opts ListOptions) ([]T, string, strin
 		m.lists++
 	} else if m.expireNext > 0 {
 		m.expireNext--
-		return nil, "", "", apierrors.NewGone("continue token expired")
+		return nil, "", "", apierrors.NewResourceExpired("continue token expired")
 	}
 	if m.sorted == nil {
 		m.sorted = make([]string, 0, len(m.raw))
@@ -179,7 +179,7 @@ func (m *memLW[T]) Watch(ctx context.Context, opts ListOptions) (<-chan Event[T]
 	m.mu.Lock()
 	if rv < m.oldest {
 		m.mu.Unlock()
-		gone := apierrors.NewGone(fmt.Sprintf("too old resource version: %d (%d)", rv, m.oldest))
+		gone := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, m.oldest))
 		if !m.errorFrames {
 			return nil, gone
 		}
@@ -216,5 +216,15 @@ func (m *memLW[T]) serve(ctx context.Context, w *memWatcher, out chan<- Event[T]
 				return
 			}
 		}
+	}
+}
+
+// send hands ev to ch unless ctx ends first; it reports whether it did.
+func send[T any](ctx context.Context, ch chan<- Event[T], ev Event[T]) bool {
+	select {
+	case ch <- ev:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

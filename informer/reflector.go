@@ -46,8 +46,8 @@ type ReflectorConfig[T any] struct {
 
 // Reflector keeps a Sink in step with the server: it lists (paginated),
 // then watches from the list's resourceVersion with bookmarks. A dropped
-// watch resumes from the last resourceVersion seen; a 410 Gone, as a
-// status or an ERROR frame, makes it list again. Everything runs on the
+// watch resumes from the last resourceVersion seen; a 410 (reason Expired
+// or Gone), as a status or an ERROR frame, makes it list again. Everything runs on the
 // goroutine that calls Run.
 type Reflector[T meta.Object] struct {
 	lw   ListerWatcher[T]
@@ -129,7 +129,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		established, err := r.watch(ctx)
 		switch {
 		case ctx.Err() != nil:
-		case apierrors.IsGone(err):
+		case tooOld(err):
 			r.count(func(s *ReflectorStats) { s.GoneErrors++; s.Relists++ })
 			r.cfg.Logger.Info("informer: resourceVersion too old, relisting", "resource", r.cfg.Name, "err", err)
 			needList = true
@@ -176,7 +176,7 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		if err == nil {
 			break
 		}
-		if !apierrors.IsGone(err) || attempt >= 3 {
+		if !tooOld(err) || attempt >= 3 {
 			return err
 		}
 		if attempt == 2 {
@@ -222,6 +222,12 @@ func (r *Reflector[T]) transform(obj T) (T, bool) {
 	}
 	return out, true
 }
+
+// tooOld reports whether err says the resourceVersion (or continue token)
+// asked for is older than the server keeps: 410 reason Expired, as
+// kube-apiserver answers, or reason Gone. Either means list again, as in
+// client-go's reflector.
+func tooOld(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
 
 // watch follows one watch stream. established says the server accepted
 // it; err is the failure (nil when the stream merely ended).

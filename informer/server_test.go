@@ -18,10 +18,9 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
 )
-
-var configMaps = meta.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
 // testServer is a real in-process control plane with an admin client for
 // writes and a cuttable transport for informers.
@@ -31,7 +30,7 @@ type testServer struct {
 	writer *http.Client
 	cut    *cuttableDialer
 	// informerClient uses cut: tests close its connections to drop watches.
-	informerClient *http.Client
+	informerClient *client.Client
 }
 
 func startServer(t *testing.T, watchHistory int) *testServer {
@@ -54,20 +53,20 @@ func startServer(t *testing.T, watchHistory int) *testServer {
 	require.NoError(t, err)
 	tc := &tls.Config{RootCAs: cp.CA.Pool(), Certificates: []tls.Certificate{cert}}
 	cut := &cuttableDialer{conns: map[net.Conn]struct{}{}}
+	ic, err := client.New(&client.Config{Host: cp.URL, QPS: -1}, client.WithLogger(quietLogger()),
+		client.WithTransport(&http.Transport{TLSClientConfig: tc, DialContext: cut.DialContext}),
+		client.WithRetry(0, time.Millisecond, time.Millisecond)) // the reflector retries, with its own backoff
+	require.NoError(t, err)
 	s := &testServer{
-		cp: cp, tls: tc, cut: cut,
-		writer:         &http.Client{Transport: &http.Transport{TLSClientConfig: tc, MaxIdleConnsPerHost: 64}},
-		informerClient: &http.Client{Transport: &http.Transport{TLSClientConfig: tc, DialContext: cut.DialContext}},
+		cp: cp, tls: tc, cut: cut, informerClient: ic,
+		writer: &http.Client{Transport: &http.Transport{TLSClientConfig: tc, MaxIdleConnsPerHost: 64}},
 	}
 	t.Cleanup(func() { s.writer.CloseIdleConnections(); s.cut.CutAll() })
 	return s
 }
 
-func (s *testServer) lw(t *testing.T, ns string) *HTTPListerWatcher[*core.ConfigMap] {
-	t.Helper()
-	lw, err := NewHTTPListerWatcher[*core.ConfigMap](HTTPConfig{BaseURL: s.cp.URL, Path: ResourcePath(configMaps, ns), Client: s.informerClient})
-	require.NoError(t, err)
-	return lw
+func (s *testServer) lw(ns string) *ResourceListerWatcher[core.ConfigMap, *core.ConfigMap] {
+	return NewListerWatcher(client.For[core.ConfigMap](s.informerClient, ns), "", "")
 }
 
 // cuttableDialer remembers its open connections so a test can cut them.
@@ -201,15 +200,15 @@ func (s *testServer) mustCreate(t *testing.T, ns, name, v string) {
 // freshList lists every ConfigMap of ns (one request) as key → resourceVersion.
 func (s *testServer) freshList(t *testing.T, ns string) (map[string]string, string) {
 	t.Helper()
-	lw, err := NewHTTPListerWatcher[*core.ConfigMap](HTTPConfig{BaseURL: s.cp.URL, Path: ResourcePath(configMaps, ns), Client: s.writer})
-	require.NoError(t, err)
-	items, rv, _, err := lw.List(context.Background(), ListOptions{})
-	require.NoError(t, err)
+	code, b, err := s.do(context.Background(), http.MethodGet, cmPath(ns, ""), nil)
+	require.NoError(t, wrapBody(code, b, err))
+	var list meta.List[core.ConfigMap]
+	require.NoError(t, json.Unmarshal(b, &list))
 	out := map[string]string{}
-	for _, it := range items {
-		out[KeyOf(it)] = it.ResourceVersion
+	for i := range list.Items {
+		out[KeyOf(&list.Items[i])] = list.Items[i].ResourceVersion
 	}
-	return out, rv
+	return out, list.ResourceVersion
 }
 
 // waitFor polls cond until it holds or the deadline passes.

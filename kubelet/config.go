@@ -133,7 +133,8 @@ type Config struct {
 }
 
 // APIServerClientCN is the only client certificate subject allowed on the
-// kubelet's HTTPS endpoint.
+// kubelet's HTTPS endpoint: the API server's (apiserver.Config.Kubelet's
+// certificate, as kubeadm names it kube-apiserver-kubelet-client).
 const APIServerClientCN = "kube-apiserver-kubelet-client"
 
 func (c Config) withDefaults() (Config, error) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/resource"
-	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cni"
 	ctrd "github.com/orkit/orkit/cri/containerd"
@@ -77,28 +76,4 @@ func ExampleSimPool() {
 		}
 	}
 	log.Fatal(pool.Run(ctx))
-}
-
-// The API server reaches kubelets for pods/log with a client certificate
-// whose CN is kubelet.APIServerClientCN.
-func ExampleLogsFunc() {
-	var srv *apiserver.Server // the running API server
-	var c *client.Client      // any client that may read Nodes
-	var apiClientCert tls.Certificate
-	var clusterCA *x509.CertPool
-	srv.SetPodLogs(kubelet.LogsFunc(kubelet.LogsClientConfig{
-		ClientCert: apiClientCert, RootCAs: clusterCA, Nodes: client.For[core.Node](c, ""),
-	}))
-}
-
-// pods/exec goes the same way: the API server checks and authorizes the
-// request, then ExecFunc proxies the WebSocket upgrade to the pod's kubelet.
-func ExampleExecFunc() {
-	var srv *apiserver.Server // the running API server
-	var c *client.Client      // any client that may read Nodes
-	var apiClientCert tls.Certificate
-	var clusterCA *x509.CertPool
-	srv.SetPodExec(kubelet.ExecFunc(kubelet.LogsClientConfig{
-		ClientCert: apiClientCert, RootCAs: clusterCA, Nodes: client.For[core.Node](c, ""),
-	}))
 }

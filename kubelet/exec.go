@@ -2,15 +2,11 @@ package kubelet
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,42 +16,12 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/cri"
 )
 
 // execCloseWait is how long a finished exec session waits for the
 // client's reply to its close message before dropping the connection.
 const execCloseWait = 5 * time.Second
-
-// execOptions are the kubelet's exec query parameters (as Kubernetes'
-// kubelet names them): command (repeated), input, output, error, tty.
-type execOptions struct {
-	cmd                        []string
-	stdin, stdout, stderr, tty bool
-}
-
-func parseExecOptions(q url.Values) (execOptions, error) {
-	flag := func(name string) bool { v := q.Get(name); return v == "1" || v == "true" }
-	o := execOptions{cmd: q["command"], stdin: flag("input"), stdout: flag("output"), stderr: flag("error"), tty: flag("tty")}
-	if len(o.cmd) == 0 {
-		return o, errors.New("you must specify at least 1 command")
-	}
-	if !o.stdin && !o.stdout && !o.stderr {
-		return o, errors.New("you must specify at least 1 of stdin, stdout, stderr")
-	}
-	return o, nil
-}
-
-func execQuery(o apiserver.PodExecOptions) url.Values {
-	q := url.Values{"command": o.Command}
-	for name, on := range map[string]bool{"input": o.Stdin, "output": o.Stdout, "error": o.Stderr, "tty": o.TTY} {
-		if on {
-			q.Set(name, "1")
-		}
-	}
-	return q
-}
 
 // serveExec serves /exec/{ns}/{pod}/{container}: it checks the request,
 // upgrades it to a WebSocket speaking the v5 (or v4) channel protocol and
@@ -67,7 +33,7 @@ func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request, ns, name, co
 		writeStatus(w, apierrors.NewMethodNotSupported(meta.GroupResource{Resource: "pods"}, strings.ToLower(r.Method)))
 		return
 	}
-	opts, err := parseExecOptions(r.URL.Query())
+	opts, err := core.ParseKubeletExecQuery(r.URL.Query())
 	if err != nil {
 		writeStatus(w, apierrors.NewBadRequest(err.Error()))
 		return
@@ -119,29 +85,29 @@ func (k *Kubelet) runningContainer(ctx context.Context, ns, name, container stri
 // messages feed stdin and resizes; output goes to the output channels; the
 // final Status goes to the error channel; then the connection is closed
 // normally. A connection that fails before the command ends kills it.
-func (k *Kubelet) runExecSession(ctx context.Context, c *wsConn, containerID string, o execOptions) {
+func (k *Kubelet) runExecSession(ctx context.Context, c *wsConn, containerID string, o core.PodExecOptions) {
 	defer c.conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req := cri.ExecRequest{Cmd: o.cmd, TTY: o.tty}
+	req := cri.ExecRequest{Cmd: o.Command, TTY: o.TTY}
 	var stdinR *io.PipeReader
 	var stdinW *io.PipeWriter
-	if o.stdin {
+	if o.Stdin {
 		stdinR, stdinW = io.Pipe()
 		req.Stdin = stdinR
 	}
-	if o.stdout {
+	if o.Stdout {
 		req.Stdout = channelWriter{c: c, ch: chanStdout}
 	}
-	if o.stderr && !o.tty {
+	if o.Stderr && !o.TTY {
 		req.Stderr = channelWriter{c: c, ch: chanStderr}
 	}
 	var sizes chan cri.TerminalSize
-	if o.tty {
+	if o.TTY {
 		sizes = make(chan cri.TerminalSize, 1)
 		req.Resize = sizes
 	}
-	if err := c.writeChannel(lowestOutputChannel(o.stdout, o.stderr && !o.tty), nil); err != nil {
+	if err := c.writeChannel(lowestOutputChannel(o.Stdout, o.Stderr && !o.TTY), nil); err != nil {
 		return
 	}
 	readDone := make(chan struct{})
@@ -158,7 +124,7 @@ func (k *Kubelet) runExecSession(ctx context.Context, c *wsConn, containerID str
 		stdinR.Close() // unblocks a readLoop waiting for the process to read
 	}
 	if ctx.Err() == nil {
-		if b, merr := json.Marshal(execStatus(o.cmd, code, err)); merr == nil {
+		if b, merr := json.Marshal(execStatus(o.Command, code, err)); merr == nil {
 			c.writeChannel(chanError, b)
 		}
 		c.closeNormally()
@@ -201,53 +167,4 @@ func writeStatus(w http.ResponseWriter, s *meta.Status) {
 	}
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(s)
-}
-
-// ExecFunc returns the function the API server's pods/exec calls
-// (apiserver.Server.SetPodExec): it finds the pod's node and proxies the
-// connection upgrade, and then the raw stream, to that kubelet's exec
-// endpoint over HTTPS with the API server's client certificate. Only the
-// upgrade headers are forwarded (never the caller's credentials). It is
-// safe for concurrent use; each call returns when its stream ends.
-func ExecFunc(cfg LogsClientConfig) apiserver.PodExecFunc {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cfg.ClientCert},
-		RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}, // HTTP/1.1: upgrades need it
-		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 30 * time.Second}
-	return func(ctx context.Context, pod *core.Pod, opts apiserver.PodExecOptions, w http.ResponseWriter, r *http.Request) {
-		node, err := cfg.Nodes.Get(ctx, pod.Spec.NodeName)
-		if err != nil {
-			writeStatus(w, apierrors.FromError(err))
-			return
-		}
-		addr, port := nodeAddress(node), node.Status.DaemonEndpoints.KubeletEndpoint.Port
-		if addr == "" || port == 0 {
-			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("node %q has no kubelet endpoint", node.Name)))
-			return
-		}
-		target := &url.URL{Scheme: "https", Host: net.JoinHostPort(addr, strconv.Itoa(int(port))),
-			Path: "/exec/" + pod.Namespace + "/" + pod.Name + "/" + opts.Container, RawQuery: execQuery(opts).Encode()}
-		rp := &httputil.ReverseProxy{
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.Out.URL, pr.Out.Host = target, target.Host
-				pr.Out.Header = upgradeHeaders(pr.Out.Header)
-			},
-			Transport: tr,
-			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-				writeStatus(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error dialing backend: kubelet of node %q: %v", node.Name, err)))
-			},
-		}
-		rp.ServeHTTP(w, r)
-	}
-}
-
-// upgradeHeaders keeps what a WebSocket (or SPDY) upgrade needs.
-func upgradeHeaders(in http.Header) http.Header {
-	out := http.Header{}
-	for _, k := range []string{"Connection", "Upgrade", "Sec-Websocket-Key", "Sec-Websocket-Version",
-		"Sec-Websocket-Protocol", "X-Stream-Protocol-Version", "User-Agent"} {
-		if v, ok := in[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -54,7 +54,6 @@ func (k kubectlRunner) run(stdin string, args ...string) (string, string, int) {
 // the kubelet into containers of real containerd.
 func TestRealKubectlExec(t *testing.T) {
 	n := newRealNode(t, "exec-node")
-	n.tc.enableExec(t)
 	admin := newKubectl(t, n.tc.cp.AdminKubeconfig)
 	ctx := context.Background()
 	p := helloPod("shell", "exec-node")

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -18,29 +17,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 )
 
 // execCluster is an API server and a kubelet over cri/fake with the
-// kubelet's HTTPS server, wired for pods/exec.
+// kubelet's HTTPS server (the control plane's API server reaches kubelets
+// that trust the cluster CA).
 type execCluster struct {
 	tc     *testCluster
 	dialer *websocket.Dialer
-}
-
-// enableExec wires the API server's pods/exec (and pods/log) to the
-// kubelets, as the minicluster does.
-func (tc *testCluster) enableExec(t testing.TB) {
-	t.Helper()
-	kp, err := tc.cp.CA.IssueClient(APIServerClientCN)
-	require.NoError(t, err)
-	cert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
-	require.NoError(t, err)
-	cfg := LogsClientConfig{ClientCert: cert, RootCAs: tc.cp.CA.Pool(), Nodes: client.For[core.Node](tc.admin, "")}
-	tc.cp.Server.SetPodExec(ExecFunc(cfg))
 }
 
 // servingConfig gives a kubelet an HTTPS server on 127.0.0.1.
@@ -57,7 +43,6 @@ func (tc *testCluster) servingConfig(t testing.TB, node string) func(*Config) {
 func startExecCluster(t *testing.T) *execCluster {
 	tc := startCluster(t)
 	tc.startFakeKubelet(t, "exec-node", tc.servingConfig(t, "exec-node"))
-	tc.enableExec(t)
 	waitFor(t, 20*time.Second, "node with a kubelet endpoint", func() bool {
 		n, err := client.For[core.Node](tc.admin, "").Get(context.Background(), "exec-node")
 		return err == nil && n.Status.DaemonEndpoints.KubeletEndpoint.Port != 0
@@ -267,53 +252,4 @@ func TestFakeKubectlExec(t *testing.T) {
 	_, errOut, code = k.run("", "exec", "nope", "--", "/hello", "echo")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, `pods "nope" not found`)
-}
-
-// nodeGetterFunc adapts a function to NodeGetter.
-type nodeGetterFunc func(ctx context.Context, name string) (*core.Node, error)
-
-func (f nodeGetterFunc) Get(ctx context.Context, name string) (*core.Node, error) {
-	return f(ctx, name)
-}
-
-func TestExecFuncBackendErrors(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	closedPort := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	node := func(addr string, port int) *core.Node {
-		n := &core.Node{ObjectMeta: meta.ObjectMeta{Name: "n1"}}
-		if addr != "" {
-			n.Status.Addresses = []core.NodeAddress{{Type: core.NodeInternalIP, Address: addr}}
-		}
-		n.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
-		return n
-	}
-	tests := []struct {
-		name     string
-		get      nodeGetterFunc
-		wantCode int
-		wantMsg  string
-	}{
-		{"node missing", func(context.Context, string) (*core.Node, error) {
-			return nil, apierrors.NewNotFound(meta.GroupResource{Resource: "nodes"}, "n1")
-		}, http.StatusNotFound, `nodes "n1" not found`},
-		{"no kubelet endpoint", func(context.Context, string) (*core.Node, error) { return node("127.0.0.1", 0), nil },
-			http.StatusBadRequest, `node "n1" has no kubelet endpoint`},
-		{"kubelet unreachable", func(context.Context, string) (*core.Node, error) { return node("127.0.0.1", closedPort), nil },
-			http.StatusServiceUnavailable, "error dialing backend"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := ExecFunc(LogsClientConfig{Nodes: tt.get})
-			pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "default"}, Spec: core.PodSpec{NodeName: "n1"}}
-			rec := httptest.NewRecorder()
-			req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/pods/p/exec?command=x&stdout=true", nil)
-			f(req.Context(), pod, apiserver.PodExecOptions{Container: "app", Command: []string{"x"}, Stdout: true}, rec, req)
-			assert.Equal(t, tt.wantCode, rec.Code)
-			var s meta.Status
-			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &s))
-			assert.Contains(t, s.Message, tt.wantMsg)
-		})
-	}
 }

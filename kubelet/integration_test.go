@@ -85,12 +85,6 @@ func newRealNode(t testing.TB, name string) *realNode {
 		CrashLoopBackOff: 200 * time.Millisecond, MaxBackOff: 2 * time.Second, ResyncInterval: 5 * time.Second,
 		CPUManagerPolicy: "static", ReservedCPUs: runtime.NumCPU() - 1}
 	n.start(t)
-	kp, err := tc.cp.CA.IssueClient(APIServerClientCN)
-	require.NoError(t, err)
-	apiCert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
-	require.NoError(t, err)
-	tc.cp.Server.SetPodLogs(LogsFunc(LogsClientConfig{ClientCert: apiCert, RootCAs: tc.cp.CA.Pool(),
-		Nodes: client.For[core.Node](tc.admin, "")}))
 	t.Cleanup(func() {
 		n.cleanupPods(t)
 		n.stop()
@@ -288,6 +282,39 @@ func TestRealKubelet(t *testing.T) {
 				[]string{"/hello", "cat", "/etc/creds/password"}, 5*time.Second)
 			return err == nil && string(res.Stdout) == "rotated"
 		})
+	})
+
+	t.Run("stdin: true keeps stdin open; stringData reaches the container", func(t *testing.T) {
+		// A Secret written with stringData, as Helm charts write them.
+		_, err := client.For[core.Secret](n.tc.admin, "default").Create(ctx, &core.Secret{
+			ObjectMeta: meta.ObjectMeta{Name: "strings"}, StringData: map[string]string{"token": "from-stringData"}})
+		require.NoError(t, err)
+		p := simplePod("stdin", "real-node")
+		c := &p.Spec.Containers[0]
+		c.Command, c.Stdin = []string{"/hello", "cat", "-"}, true
+		c.Env = []core.EnvVar{{Name: "TOKEN", ValueFrom: &core.EnvVarSource{SecretKeyRef: &core.SecretKeySelector{
+			LocalObjectReference: core.LocalObjectReference{Name: "strings"}, Key: "token"}}}}
+		_, err = podsAPI.Create(ctx, p)
+		require.NoError(t, err)
+		got := waitPod(t, n.tc.admin, "default", "stdin", 60*time.Second, "Running", running)
+		assert.Contains(t, n.exec(t, got, "app", "/hello", "env"), "TOKEN=from-stringData")
+		// cat reads stdin until EOF: it is still there to echo what an
+		// attach writes, never restarted.
+		id := strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "cri://")
+		require.NoError(t, n.rt.AttachStdin(ctx, id, strings.NewReader("typed on stdin\n")))
+		waitFor(t, 20*time.Second, "the attached line in the log", func() bool {
+			rc, err := n.tc.admin.GetLogs(ctx, "default", "stdin", client.LogOptions{})
+			if err != nil {
+				return false
+			}
+			defer rc.Close()
+			b, _ := io.ReadAll(rc)
+			return strings.Contains(string(b), "typed on stdin")
+		})
+		got, err = podsAPI.Get(ctx, "stdin")
+		require.NoError(t, err)
+		assert.Equal(t, core.PodRunning, got.Status.Phase)
+		assert.Zero(t, got.Status.ContainerStatuses[0].RestartCount)
 	})
 
 	t.Run("missing configMap reference is CreateContainerConfigError", func(t *testing.T) {

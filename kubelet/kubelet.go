@@ -15,7 +15,6 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
-	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/cri"
 	"github.com/orkit/orkit/informer"
 )
@@ -186,8 +185,8 @@ func (k *Kubelet) goRun(f func()) {
 // runPodInformer starts the Kubelet's own informer on the pods bound to
 // its node and waits for its first list.
 func (k *Kubelet) runPodInformer(ctx context.Context) error {
-	lw := controller.NewListerWatcher(k.pods, "", "spec.nodeName="+k.cfg.NodeName)
-	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "pods", Logger: k.cfg.Logger})
+	lw := informer.NewListerWatcher(k.pods, "", "spec.nodeName="+k.cfg.NodeName)
+	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: k.cfg.Logger})
 	reg := inf.AddEventHandler(k)
 	k.goRun(func() { _ = inf.Run(ctx) })
 	if !informer.WaitForCacheSync(ctx, reg.HasSynced) {

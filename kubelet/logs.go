@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -20,15 +19,9 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api/core"
-	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/cri"
 	"github.com/orkit/orkit/serving"
 )
-
-// LogOptions select what a log request returns; the fields are those of
-// pods/log.
-type LogOptions = apiserver.PodLogOptions
 
 // maxLogLine bounds one CRI log line read back.
 const maxLogLine = 1 << 20
@@ -119,17 +112,10 @@ func (f flushWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func parseLogOptions(q url.Values) (LogOptions, error) {
-	o := LogOptions{Follow: q.Get("follow") == "true", Previous: q.Get("previous") == "true",
-		Timestamps: q.Get("timestamps") == "true"}
-	for name, dst := range map[string]**int64{"tailLines": &o.TailLines, "sinceSeconds": &o.SinceSeconds, "limitBytes": &o.LimitBytes} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return o, fmt.Errorf("%w: invalid %s %q", ErrLogs, name, v)
-			}
-			*dst = &n
-		}
+func parseLogOptions(q url.Values) (core.PodLogOptions, error) {
+	o, err := core.ParsePodLogOptions(q)
+	if err != nil {
+		return o, fmt.Errorf("%w: %w", ErrLogs, err)
 	}
 	return o, nil
 }
@@ -249,7 +235,7 @@ func parseCRILogLine(b []byte) (logLine, error) {
 // copyCRILog writes the log at path to w as kubectl logs shows it, applying
 // tailLines, sinceSeconds, timestamps and limitBytes; with follow it keeps
 // reading new lines while running() reports the container runs.
-func copyCRILog(ctx context.Context, path string, o LogOptions, w io.Writer, running func() bool) error {
+func copyCRILog(ctx context.Context, path string, o core.PodLogOptions, w io.Writer, running func() bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLogs, err)
@@ -358,91 +344,4 @@ func seekTail(f *os.File, n int64) error {
 	}
 	_, err = f.Seek(0, io.SeekStart)
 	return err
-}
-
-// NodeGetter reads a Node; client.For[core.Node](c, "") is one.
-type NodeGetter interface {
-	Get(ctx context.Context, name string) (*core.Node, error)
-}
-
-// LogsClientConfig is how the API server reaches kubelets: its client
-// certificate (CN APIServerClientCN, signed by the kubelets' ClientCA),
-// the CA that signed the kubelets' serving certificates, and where to read
-// Nodes (for each pod's node address and kubelet port).
-type LogsClientConfig struct {
-	ClientCert tls.Certificate
-	RootCAs    *x509.CertPool
-	Nodes      NodeGetter
-}
-
-// LogsFunc returns the function the API server's pods/log calls
-// (apiserver.Server.SetPodLogs): it finds the pod's node, and streams the
-// container's log from that kubelet's HTTPS endpoint to w. It is safe for
-// concurrent use.
-func LogsFunc(cfg LogsClientConfig) apiserver.PodLogsFunc {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cfg.ClientCert},
-		RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}}
-	hc := &http.Client{Transport: tr}
-	return func(ctx context.Context, pod *core.Pod, opts apiserver.PodLogOptions, w io.Writer) error {
-		node, err := cfg.Nodes.Get(ctx, pod.Spec.NodeName)
-		if err != nil {
-			return err
-		}
-		addr := nodeAddress(node)
-		port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
-		if addr == "" || port == 0 {
-			return apierrors.NewBadRequest(fmt.Sprintf("node %q has no kubelet endpoint", node.Name))
-		}
-		u := url.URL{Scheme: "https", Host: net.JoinHostPort(addr, strconv.Itoa(int(port))),
-			Path: "/containerLogs/" + pod.Namespace + "/" + pod.Name + "/" + opts.Container, RawQuery: logQuery(opts).Encode()}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return apierrors.NewBadRequest(fmt.Sprintf("reach kubelet of node %q: %v", node.Name, err))
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-			msg := strings.TrimSpace(string(b))
-			if resp.StatusCode == http.StatusNotFound {
-				return apierrors.NewBadRequest(msg)
-			}
-			return apierrors.NewBadRequest(fmt.Sprintf("kubelet of node %q: %s: %s", node.Name, resp.Status, msg))
-		}
-		_, err = io.Copy(w, resp.Body)
-		return err
-	}
-}
-
-func nodeAddress(n *core.Node) string {
-	for _, t := range []core.NodeAddressType{core.NodeInternalIP, core.NodeExternalIP, core.NodeHostName} {
-		for _, a := range n.Status.Addresses {
-			if a.Type == t {
-				return a.Address
-			}
-		}
-	}
-	return ""
-}
-
-func logQuery(o apiserver.PodLogOptions) url.Values {
-	q := url.Values{}
-	if o.Follow {
-		q.Set("follow", "true")
-	}
-	if o.Previous {
-		q.Set("previous", "true")
-	}
-	if o.Timestamps {
-		q.Set("timestamps", "true")
-	}
-	for name, v := range map[string]*int64{"tailLines": o.TailLines, "sinceSeconds": o.SinceSeconds, "limitBytes": o.LimitBytes} {
-		if v != nil {
-			q.Set(name, strconv.FormatInt(*v, 10))
-		}
-	}
-	return q
 }

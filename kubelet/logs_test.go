@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
 )
 
 func TestParseCRILogLine(t *testing.T) {
@@ -77,15 +79,15 @@ func TestCopyCRILog(t *testing.T) {
 	tail := func(n int64) *int64 { return &n }
 	cases := []struct {
 		name string
-		opts LogOptions
+		opts core.PodLogOptions
 		want string
 	}{
-		{"all", LogOptions{}, "one\ntwo\nthree\n"},
-		{"tail 1", LogOptions{TailLines: tail(1)}, "three\n"},
-		{"tail 0", LogOptions{TailLines: tail(0)}, ""},
-		{"tail more than lines", LogOptions{TailLines: tail(100)}, "one\ntwo\nthree\n"},
-		{"timestamps", LogOptions{TailLines: tail(1), Timestamps: true}, "2026-01-02T03:04:07Z three\n"},
-		{"limit bytes", LogOptions{LimitBytes: tail(5)}, "one\nt"},
+		{"all", core.PodLogOptions{}, "one\ntwo\nthree\n"},
+		{"tail 1", core.PodLogOptions{TailLines: tail(1)}, "three\n"},
+		{"tail 0", core.PodLogOptions{TailLines: tail(0)}, ""},
+		{"tail more than lines", core.PodLogOptions{TailLines: tail(100)}, "one\ntwo\nthree\n"},
+		{"timestamps", core.PodLogOptions{TailLines: tail(1), Timestamps: true}, "2026-01-02T03:04:07Z three\n"},
+		{"limit bytes", core.PodLogOptions{LimitBytes: tail(5)}, "one\nt"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,7 +97,7 @@ func TestCopyCRILog(t *testing.T) {
 		})
 	}
 	var b bytes.Buffer
-	assert.ErrorIs(t, copyCRILog(context.Background(), filepath.Join(t.TempDir(), "missing"), LogOptions{}, &b, never), ErrLogs)
+	assert.ErrorIs(t, copyCRILog(context.Background(), filepath.Join(t.TempDir(), "missing"), core.PodLogOptions{}, &b, never), ErrLogs)
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -122,7 +124,9 @@ func TestCopyCRILogFollow(t *testing.T) {
 	run.Store(true)
 	out := &syncBuffer{mu: make(chan struct{}, 1)}
 	done := make(chan error, 1)
-	go func() { done <- copyCRILog(context.Background(), path, LogOptions{Follow: true}, out, run.Load) }()
+	go func() {
+		done <- copyCRILog(context.Background(), path, core.PodLogOptions{Follow: true}, out, run.Load)
+	}()
 	waitFor(t, 5*time.Second, "first line", func() bool { return out.String() == "first\n" })
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)

@@ -11,7 +11,6 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
-	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/cri/fake"
 	"github.com/orkit/orkit/informer"
 )
@@ -75,8 +74,8 @@ func NewSimPool(c *client.Client, cfg SimConfig) *SimPool {
 // Run starts the shared pod informer and heartbeat loop and every node
 // added so far, and blocks until ctx ends and all nodes have stopped.
 func (p *SimPool) Run(ctx context.Context) error {
-	lw := controller.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
-	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
+	lw := informer.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
+	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
 		Transform: func(pod *core.Pod) (*core.Pod, error) { pod.ManagedFields = nil; return pod, nil }})
 	reg := inf.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
 		AddFunc:    func(pod *core.Pod, initial bool) { p.route(pod, func(k *Kubelet) { k.OnAdd(pod, initial) }) },

@@ -88,7 +88,7 @@ func TestCopyCRILogOversizedLine(t *testing.T) {
 	line := "2026-01-02T03:04:05Z stdout F " + strings.Repeat("x", 2*maxLogLine) + "\n"
 	path := writeLog(t, line, "2026-01-02T03:04:06Z stdout F after\n")
 	var b strings.Builder
-	require.NoError(t, copyCRILog(context.Background(), path, LogOptions{}, &b, func() bool { return false }))
+	require.NoError(t, copyCRILog(context.Background(), path, core.PodLogOptions{}, &b, func() bool { return false }))
 	out := b.String()
 	assert.Less(t, len(out), maxLogLine+16, "an oversized line is cut")
 	assert.True(t, strings.HasSuffix(out, "after\n"), "the next line still comes")

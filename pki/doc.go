@@ -1,7 +1,7 @@
 // Package pki makes a cluster's certificates: a certificate authority, serving
 // certificates for the API server and kubelets, and client certificates
 // whose CN is the user and whose O entries are the groups (how the x509
-// authenticator in apiserver/authn reads them). Keys are ECDSA P-256;
+// authenticator in authn reads them). Keys are ECDSA P-256;
 // files are PEM.
 //
 //	ca, err := pki.LoadOrCreateCA(filepath.Join(dataDir, "pki"), "orkit-ca")

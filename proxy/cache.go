@@ -8,7 +8,6 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/client"
-	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 )
 
@@ -29,13 +28,13 @@ func NewCache(c *client.Client, logger *slog.Logger) *Cache {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	svcs := informer.New[*core.Service](controller.NewListerWatcher(client.For[core.Service](c, ""), "", ""),
-		informer.Options[*core.Service]{Name: "services", Logger: logger, Transform: func(s *core.Service) (*core.Service, error) {
+	svcs := informer.New[*core.Service](informer.NewListerWatcher(client.For[core.Service](c, ""), "", ""),
+		informer.Config[*core.Service]{Name: "services", Logger: logger, Transform: func(s *core.Service) (*core.Service, error) {
 			s.ManagedFields = nil
 			return s, nil
 		}})
-	eps := informer.New[*core.Endpoints](controller.NewListerWatcher(client.For[core.Endpoints](c, ""), "", ""),
-		informer.Options[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
+	eps := informer.New[*core.Endpoints](informer.NewListerWatcher(client.For[core.Endpoints](c, ""), "", ""),
+		informer.Config[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
 			e.ManagedFields = nil
 			return e, nil
 		}})

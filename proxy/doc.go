@@ -18,8 +18,11 @@
 // Chain and set names are hashes of the namespace, name, port and endpoint,
 // so an unchanged piece keeps its name and an update rewrites only the
 // chains and map elements that changed. A Service port without ready
-// endpoints has no map element: its cluster IP stays unreachable (the host
-// guard routes the service CIDR nowhere), so clients fail at once.
+// endpoints has no map element: the filter-output and filter-forward
+// chains reject what still goes to the service CIDR after dstnat
+// (Config.ServiceCIDRs), so clients fail at once; the host guard routes
+// that CIDR to a local dummy device, so nothing to it leaves the host and
+// the host's own processes reach cluster IPs as pods do.
 //
 // Run removes the table at start and on a clean exit. Where nft is not
 // installed the proxy falls back to IPTables: the same model rendered as

@@ -13,12 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
@@ -148,9 +150,9 @@ func startCluster(t *testing.T, iptables bool) *cluster {
 		ClusterDNS: []netip.Addr{netip.MustParseAddr(dnsIP)}, ResyncInterval: 5 * time.Second})
 	require.NoError(t, err)
 	run(t, ctx, "kubelet", k.Run)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.admin, Logger: quiet()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.admin, Logger: quiet()})
 	require.NoError(t, err)
-	ec, _, err := endpoints.New(m, endpoints.Options{Logger: quiet()})
+	ec, err := endpoints.New(m, endpoints.Config{Logger: quiet()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(ec))
 	run(t, ctx, "controller manager", m.Run)
@@ -343,6 +345,29 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		assert.Equal(t, 61, total, "every request answered: %v", seen)
 	})
 
+	t.Run("cluster IP from the host", func(t *testing.T) {
+		// As on every Kubernetes node: the host guard routes the service
+		// CIDR to its device, the proxy's output rules translate it.
+		body, err := get(url)
+		require.NoError(t, err)
+		assert.Contains(t, body, "hello-")
+	})
+
+	unused := unusedClusterIP(t, cl)
+	t.Run("an unused cluster IP is refused on the host and never leaves it", func(t *testing.T) {
+		routes, err := netlink.RouteGet(unused.AsSlice())
+		require.NoError(t, err)
+		dev, err := netlink.LinkByName(cni.DefaultServiceDevice)
+		require.NoError(t, err)
+		require.Equal(t, dev.Attrs().Index, routes[0].LinkIndex, "%s is routed to %s, not out: %+v", unused, cni.DefaultServiceDevice, routes[0])
+		require.Nil(t, routes[0].Gw)
+		_, err = net.DialTimeout("tcp", netip.AddrPortFrom(unused, 80).String(), 10*time.Second)
+		assert.ErrorIs(t, err, syscall.ECONNREFUSED, "rejected, not dropped")
+		out, ok := cl.exec(t, clientPod, "/hello", "wget", "http://"+unused.String()+"/")
+		assert.False(t, ok, out)
+		assert.Contains(t, out, "refused", "from a pod too")
+	})
+
 	t.Run("node port from the host", func(t *testing.T) {
 		body, err := get(fmt.Sprintf("http://%s:%d/", cl.gateway, nodePort))
 		require.NoError(t, err)
@@ -360,7 +385,11 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 	})
 
 	t.Run("DNS names resolve from a pod", func(t *testing.T) {
-		srv, err := dns.New(dns.Config{Client: cl.admin, Listen: cl.gateway.String() + ":0", Logger: quiet()})
+		// Names outside cluster.local go to the node's upstream resolver:
+		// here one the test runs on a loopback address.
+		upstream := loopbackResolver(t)
+		srv, err := dns.New(dns.Config{Client: cl.admin, Listen: cl.gateway.String() + ":0", Logger: quiet(),
+			Upstreams: []netip.AddrPort{upstream}})
 		require.NoError(t, err)
 		dctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
@@ -409,6 +438,34 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		})
 		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nope.default.svc.cluster.local")
 		assert.False(t, ok, out)
+		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "www.example.")
+		assert.True(t, ok, out)
+		assert.Contains(t, out, "192.0.2.10", "a name outside the cluster domain, forwarded upstream")
+		out, ok = cl.exec(t, clientPod, "/hello", "resolve", "nx.example.")
+		assert.False(t, ok, out)
+		assert.Contains(t, out, "no such host", "the upstream's NXDOMAIN passed through")
+
+		// From the host, to the DNS Service's cluster IP, as a node's
+		// tools (dig @10.96.0.10) do.
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(dnsIP, "53"))
+		}}
+		for _, network := range []string{"udp", "tcp"} {
+			r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(dnsIP, "53"))
+			}}
+			lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+			addrs, err := r.LookupHost(lctx, "hello.default.svc.cluster.local")
+			lcancel()
+			require.NoError(t, err, network)
+			assert.Equal(t, []string{svc.Spec.ClusterIP}, addrs, network)
+		}
+		lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err = r.LookupHost(lctx, "nope.default.svc.cluster.local")
+		lcancel()
+		var dnsErr *net.DNSError
+		require.ErrorAs(t, err, &dnsErr)
+		assert.True(t, dnsErr.IsNotFound, "%v", err)
 	})
 
 	t.Run("client IP affinity keeps a client on one backend", func(t *testing.T) {
@@ -449,6 +506,66 @@ func testServiceProxyAndDNS(t *testing.T, iptables bool) {
 		_, ok := cl.exec(t, clientPod, "/hello", "wget", url)
 		assert.False(t, ok)
 	})
+}
+
+// loopbackResolver runs, until the test ends, a DNS server on a loopback
+// address that knows www.example. (192.0.2.10) and answers NXDOMAIN for
+// everything else, over UDP.
+func loopbackResolver(t *testing.T) netip.AddrPort {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	t.Cleanup(func() { pc.Close(); <-done })
+	go func() {
+		defer close(done)
+		buf := make([]byte, 65535)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			resp := dnsmessage.Header{ID: h.ID, Response: true, RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
+			known := q.Name.String() == "www.example."
+			if !known {
+				resp.RCode = dnsmessage.RCodeNameError
+			}
+			b := dnsmessage.NewBuilder(nil, resp)
+			_ = b.StartQuestions()
+			_ = b.Question(q)
+			_ = b.StartAnswers()
+			if known && q.Type == dnsmessage.TypeA {
+				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 30}, dnsmessage.AResource{A: [4]byte{192, 0, 2, 10}})
+			}
+			if out, err := b.Finish(); err == nil {
+				_, _ = pc.WriteTo(out, from)
+			}
+		}
+	}()
+	return netip.MustParseAddrPort(pc.LocalAddr().String())
+}
+
+// unusedClusterIP returns an address of the service CIDR no Service has.
+func unusedClusterIP(t *testing.T, cl *cluster) netip.Addr {
+	list, err := client.For[core.Service](cl.admin, "").List(context.Background(), client.ListOptions{})
+	require.NoError(t, err)
+	taken := map[string]bool{}
+	for _, s := range list.Items {
+		taken[s.Spec.ClusterIP] = true
+	}
+	for ip := netip.MustParseAddr("10.111.255.254"); ; ip = ip.Prev() {
+		if !taken[ip.String()] {
+			return ip
+		}
+	}
 }
 
 func get(url string) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/netip"
 	"os/exec"
 	"sort"
 	"strings"
@@ -13,15 +14,21 @@ import (
 
 // IPTables is the fallback backend for hosts without nft: it programs the
 // nat table through iptables-restore, in chains named with Prefix, hooked
-// from PREROUTING, OUTPUT and POSTROUTING by one jump each. Unlike the
-// nftables backend it rewrites all of its chains on every sync (one
-// iptables-restore --noflush transaction). Safe for use by one Proxy.
+// from PREROUTING, OUTPUT and POSTROUTING by one jump each, and the
+// rejection of untranslated service addresses in the filter table (one
+// chain, hooked from OUTPUT and FORWARD). Unlike the nftables backend it
+// rewrites all of its chains on every sync (one iptables-restore
+// --noflush transaction). Safe for use by one Proxy.
 type IPTables struct {
 	// Prefix starts every chain name; empty means "ORKIT-". At most 8
 	// characters (iptables chain names are limited to 28).
 	Prefix string
 	// NetNS, when set, runs the commands in that named network namespace.
 	NetNS string
+	// ServiceCIDRs are rejected when no Service rule translated them, as
+	// Config.ServiceCIDRs (which New copies here when this is nil); nil
+	// or empty rejects nothing.
+	ServiceCIDRs []netip.Prefix
 	// chains are the per-service chains of the last sync, deleted when gone.
 	chains map[string]bool
 }
@@ -113,13 +120,32 @@ func RenderIPTables(prefix string, services []*core.Service, endpoints []*core.E
 	return b.String(), chains
 }
 
-// hooks are the jumps from the built-in chains into the proxy's.
+// renderIPTablesFilter is the iptables-restore input (table filter) of
+// the chain rejecting what still goes to a service address after the nat
+// table: no Service port with endpoints translated it.
+func renderIPTablesFilter(prefix string, serviceCIDRs []netip.Prefix) string {
+	chain := prefix + "FILTER"
+	var b strings.Builder
+	b.WriteString("*filter\n:" + chain + " - [0:0]\n")
+	for _, p := range serviceCIDRs {
+		if p.IsValid() && p.Addr().Is4() {
+			fmt.Fprintf(&b, "-A %s -d %s -m comment --comment %q -j REJECT\n", chain, p.Masked(), "no Service port with endpoints")
+		}
+	}
+	b.WriteString("COMMIT\n")
+	return b.String()
+}
+
+// hooks are the jumps from the built-in chains into the proxy's: table,
+// then the rule.
 func (t *IPTables) hooks() [][]string {
 	p := t.prefix()
 	return [][]string{
-		{"PREROUTING", "-j", p + "SERVICES"},
-		{"OUTPUT", "-j", p + "SERVICES"},
-		{"POSTROUTING", "-j", p + "POSTROUTING"},
+		{"nat", "PREROUTING", "-j", p + "SERVICES"},
+		{"nat", "OUTPUT", "-j", p + "SERVICES"},
+		{"nat", "POSTROUTING", "-j", p + "POSTROUTING"},
+		{"filter", "OUTPUT", "-j", p + "FILTER"},
+		{"filter", "FORWARD", "-j", p + "FILTER"},
 	}
 }
 
@@ -147,14 +173,15 @@ func (t *IPTables) Sync(ctx context.Context, services []*core.Service, endpoints
 	}
 	sort.Strings(gone)
 	script, chains := RenderIPTables(t.prefix(), services, endpoints, gone)
+	script += renderIPTablesFilter(t.prefix(), t.ServiceCIDRs)
 	if err := t.command(ctx, script, "iptables-restore", "--noflush", "-w"); err != nil {
 		t.chains = nil
 		return err
 	}
 	t.chains = chains
 	for _, h := range t.hooks() {
-		if t.command(ctx, "", append([]string{"iptables", "-w", "-t", "nat", "-C"}, h...)...) != nil {
-			if err := t.command(ctx, "", append([]string{"iptables", "-w", "-t", "nat", "-I"}, h...)...); err != nil {
+		if t.command(ctx, "", append([]string{"iptables", "-w", "-t", h[0], "-C"}, h[1:]...)...) != nil {
+			if err := t.command(ctx, "", append([]string{"iptables", "-w", "-t", h[0], "-I"}, h[1:]...)...); err != nil {
 				return err
 			}
 		}
@@ -162,39 +189,44 @@ func (t *IPTables) Sync(ctx context.Context, services []*core.Service, endpoints
 	return nil
 }
 
-// Cleanup removes the hooks and every chain with the prefix, also those
-// of an earlier process.
+// Cleanup removes the hooks and every chain with the prefix, in the nat
+// and filter tables, also those of an earlier process.
 func (t *IPTables) Cleanup(ctx context.Context) error {
 	for _, h := range t.hooks() {
-		for t.command(ctx, "", append([]string{"iptables", "-w", "-t", "nat", "-D"}, h...)...) == nil {
-		}
-	}
-	args := []string{"iptables-save", "-t", "nat"}
-	if t.NetNS != "" {
-		args = append([]string{"ip", "netns", "exec", t.NetNS}, args...)
-	}
-	out, err := exec.CommandContext(ctx, args[0], args[1:]...).Output()
-	if err != nil {
-		return fmt.Errorf("%w: iptables-save: %v", ErrApply, err)
-	}
-	var mine []string
-	for _, l := range strings.Split(string(out), "\n") {
-		if name, ok := strings.CutPrefix(l, ":"+t.prefix()); ok {
-			mine = append(mine, t.prefix()+strings.Fields(name)[0])
+		for t.command(ctx, "", append([]string{"iptables", "-w", "-t", h[0], "-D"}, h[1:]...)...) == nil {
 		}
 	}
 	t.chains = nil
-	if len(mine) == 0 {
+	var b strings.Builder
+	for _, table := range []string{"nat", "filter"} {
+		args := []string{"iptables-save", "-t", table}
+		if t.NetNS != "" {
+			args = append([]string{"ip", "netns", "exec", t.NetNS}, args...)
+		}
+		out, err := exec.CommandContext(ctx, args[0], args[1:]...).Output()
+		if err != nil {
+			return fmt.Errorf("%w: iptables-save: %v", ErrApply, err)
+		}
+		var mine []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if name, ok := strings.CutPrefix(l, ":"+t.prefix()); ok {
+				mine = append(mine, t.prefix()+strings.Fields(name)[0])
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		b.WriteString("*" + table + "\n")
+		for _, c := range mine {
+			b.WriteString(":" + c + " - [0:0]\n")
+		}
+		for _, c := range mine {
+			b.WriteString("-X " + c + "\n")
+		}
+		b.WriteString("COMMIT\n")
+	}
+	if b.Len() == 0 {
 		return nil
 	}
-	var b strings.Builder
-	b.WriteString("*nat\n")
-	for _, c := range mine {
-		b.WriteString(":" + c + " - [0:0]\n")
-	}
-	for _, c := range mine {
-		b.WriteString("-X " + c + "\n")
-	}
-	b.WriteString("COMMIT\n")
 	return t.command(ctx, b.String(), "iptables-restore", "--noflush", "-w")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,10 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
 )
+
+// DefaultServiceCIDRs are orkit's default cluster IP ranges (the API
+// server's allocator hands out 10.96.0.0/12).
+var DefaultServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("10.96.0.0/12")}
 
 // Config configures a Proxy.
 type Config struct {
@@ -33,6 +38,11 @@ type Config struct {
 	// Conntrack clears stale UDP flows after each apply; nil means
 	// NetlinkConntrack{} (this network namespace).
 	Conntrack Conntrack
+	// ServiceCIDRs are the cluster IP ranges: traffic to them that no
+	// Service port translated is rejected (output and forward), so a
+	// cluster IP without endpoints fails at once. nil means
+	// DefaultServiceCIDRs; empty (non-nil) rejects nothing.
+	ServiceCIDRs []netip.Prefix
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -75,6 +85,12 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Conntrack == nil {
 		cfg.Conntrack = NetlinkConntrack{}
+	}
+	if cfg.ServiceCIDRs == nil {
+		cfg.ServiceCIDRs = slices.Clone(DefaultServiceCIDRs)
+	}
+	if cfg.IPTables != nil && cfg.IPTables.ServiceCIDRs == nil {
+		cfg.IPTables.ServiceCIDRs = cfg.ServiceCIDRs
 	}
 	return &Proxy{cfg: cfg, cache: NewCache(cfg.Client, cfg.Logger)}, nil
 }
@@ -178,7 +194,7 @@ func (p *Proxy) apply(ctx context.Context, svcs []*core.Service, eps []*core.End
 		return p.cfg.IPTables.Sync(ctx, svcs, eps)
 	}
 	want := Render(svcs, eps)
-	want.Table = p.cfg.Table
+	want.Table, want.ServiceCIDRs = p.cfg.Table, p.cfg.ServiceCIDRs
 	var script string
 	if p.applied.Chains == nil {
 		script = want.Script()

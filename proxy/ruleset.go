@@ -33,6 +33,12 @@ const (
 type Ruleset struct {
 	// Table is the table's name in family ip; empty means TableName.
 	Table string
+	// ServiceCIDRs are rejected (on output and forward) when no Service
+	// rule translated them: with the host guard routing them to a dummy
+	// device, a cluster IP without a Service port fails at once and
+	// nothing leaves the host. Part of the table's base, written by
+	// Script; Diff assumes it unchanged.
+	ServiceCIDRs []netip.Prefix
 	// Chains maps a chain name to its rules, one per line.
 	Chains map[string]string
 	// Sets maps a set name to its declaration (type, flags, timeout).

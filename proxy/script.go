@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 )
@@ -15,8 +16,9 @@ func tableRef(name string) string {
 	return TableFamily + " " + name
 }
 
-// baseScript creates the table, its hooks and its two dispatch maps.
-func baseScript(b *strings.Builder, table string) {
+// baseScript creates the table, its hooks, its two dispatch maps and the
+// reject rules for untranslated service addresses.
+func baseScript(b *strings.Builder, table string, serviceCIDRs []netip.Prefix) {
 	fmt.Fprintf(b, "add table %s\n", table)
 	fmt.Fprintf(b, "add map %s %s { type ipv4_addr . inet_proto . inet_service : verdict; }\n", table, serviceIPsMap)
 	fmt.Fprintf(b, "add map %s %s { type inet_proto . inet_service : verdict; }\n", table, nodePortsMap)
@@ -29,6 +31,26 @@ func baseScript(b *strings.Builder, table string) {
 	fmt.Fprintf(b, "add rule %s nat-output jump services\n", table)
 	fmt.Fprintf(b, "add chain %s nat-postrouting { type nat hook postrouting priority 100; policy accept; }\n", table)
 	fmt.Fprintf(b, "add rule %s nat-postrouting meta mark & 0x%x == 0x%x masquerade\n", table, MasqueradeMark, MasqueradeMark)
+	if cidrs := v4Prefixes(serviceCIDRs); cidrs != "" {
+		// After dstnat (priority -100): what still goes to a service
+		// address matched no Service port with endpoints.
+		for _, hook := range []string{"output", "forward"} {
+			fmt.Fprintf(b, "add chain %s filter-%s { type filter hook %s priority 0; policy accept; }\n", table, hook, hook)
+			fmt.Fprintf(b, "add rule %s filter-%s ip daddr { %s } reject comment %q\n", table, hook, cidrs, "no Service port with endpoints")
+		}
+	}
+}
+
+// v4Prefixes lists the IPv4 prefixes of ps, comma-separated (the table is
+// family ip).
+func v4Prefixes(ps []netip.Prefix) string {
+	var out []string
+	for _, p := range ps {
+		if p.IsValid() && p.Addr().Is4() {
+			out = append(out, p.Masked().String())
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // DeleteScript removes the table name (empty: TableName), whether or not
@@ -43,7 +65,7 @@ func DeleteScript(name string) string {
 func (rs Ruleset) Script() string {
 	var b strings.Builder
 	b.WriteString(DeleteScript(rs.Table))
-	baseScript(&b, tableRef(rs.Table))
+	baseScript(&b, tableRef(rs.Table), rs.ServiceCIDRs)
 	rs.writeAdds(&b, Ruleset{}, func(string) bool { return true })
 	return b.String()
 }

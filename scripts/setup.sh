@@ -65,4 +65,6 @@ fi
 
 say "go mod download"
 go mod download
+say "go mod download (compat/)"
+(cd compat && go mod download)
 say "done"

@@ -1,6 +1,11 @@
 package core
 
-import "github.com/orkit/orkit/api/meta"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/orkit/orkit/api/meta"
+)
 
 // NodeSelectorOperator is the operator of a node selector requirement.
 type NodeSelectorOperator string
@@ -162,6 +167,89 @@ func TolerationsTolerateTaint(tolerations []Toleration, taint *Taint) bool {
 		if tolerations[i].ToleratesTaint(taint) {
 			return true
 		}
+	}
+	return false
+}
+
+// PodMatchesNodeAffinity reports whether node carries every label of the
+// pod's nodeSelector and matches its required node affinity (any term), as
+// the scheduler's NodeAffinity predicate and the DaemonSet controller
+// decide where a pod may run. It is a pure function of its arguments.
+func PodMatchesNodeAffinity(pod *Pod, node *Node) bool {
+	for k, v := range pod.Spec.NodeSelector {
+		if got, ok := node.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	return MatchNodeSelectorTerms(node, a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+}
+
+// MatchNodeSelectorTerms reports whether node matches any of terms (none
+// matches when terms is empty).
+func MatchNodeSelectorTerms(node *Node, terms []NodeSelectorTerm) bool {
+	for i := range terms {
+		if MatchNodeSelectorTerm(node, &terms[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchNodeSelectorTerm reports whether node satisfies every requirement
+// of term. A term with no requirements matches no node. matchFields
+// supports metadata.name with In and NotIn.
+func MatchNodeSelectorTerm(node *Node, term *NodeSelectorTerm) bool {
+	if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+		return false
+	}
+	for i := range term.MatchExpressions {
+		r := &term.MatchExpressions[i]
+		v, ok := node.Labels[r.Key]
+		if !r.matches(v, ok) {
+			return false
+		}
+	}
+	for i := range term.MatchFields {
+		r := &term.MatchFields[i]
+		if r.Key != "metadata.name" || (r.Operator != NodeSelectorOpIn && r.Operator != NodeSelectorOpNotIn) {
+			return false
+		}
+		if !r.matches(node.Name, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// matches applies the requirement to the value v (present when ok). Gt
+// and Lt compare integers; a value or bound that is not one fails.
+func (r *NodeSelectorRequirement) matches(v string, ok bool) bool {
+	switch r.Operator {
+	case NodeSelectorOpIn:
+		return ok && slices.Contains(r.Values, v)
+	case NodeSelectorOpNotIn:
+		return !ok || !slices.Contains(r.Values, v)
+	case NodeSelectorOpExists:
+		return ok
+	case NodeSelectorOpDoesNotExist:
+		return !ok
+	case NodeSelectorOpGt, NodeSelectorOpLt:
+		if !ok || len(r.Values) != 1 {
+			return false
+		}
+		have, err1 := strconv.ParseInt(v, 10, 64)
+		bound, err2 := strconv.ParseInt(r.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if r.Operator == NodeSelectorOpGt {
+			return have > bound
+		}
+		return have < bound
 	}
 	return false
 }

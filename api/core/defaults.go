@@ -88,11 +88,22 @@ func hasFinalizer(fs []FinalizerName, f FinalizerName) bool {
 	return false
 }
 
-// DefaultSecret sets the type of a Secret with none to Opaque.
+// DefaultSecret sets the type of a Secret with none to Opaque and merges
+// stringData into data, a stringData key replacing the same data key, then
+// clears stringData: it is a write-only convenience that Kubernetes'
+// conversion folds into data on every create and update, so it is never
+// stored or returned.
 func DefaultSecret(s *Secret) {
 	if s.Type == "" {
 		s.Type = SecretTypeOpaque
 	}
+	if len(s.StringData) > 0 && s.Data == nil {
+		s.Data = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
 }
 
 // DefaultNode fills podCIDR from podCIDRs or the other way round (as

@@ -189,6 +189,13 @@ func TestDefaultOtherKinds(t *testing.T) {
 		s = &Secret{Type: SecretTypeTLS}
 		DefaultSecret(s)
 		assert.Equal(t, SecretTypeTLS, s.Type)
+		s = &Secret{Data: map[string][]byte{"a": []byte("old"), "b": []byte("b")}, StringData: map[string]string{"a": "new", "c": "c"}}
+		DefaultSecret(s)
+		assert.Equal(t, map[string][]byte{"a": []byte("new"), "b": []byte("b"), "c": []byte("c")}, s.Data, "stringData wins")
+		assert.Nil(t, s.StringData, "stringData is write-only")
+		s = &Secret{StringData: map[string]string{"k": "v"}}
+		DefaultSecret(s)
+		assert.Equal(t, map[string][]byte{"k": []byte("v")}, s.Data)
 	})
 	t.Run("endpoints", func(t *testing.T) {
 		ep := &Endpoints{Subsets: []EndpointSubset{{Ports: []EndpointPort{{Port: 80}, {Port: 53, Protocol: ProtocolUDP}}}}}

@@ -20,7 +20,12 @@
 //   - helpers many components share: GetPodQOS and ComputePodQOS,
 //     PodRequests, IsPodReady, GetPodCondition, UpdatePodCondition,
 //     ResourceList accessors (Cpu, Memory, Pods, ...), Toleration.ToleratesTaint,
-//     GetNodeCondition, NewObjectReference;
+//     GetNodeCondition, NewObjectReference, PodMatchesNodeAffinity,
+//     TolerationsTolerateTaint;
+//   - the options of the pods/log and pods/exec subresources (PodLogOptions,
+//     PodExecOptions) with their query encodings, both the API server's and
+//     the one it uses to reach the kubelet (KubeletQuery), so neither side
+//     imports the other;
 //   - Register (and Types), which add every core kind to a scheme.Scheme.
 //
 // The API server applies, for each write, Default and then Validate (or

@@ -34,6 +34,12 @@ const (
 	NamespaceTerminating NamespacePhase = "Terminating"
 )
 
+// NamespaceTerminatingCause is the StatusCause type of the 403 that a
+// create in a Terminating namespace gets (from the NamespaceLifecycle
+// admission plugin), as in Kubernetes' core/v1; clients that create in
+// namespaces (the ServiceAccount controller) recognize the refusal by it.
+const NamespaceTerminatingCause = "NamespaceTerminating"
+
 // NamespaceConditionType names a namespace condition.
 type NamespaceConditionType string
 

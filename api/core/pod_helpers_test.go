@@ -145,6 +145,57 @@ func TestToleratesTaint(t *testing.T) {
 	assert.True(t, dedicated.MatchTaint(&Taint{Key: "dedicated", Effect: TaintEffectNoSchedule}))
 }
 
+func TestPodMatchesNodeAffinity(t *testing.T) {
+	node := &Node{ObjectMeta: meta.ObjectMeta{Name: "n1", Labels: map[string]string{"zone": "a", "gen": "5", "ssd": ""}}}
+	withTerms := func(terms ...NodeSelectorTerm) *Pod {
+		return &Pod{Spec: PodSpec{Affinity: &Affinity{NodeAffinity: &NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &NodeSelector{NodeSelectorTerms: terms}}}}}
+	}
+	expr := func(key string, op NodeSelectorOperator, vals ...string) NodeSelectorTerm {
+		return NodeSelectorTerm{MatchExpressions: []NodeSelectorRequirement{{Key: key, Operator: op, Values: vals}}}
+	}
+	field := func(op NodeSelectorOperator, vals ...string) NodeSelectorTerm {
+		return NodeSelectorTerm{MatchFields: []NodeSelectorRequirement{{Key: "metadata.name", Operator: op, Values: vals}}}
+	}
+	selector := func(kv map[string]string) *Pod { return &Pod{Spec: PodSpec{NodeSelector: kv}} }
+	tests := []struct {
+		name string
+		pod  *Pod
+		want bool
+	}{
+		{"no constraints", &Pod{}, true},
+		{"nodeSelector match", selector(map[string]string{"zone": "a", "ssd": ""}), true},
+		{"nodeSelector wrong value", selector(map[string]string{"zone": "b"}), false},
+		{"nodeSelector missing label", selector(map[string]string{"rack": "1"}), false},
+		{"In", withTerms(expr("zone", NodeSelectorOpIn, "a", "b")), true},
+		{"In miss", withTerms(expr("zone", NodeSelectorOpIn, "b")), false},
+		{"NotIn", withTerms(expr("zone", NodeSelectorOpNotIn, "b")), true},
+		{"NotIn miss", withTerms(expr("zone", NodeSelectorOpNotIn, "a")), false},
+		{"NotIn absent key", withTerms(expr("rack", NodeSelectorOpNotIn, "a")), true},
+		{"Exists", withTerms(expr("ssd", NodeSelectorOpExists)), true},
+		{"Exists miss", withTerms(expr("gpu", NodeSelectorOpExists)), false},
+		{"DoesNotExist", withTerms(expr("gpu", NodeSelectorOpDoesNotExist)), true},
+		{"DoesNotExist miss", withTerms(expr("ssd", NodeSelectorOpDoesNotExist)), false},
+		{"Gt", withTerms(expr("gen", NodeSelectorOpGt, "4")), true},
+		{"Gt equal", withTerms(expr("gen", NodeSelectorOpGt, "5")), false},
+		{"Lt", withTerms(expr("gen", NodeSelectorOpLt, "6")), true},
+		{"Lt not a number", withTerms(expr("zone", NodeSelectorOpLt, "6")), false},
+		{"Gt two bounds", withTerms(expr("gen", NodeSelectorOpGt, "1", "2")), false},
+		{"unknown operator", withTerms(expr("zone", "Matches", "a")), false},
+		{"matchFields In", withTerms(field(NodeSelectorOpIn, "n1")), true},
+		{"matchFields NotIn", withTerms(field(NodeSelectorOpNotIn, "n1")), false},
+		{"matchFields Exists unsupported", withTerms(field(NodeSelectorOpExists)), false},
+		{"any term matches", withTerms(expr("zone", NodeSelectorOpIn, "b"), field(NodeSelectorOpIn, "n1")), true},
+		{"empty term matches nothing", withTerms(NodeSelectorTerm{}), false},
+		{"no terms match nothing", withTerms(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, PodMatchesNodeAffinity(tt.pod, node))
+		})
+	}
+}
+
 func TestConditions(t *testing.T) {
 	pod := &Pod{}
 	assert.False(t, IsPodReady(pod))

@@ -91,8 +91,10 @@ func NewForbidden(gr meta.GroupResource, name, msg string) *meta.Status {
 		&meta.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
-// NewGone (410): the requested resourceVersion is too old.
-func NewGone(msg string) *meta.Status {
+// NewResourceExpired (410, reason Expired): the requested resourceVersion
+// is older than the server keeps, as kube-apiserver answers a list or watch
+// from a compacted revision. The client lists again (IsResourceExpired).
+func NewResourceExpired(msg string) *meta.Status {
 	return newStatus(http.StatusGone, meta.StatusReasonExpired, msg, nil)
 }
 
@@ -102,6 +104,40 @@ func NewMethodNotSupported(gr meta.GroupResource, verb string) *meta.Status {
 		fmt.Sprintf("%s is not supported on resources of kind %q", verb, gr.String()),
 		&meta.StatusDetails{Group: gr.Group, Kind: gr.Resource})
 }
+
+// NewPathNotFound: `the server could not find the requested resource`
+// (404), kube-apiserver's answer for a path no route serves (an unknown
+// group or resource, a named object of a namespaced kind without a
+// namespace, a cluster-scoped kind under a namespace).
+func NewPathNotFound() *meta.Status {
+	return newStatus(http.StatusNotFound, meta.StatusReasonNotFound,
+		"the server could not find the requested resource", &meta.StatusDetails{})
+}
+
+// NewMethodNotAllowed: `the server does not allow this method on the
+// requested resource` (405), kube-apiserver's answer for a path whose route
+// does not take the method (a create or delete of a namespaced kind across
+// all namespaces).
+func NewMethodNotAllowed() *meta.Status {
+	return newStatus(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", &meta.StatusDetails{})
+}
+
+// NewTooLargeResourceVersion: `Timeout: Too large resource version: 12,
+// current: 10` (504, retry after one second), kube-apiserver's answer when
+// a read asks for a resourceVersion the server has not reached in time.
+// Its cause (ResourceVersionTooLarge) is what client-go's reflector checks.
+func NewTooLargeResourceVersion(requested, current int64) *meta.Status {
+	return newStatus(http.StatusGatewayTimeout, meta.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", requested, current),
+		&meta.StatusDetails{RetryAfterSeconds: 1, Causes: []meta.StatusCause{
+			{Type: CauseTypeResourceVersionTooLarge, Message: "Too large resource version"},
+		}})
+}
+
+// CauseTypeResourceVersionTooLarge is the cause type of
+// NewTooLargeResourceVersion.
+const CauseTypeResourceVersionTooLarge = "ResourceVersionTooLarge"
 
 // NewNotAcceptable (406).
 func NewNotAcceptable(msg string) *meta.Status {
@@ -178,10 +214,22 @@ func IsForbidden(err error) bool { return hasReason(err, meta.StatusReasonForbid
 // IsUnauthorized reports whether err is an Unauthorized Status.
 func IsUnauthorized(err error) bool { return hasReason(err, meta.StatusReasonUnauthorized) }
 
-// IsGone reports whether err says a resourceVersion is too old (410).
+// IsResourceExpired reports whether err is a Status with reason Expired:
+// the resourceVersion asked for is older than the server keeps (410 from
+// kube-apiserver and orkit's API server alike).
+func IsResourceExpired(err error) bool { return hasReason(err, meta.StatusReasonExpired) }
+
+// IsGone reports whether err is a Status with reason Gone, or a 410 whose
+// reason is not one the API defines (a proxy's plain 410), as client-go's
+// IsGone does. A too-old resourceVersion is reason Expired, so code that
+// must start over from a fresh list checks IsResourceExpired(err) ||
+// IsGone(err), as client-go's reflector does.
 func IsGone(err error) bool {
 	s := FromError(err)
-	return s != nil && (s.Code == http.StatusGone || s.Reason == meta.StatusReasonGone || s.Reason == meta.StatusReasonExpired)
+	if s == nil {
+		return false
+	}
+	return s.Reason == meta.StatusReasonGone || s.Code == http.StatusGone && !knownReason(s.Reason)
 }
 
 // IsTooManyRequests reports whether err is a 429 Status.
@@ -189,3 +237,17 @@ func IsTooManyRequests(err error) bool { return hasReason(err, meta.StatusReason
 
 // IsBadRequest reports whether err is a BadRequest Status.
 func IsBadRequest(err error) bool { return hasReason(err, meta.StatusReasonBadRequest) }
+
+// knownReason reports whether r is a reason the API defines (not empty).
+func knownReason(r meta.StatusReason) bool {
+	switch r {
+	case meta.StatusReasonUnauthorized, meta.StatusReasonForbidden, meta.StatusReasonNotFound,
+		meta.StatusReasonAlreadyExists, meta.StatusReasonConflict, meta.StatusReasonGone, meta.StatusReasonExpired,
+		meta.StatusReasonInvalid, meta.StatusReasonBadRequest, meta.StatusReasonMethodNotAllowed,
+		meta.StatusReasonNotAcceptable, meta.StatusReasonRequestEntityTooLarge, meta.StatusReasonUnsupportedMediaType,
+		meta.StatusReasonTooManyRequests, meta.StatusReasonInternalError, meta.StatusReasonServiceUnavailable,
+		meta.StatusReasonTimeout:
+		return true
+	}
+	return false
+}

@@ -28,8 +28,17 @@ func TestMessagesAndPredicates(t *testing.T) {
 		{"invalid", NewInvalid(meta.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "web",
 			field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), -1, "must be greater than or equal to 0")}),
 			http.StatusUnprocessableEntity, `Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`, IsInvalid},
-		{"gone", NewGone("too old resource version: 1 (5)"), http.StatusGone, "too old resource version: 1 (5)", IsGone},
+		{"expired", NewResourceExpired("too old resource version: 1 (5)"), http.StatusGone, "too old resource version: 1 (5)", IsResourceExpired},
 		{"429", NewTooManyRequests("too many requests", 1), http.StatusTooManyRequests, "too many requests", IsTooManyRequests},
+		{"no route", NewPathNotFound(), http.StatusNotFound, "the server could not find the requested resource", IsNotFound},
+		{"method", NewMethodNotAllowed(), http.StatusMethodNotAllowed, "the server does not allow this method on the requested resource",
+			func(err error) bool { return ReasonForError(err) == meta.StatusReasonMethodNotAllowed }},
+		{"too large rv", NewTooLargeResourceVersion(12, 10), http.StatusGatewayTimeout, "Timeout: Too large resource version: 12, current: 10",
+			func(err error) bool {
+				st := FromError(err)
+				return st != nil && st.Reason == meta.StatusReasonTimeout && st.Details.RetryAfterSeconds == 1 &&
+					len(st.Details.Causes) == 1 && st.Details.Causes[0].Type == CauseTypeResourceVersionTooLarge
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +47,35 @@ func TestMessagesAndPredicates(t *testing.T) {
 			assert.Equal(t, "Status", tt.err.Kind)
 			assert.True(t, tt.is(fmt.Errorf("wrapped: %w", tt.err)))
 			assert.False(t, tt.is(fmt.Errorf("plain")))
+		})
+	}
+}
+
+// TestExpiredAndGone: kube-apiserver answers a too-old resourceVersion with
+// 410 reason Expired; a 410 reason Gone, or a 410 with no reason the API
+// defines, is Gone. Code that relists checks both, as client-go does.
+func TestExpiredAndGone(t *testing.T) {
+	status := func(code int32, reason meta.StatusReason) error {
+		return fmt.Errorf("watch: %w", &meta.Status{Code: code, Reason: reason})
+	}
+	tests := []struct {
+		name          string
+		err           error
+		expired, gone bool
+	}{
+		{"kube-apiserver too old", NewResourceExpired("too old resource version: 1 (5)"), true, false},
+		{"reason Gone", status(http.StatusGone, meta.StatusReasonGone), false, true},
+		{"410 without a reason", status(http.StatusGone, ""), false, true},
+		{"410 with an unknown reason", status(http.StatusGone, "Vanished"), false, true},
+		{"Expired with another code", status(http.StatusInternalServerError, meta.StatusReasonExpired), true, false},
+		{"409 conflict", status(http.StatusConflict, meta.StatusReasonConflict), false, false},
+		{"not a Status", fmt.Errorf("410 gone"), false, false},
+		{"nil", nil, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.expired, IsResourceExpired(tt.err), "IsResourceExpired")
+			assert.Equal(t, tt.gone, IsGone(tt.err), "IsGone")
 		})
 	}
 }

@@ -15,6 +15,7 @@ const (
 	ErrorTypeRequired     ErrorType = "FieldValueRequired"
 	ErrorTypeDuplicate    ErrorType = "FieldValueDuplicate"
 	ErrorTypeInvalid      ErrorType = "FieldValueInvalid"
+	ErrorTypeTypeInvalid  ErrorType = "FieldValueTypeInvalid"
 	ErrorTypeNotSupported ErrorType = "FieldValueNotSupported"
 	ErrorTypeForbidden    ErrorType = "FieldValueForbidden"
 	ErrorTypeTooLong      ErrorType = "FieldValueTooLong"
@@ -28,6 +29,7 @@ var text = map[ErrorType]string{
 	ErrorTypeRequired:     "Required value",
 	ErrorTypeDuplicate:    "Duplicate value",
 	ErrorTypeInvalid:      "Invalid value",
+	ErrorTypeTypeInvalid:  "Invalid value",
 	ErrorTypeNotSupported: "Unsupported value",
 	ErrorTypeForbidden:    "Forbidden",
 	ErrorTypeTooLong:      "Too long",
@@ -56,7 +58,7 @@ func (e *Error) ErrorBody() string {
 	var b strings.Builder
 	b.WriteString(text[e.Type])
 	switch e.Type {
-	case ErrorTypeRequired, ErrorTypeForbidden, ErrorTypeTooLong, ErrorTypeInternal, ErrorTypeTooMany:
+	case ErrorTypeRequired, ErrorTypeForbidden, ErrorTypeTooLong, ErrorTypeInternal:
 	default:
 		switch v := e.BadValue.(type) {
 		case string:
@@ -70,6 +72,12 @@ func (e *Error) ErrorBody() string {
 		b.WriteString(": " + e.Detail)
 	}
 	return b.String()
+}
+
+// TypeInvalid reports a value of the wrong type; it reads as Invalid
+// ("Invalid value: ...") but its reason is FieldValueTypeInvalid.
+func TypeInvalid(p *Path, value any, detail string) *Error {
+	return &Error{Type: ErrorTypeTypeInvalid, Field: p.String(), BadValue: value, Detail: detail}
 }
 
 // Required reports a missing value.

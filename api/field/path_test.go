@@ -33,6 +33,11 @@ func TestErrorMessages(t *testing.T) {
 	assert.Equal(t, `spec.replicas: Unsupported value: "x": supported values: "a", "b"`,
 		NotSupported(p, "x", []string{"a", "b"}).Error())
 
+	assert.Equal(t, `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`,
+		TypeInvalid(p, "string", `spec.replicas in body must be of type integer: "string"`).Error())
+	assert.Equal(t, ErrorTypeTypeInvalid, TypeInvalid(p, "x", "").Type)
+	assert.Equal(t, `spec.items: Too many: 4: must have at most 3 items`, TooMany(NewPath("spec", "items"), 4, 3).Error())
+
 	l := ErrorList{Required(p, ""), Forbidden(NewPath("spec", "selector"), "field is immutable")}
 	err := l.ToAggregate()
 	assert.Equal(t, `[spec.replicas: Required value, spec.selector: Forbidden: field is immutable]`, err.Error())

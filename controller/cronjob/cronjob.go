@@ -23,24 +23,27 @@ import (
 // reconcile comes after it, as Kubernetes does.
 const nextDelta = 100 * time.Millisecond
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Workers reconcile different CronJobs at once; default 5.
 	Workers int
 	// Clock is the time the schedules are read against; it also drives
 	// the controller's delayed requeues. Default the real clock; tests
 	// pass a *workqueue.FakeClock.
 	Clock workqueue.Clock
-	// Recorder records the controller's Events; nil means a record.Writer
-	// of its own, added to the manager.
+	// Recorder records the controller's Events; default the manager's
+	// (Manager.Recorder).
 	Recorder record.Recorder
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler reconciles CronJobs. Make one with New; it is safe for
-// concurrent use by the controller's workers.
-type Reconciler struct {
+// Controller reconciles CronJobs. It is a *controller.Controller (add it to
+// the Manager it was made on, or Run it) reconciling with its own
+// Reconcile. Make one with New; it is safe for concurrent use by the
+// controller's workers.
+type Controller struct {
+	*controller.Controller
 	client   *client.Client
 	cronJobs informer.Lister[*batch.CronJob]
 	jobs     informer.Lister[*batch.Job]
@@ -49,57 +52,53 @@ type Reconciler struct {
 	clock    workqueue.Clock
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the CronJob controller over the manager's shared informers of
-// CronJobs and Jobs. Add the returned controller to the manager to run
-// it.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the CronJob controller over m's shared informers of CronJobs
+// and Jobs, writing through m's client; add it to m (m.Add) to run it while
+// m leads, or Run it. It fails with ErrInvalidConfig without a manager, and
+// when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 5
+	if cfg.Workers <= 0 {
+		cfg.Workers = 5
 	}
-	if opts.Clock == nil {
-		opts.Clock = workqueue.RealClock{}
+	if cfg.Clock == nil {
+		cfg.Clock = workqueue.RealClock{}
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	cjInf, err := controller.InformerFor[batch.CronJob](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	jobInf, err := controller.InformerFor[batch.Job](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), cronJobs: cjInf.Lister(), jobs: jobInf.Lister(), log: opts.Logger, clock: opts.Clock}
-	if r.rec, err = newRecorder(m, opts); err != nil {
-		return nil, nil, err
+	r := &Controller{client: m.Client(), cronJobs: cjInf.Lister(), jobs: jobInf.Lister(), log: cfg.Logger, clock: cfg.Clock}
+	if r.rec = cfg.Recorder; r.rec == nil {
+		if r.rec, err = m.Recorder(Component); err != nil {
+			return nil, err
+		}
 	}
-	c, err := controller.New("cronjob", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger, Clock: opts.Clock})
+	c, err := controller.New("cronjob", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger, Clock: cfg.Clock})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, cjInf)
 	controller.WatchOwned(c, jobInf, controller.OwnerKind{Group: batch.GroupName, Kind: "CronJob"})
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Reconcile brings one CronJob's Jobs and status up to date and runs it
 // when a schedule time has come. A status write that conflicts with a
 // newer version asks for another round without counting as an error.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if apierrors.IsConflict(err) {
-		return controller.Result{Requeue: true}, nil
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	cached, err := r.cronJobs.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil
@@ -126,7 +125,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (con
 }
 
 // ownedJobs returns the Jobs cj controls.
-func (r *Reconciler) ownedJobs(cj *batch.CronJob) []*batch.Job {
+func (r *Controller) ownedJobs(cj *batch.CronJob) []*batch.Job {
 	var out []*batch.Job
 	for _, j := range r.jobs.Namespace(cj.Namespace).List(nil) {
 		if ref := meta.ControllerOf(&j.ObjectMeta); ref != nil && ref.UID == cj.UID {
@@ -138,7 +137,7 @@ func (r *Reconciler) ownedJobs(cj *batch.CronJob) []*batch.Job {
 
 // syncActive makes status.active the unfinished Jobs and sets
 // lastSuccessfulTime from the completed ones.
-func (r *Reconciler) syncActive(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) error {
+func (r *Controller) syncActive(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) error {
 	byName := map[string]*batch.Job{}
 	for _, j := range jobs {
 		byName[j.Name] = j
@@ -189,7 +188,7 @@ func jobReference(j *batch.Job) core.ObjectReference {
 }
 
 // writeStatus writes st unless cj has it already.
-func (r *Reconciler) writeStatus(ctx context.Context, cj *batch.CronJob, st batch.CronJobStatus) error {
+func (r *Controller) writeStatus(ctx context.Context, cj *batch.CronJob, st batch.CronJobStatus) error {
 	if statusEqual(&cj.Status, &st) {
 		return nil
 	}

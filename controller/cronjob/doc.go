@@ -17,6 +17,6 @@
 // parsed by api/batch/cron, in spec.timeZone when set, else in the zone
 // of the controller's clock (as Kubernetes uses the controller manager's
 // local time). The controller reads time from
-// Options.Clock, and its delayed requeues run on it, so tests can move
+// Config.Clock, and its delayed requeues run on it, so tests can move
 // time instead of waiting for minutes.
 package cronjob

@@ -2,5 +2,5 @@ package cronjob
 
 import "errors"
 
-// ErrInvalidOptions is returned by New for unusable options.
-var ErrInvalidOptions = errors.New("invalid cronjob controller options")
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("cronjob: invalid config")

@@ -43,7 +43,7 @@ func setup(t *testing.T) *env {
 	start := time.Now().Truncate(time.Minute).Add(time.Minute + 10*time.Second)
 	e := &env{c: cl.Client(t, cl.AdminKubeconfig), kubeconfig: cl.AdminKubeconfig, clock: workqueue.NewFakeClock(start), rec: &record.Fake{},
 		fates: map[string]testnode.Fate{}}
-	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 1, Bind: true})
+	agent := testnode.RunAgent(t, e.c, testnode.Config{Nodes: 1, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -55,12 +55,12 @@ func setup(t *testing.T) *env {
 		}
 		return testnode.Ready
 	})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	jc, _, err := job.New(m, job.Options{Logger: testnode.QuietLogger(), Recorder: record.Discard{}})
+	jc, err := job.New(m, job.Config{Logger: testnode.QuietLogger(), Recorder: record.Discard{}})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(jc))
-	cc, _, err := cronjob.New(m, cronjob.Options{Logger: testnode.QuietLogger(), Clock: e.clock, Recorder: e.rec})
+	cc, err := cronjob.New(m, cronjob.Config{Logger: testnode.QuietLogger(), Clock: e.clock, Recorder: e.rec})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(cc))
 	tickClock(t, e.clock)

@@ -18,7 +18,7 @@ import (
 // run starts cj's Job for the most recent schedule time, if one is due
 // and allowed, updating cj.Status; it asks to be called again at the next
 // schedule time.
-func (r *Reconciler) run(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) (controller.Result, error) {
+func (r *Controller) run(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) (controller.Result, error) {
 	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 		return controller.Result{}, nil
 	}
@@ -83,7 +83,7 @@ func (r *Reconciler) run(ctx context.Context, cj *batch.CronJob, jobs []*batch.J
 
 // replaceActive deletes cj's active Jobs (and, in the background, their
 // pods).
-func (r *Reconciler) replaceActive(ctx context.Context, cj *batch.CronJob) error {
+func (r *Controller) replaceActive(ctx context.Context, cj *batch.CronJob) error {
 	for len(cj.Status.Active) > 0 {
 		ref := cj.Status.Active[0]
 		if err := r.deleteJob(ctx, cj, ref.Name, ref.UID); err != nil {
@@ -95,7 +95,7 @@ func (r *Reconciler) replaceActive(ctx context.Context, cj *batch.CronJob) error
 }
 
 // deleteJob deletes one of cj's Jobs with background propagation.
-func (r *Reconciler) deleteJob(ctx context.Context, cj *batch.CronJob, name string, uid meta.UID) error {
+func (r *Controller) deleteJob(ctx context.Context, cj *batch.CronJob, name string, uid meta.UID) error {
 	bg := meta.DeletePropagationBackground
 	err := client.For[batch.Job](r.client, cj.Namespace).Delete(ctx, name,
 		&meta.DeleteOptions{PropagationPolicy: &bg, Preconditions: &meta.Preconditions{UID: &uid}})
@@ -111,7 +111,7 @@ func (r *Reconciler) deleteJob(ctx context.Context, cj *batch.CronJob, name stri
 }
 
 // create creates cj's Job for scheduled and records it in cj.Status.
-func (r *Reconciler) create(ctx context.Context, cj *batch.CronJob, scheduled time.Time) error {
+func (r *Controller) create(ctx context.Context, cj *batch.CronJob, scheduled time.Time) error {
 	j, err := client.For[batch.Job](r.client, cj.Namespace).Create(ctx, NewJob(cj, scheduled))
 	if apierrors.IsAlreadyExists(err) {
 		// Created by an earlier round whose status write was lost: adopt
@@ -165,7 +165,7 @@ func NewJob(cj *batch.CronJob, scheduled time.Time) *batch.Job {
 
 // cleanHistory deletes the oldest finished Jobs beyond the history
 // limits (nil limits keep everything).
-func (r *Reconciler) cleanHistory(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) error {
+func (r *Controller) cleanHistory(ctx context.Context, cj *batch.CronJob, jobs []*batch.Job) error {
 	var ok, failed []*batch.Job
 	for _, j := range jobs {
 		switch done, how := batch.IsFinished(j); {

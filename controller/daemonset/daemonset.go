@@ -21,11 +21,11 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Options configure the DaemonSet controller; the zero value is usable.
-type Options struct {
+// Config configures the DaemonSet controller; the zero value is usable.
+type Config struct {
 	// Workers is how many DaemonSets are reconciled at once; default 1.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
@@ -50,12 +50,17 @@ type Controller struct {
 
 var _ controller.Reconciler = (*Controller)(nil)
 
-// New returns the controller over m's informers and client; add it to m
-// (m.Add) or Run it while m runs. It fails when an informer cannot be
+// New makes the DaemonSet controller over m's shared informers of
+// DaemonSets, Pods, Nodes and ControllerRevisions, writing through m's
+// client; add it to m (m.Add) to run it while m leads, or Run it. It fails
+// with ErrInvalidConfig without a manager, and when an informer cannot be
 // made.
-func New(m *controller.Manager, opts Options) (*Controller, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	dsInf, err := controller.InformerFor[apps.DaemonSet](m, "")
 	if err != nil {
@@ -76,15 +81,16 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
 		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
 		placement: &nodePlacement{seen: map[string]placementKey{}},
-		log:       opts.Logger.With("controller", "daemonset"), now: time.Now}
-	ctrl, err := controller.New("daemonset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+		log:       cfg.Logger.With("controller", "daemonset"), now: time.Now}
+	ctrl, err := controller.New("daemonset", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "DaemonSet"}
 	controller.WatchObjects(ctrl, dsInf)
 	controller.WatchOwned(ctrl, podInf, owner)
-	controller.Watch(ctrl, podInf, c.orphanRequests)
+	controller.Watch(ctrl, podInf, controller.EnqueueSelectingOwners[*core.Pod](dsInf.Lister(),
+		func(ds *apps.DaemonSet) *meta.LabelSelector { return ds.Spec.Selector }, nil))
 	podInf.AddEventHandler(c.expectationHandler(controller.EnqueueOwner[*core.Pod](owner)))
 	controller.WatchOwned(ctrl, revInf, owner)
 	controller.Watch(ctrl, nodeInf, c.nodeRequests)
@@ -147,17 +153,11 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, err
 	}
-	adopted, err := c.claimPods(ctx, ds, sel)
+	claimed, err := c.claimPods(ctx, ds, sel)
 	if err != nil {
 		return controller.Result{}, err
 	}
-	byNode := c.podsByNode(ds, sel)
-	for _, p := range adopted {
-		n := TargetNode(p)
-		if !slices.ContainsFunc(byNode[n], func(q *core.Pod) bool { return q.UID == p.UID }) { // the cache may show it already
-			byNode[n] = append(byNode[n], p)
-		}
-	}
+	byNode := groupByNode(claimed)
 	var retry time.Duration
 	if c.exp.Satisfied(req) {
 		if retry, err = c.manage(ctx, req, ds, byNode, hash); err != nil {
@@ -168,14 +168,22 @@ func (c *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	return controller.Result{RequeueAfter: retry}, c.writeStatus(ctx, ds, byNode, hash)
 }
 
-// podsByNode groups the DaemonSet's pods by the node they are for.
+// podsByNode groups the DaemonSet's pods in the cache by the node they
+// are for.
 func (c *Controller) podsByNode(ds *apps.DaemonSet, sel labels.Selector) map[string][]*core.Pod {
-	out := map[string][]*core.Pod{}
+	var pods []*core.Pod
 	for _, p := range c.pods.Namespace(ds.Namespace).List(sel) {
-		ref := meta.ControllerOf(&p.ObjectMeta)
-		if ref == nil || ref.UID != ds.UID {
-			continue
+		if ref := meta.ControllerOf(&p.ObjectMeta); ref != nil && ref.UID == ds.UID {
+			pods = append(pods, p)
 		}
+	}
+	return groupByNode(pods)
+}
+
+// groupByNode groups pods by the node they are for.
+func groupByNode(pods []*core.Pod) map[string][]*core.Pod {
+	out := map[string][]*core.Pod{}
+	for _, p := range pods {
 		n := TargetNode(p)
 		out[n] = append(out[n], p)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/scheduler/plugins"
 )
 
 // DaemonTolerations are added to every DaemonSet pod, as Kubernetes
@@ -54,7 +53,7 @@ func ShouldRun(ds *apps.DaemonSet, node *core.Node) bool {
 // It is a pure function of its arguments.
 func Placement(ds *apps.DaemonSet, node *core.Node) (run, keep bool) {
 	pod := &core.Pod{Spec: ds.Spec.Template.Spec}
-	if !plugins.PodMatchesNodeAffinity(pod, node) {
+	if !core.PodMatchesNodeAffinity(pod, node) {
 		return false, false
 	}
 	tol := withDaemonTolerations(ds.Spec.Template.Spec.Tolerations)

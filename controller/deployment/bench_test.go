@@ -40,11 +40,11 @@ func TestControllerManagerProcess(t *testing.T) {
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.WithLogger(testnode.QuietLogger()))
 	require.NoError(t, err)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c, Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	rc, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	rc, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	dc, _, err := deployment.New(m, deployment.Options{Logger: testnode.QuietLogger()})
+	dc, err := deployment.New(m, deployment.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(rc))
 	require.NoError(t, m.Add(dc))
@@ -87,7 +87,7 @@ func BenchmarkDeployment1000(b *testing.B) {
 func runDeployment1000(b *testing.B) {
 	cl := testnode.StartCluster(b)
 	c := cl.Client(b, cl.AdminKubeconfig)
-	testnode.RunAgent(b, c, testnode.Options{Nodes: 20, Bind: true, Workers: 8})
+	testnode.RunAgent(b, c, testnode.Config{Nodes: 20, Bind: true, Workers: 8})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestControllerManagerProcess$", "-test.v")
 	cmd.Env = append(os.Environ(), cmKubeconfigEnv+"="+cl.ControllerKubeconfig)
 	out, err := cmd.StdoutPipe()

@@ -17,21 +17,23 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Workers reconcile different Deployments at once; default 5.
 	Workers int
-	// Recorder records the ScalingReplicaSet Events; nil means a
-	// record.Writer of the controller's own, added to the manager.
+	// Recorder records the ScalingReplicaSet Events; default the manager's
+	// (Manager.Recorder).
 	Recorder record.Recorder
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler reconciles Deployments. Make one with New; it is safe for
-// concurrent use by the controller's workers (never two for one
-// Deployment).
-type Reconciler struct {
+// Controller reconciles Deployments. It is a *controller.Controller (add it
+// to the Manager it was made on, or Run it) reconciling with its own
+// Reconcile. Make one with New; it is safe for concurrent use by the
+// controller's workers (never two for one Deployment).
+type Controller struct {
+	*controller.Controller
 	client *client.Client
 	ds     informer.Lister[*apps.Deployment]
 	rss    informer.Lister[*apps.ReplicaSet]
@@ -41,70 +43,68 @@ type Reconciler struct {
 	now    func() time.Time
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the Deployment controller over the manager's shared
-// informers of Deployments, ReplicaSets and Pods. Add the returned
-// controller to the manager (m.Add) to run it.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the Deployment controller over m's shared informers of
+// Deployments, ReplicaSets and Pods, writing through m's client; add it to
+// m (m.Add) to run it while m leads, or Run it. It fails with
+// ErrInvalidConfig without a manager, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 5
+	if cfg.Workers <= 0 {
+		cfg.Workers = 5
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	dInf, err := controller.InformerFor[apps.Deployment](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rsInf, err := controller.InformerFor[apps.ReplicaSet](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), ds: dInf.Lister(), rss: rsInf.Lister(), pods: podInf.Lister(),
-		log: opts.Logger, now: time.Now}
-	if r.rec, err = newRecorder(m, opts); err != nil {
-		return nil, nil, err
+	r := &Controller{client: m.Client(), ds: dInf.Lister(), rss: rsInf.Lister(), pods: podInf.Lister(),
+		log: cfg.Logger, now: time.Now}
+	if r.rec = cfg.Recorder; r.rec == nil {
+		if r.rec, err = m.Recorder(Component); err != nil {
+			return nil, err
+		}
 	}
-	c, err := controller.New("deployment", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("deployment", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, dInf)
 	controller.Watch(c, rsInf, r.rsRequests)
 	controller.Watch(c, podInf, r.podRequests)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // rsRequests maps a ReplicaSet to its controlling Deployment, or an
 // orphan to the Deployments whose selector matches it.
-func (r *Reconciler) rsRequests(rs *apps.ReplicaSet) []controller.Request {
+func (r *Controller) rsRequests(rs *apps.ReplicaSet) []controller.Request {
 	if ref := meta.ControllerOf(&rs.ObjectMeta); ref != nil {
 		if ref.Kind != "Deployment" || meta.ParseGroupVersion(ref.APIVersion).Group != apps.GroupName {
 			return nil
 		}
 		return []controller.Request{{Namespace: rs.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, d := range r.ds.Namespace(rs.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(d.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
-			out = append(out, controller.Request{Namespace: d.Namespace, Name: d.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*apps.ReplicaSet](r.ds, func(d *apps.Deployment) *meta.LabelSelector { return d.Spec.Selector }, nil)(rs)
 }
 
 // podRequests maps a pod's deletion to the Deployment of its
 // ReplicaSet: Recreate waits for old pods to be gone. Only pods whose
 // owner ReplicaSet is known map.
-func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
+func (r *Controller) podRequests(pod *core.Pod) []controller.Request {
 	if pod.DeletionTimestamp == nil && !core.IsPodTerminal(pod) {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
 }
 
 // Reconcile brings one Deployment one step closer to its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	d, err := r.ds.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil
@@ -158,7 +158,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // isScalingEvent reports whether d's replicas changed since its active
 // ReplicaSets were last scaled (their desired-replicas annotation).
-func (r *Reconciler) isScalingEvent(d *apps.Deployment, rsList []*apps.ReplicaSet) bool {
+func (r *Controller) isScalingEvent(d *apps.Deployment, rsList []*apps.ReplicaSet) bool {
 	want := fmt.Sprint(replicasOf(d.Spec.Replicas))
 	for _, rs := range rsList {
 		if rsReplicas(rs) == 0 {

@@ -3,8 +3,8 @@ package deployment
 import "errors"
 
 var (
-	// ErrInvalidOptions: New was given options it cannot use.
-	ErrInvalidOptions = errors.New("deployment: invalid options")
+	// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+	ErrInvalidConfig = errors.New("deployment: invalid config")
 	// ErrHashCollision: a ReplicaSet of the new template's name exists
 	// with another template; collisionCount was raised and the
 	// reconcile is retried with a new name.

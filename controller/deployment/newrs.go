@@ -17,7 +17,7 @@ import (
 // create is false) and the old ones. An existing new ReplicaSet gets the
 // next revision and d's annotations; a created one gets its name and
 // selector from the template's hash. d's revision annotation follows.
-func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet, create bool) (*apps.ReplicaSet, []*apps.ReplicaSet, error) {
+func (r *Controller) getNewReplicaSet(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet, create bool) (*apps.ReplicaSet, []*apps.ReplicaSet, error) {
 	newRS, old := findNewReplicaSet(d, rsList)
 	rev := MaxRevision(old)
 	if rev < math.MaxInt64 { // a hand-written huge revision saturates
@@ -36,7 +36,7 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *apps.Deployment, r
 	return newRS, old, r.setDeploymentRevision(ctx, d, newRS.Annotations[apps.RevisionAnnotation])
 }
 
-func (r *Reconciler) syncExistingNewRS(ctx context.Context, d *apps.Deployment, rs *apps.ReplicaSet, rev int64) error {
+func (r *Controller) syncExistingNewRS(ctx context.Context, d *apps.Deployment, rs *apps.ReplicaSet, rev int64) error {
 	changed := setNewRSAnnotations(d, rs, rev)
 	if rs.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
 		rs.Spec.MinReadySeconds, changed = d.Spec.MinReadySeconds, true
@@ -75,7 +75,7 @@ func NewReplicaSet(d *apps.Deployment) *apps.ReplicaSet {
 	}
 }
 
-func (r *Reconciler) createNewRS(ctx context.Context, d *apps.Deployment, old []*apps.ReplicaSet, rev int64) (*apps.ReplicaSet, error) {
+func (r *Controller) createNewRS(ctx context.Context, d *apps.Deployment, old []*apps.ReplicaSet, rev int64) (*apps.ReplicaSet, error) {
 	rs := NewReplicaSet(d)
 	n := NewRSNewReplicas(d, append(old[:len(old):len(old)], rs), rs)
 	rs.Spec.Replicas = &n
@@ -107,7 +107,7 @@ func (r *Reconciler) createNewRS(ctx context.Context, d *apps.Deployment, old []
 	return out, nil
 }
 
-func (r *Reconciler) bumpCollisionCount(ctx context.Context, d *apps.Deployment) error {
+func (r *Controller) bumpCollisionCount(ctx context.Context, d *apps.Deployment) error {
 	var c int32
 	if d.Status.CollisionCount != nil {
 		c = *d.Status.CollisionCount
@@ -123,7 +123,7 @@ func (r *Reconciler) bumpCollisionCount(ctx context.Context, d *apps.Deployment)
 
 // setDeploymentRevision gives d the revision annotation of its new
 // ReplicaSet.
-func (r *Reconciler) setDeploymentRevision(ctx context.Context, d *apps.Deployment, rev string) error {
+func (r *Controller) setDeploymentRevision(ctx context.Context, d *apps.Deployment, rev string) error {
 	if rev == "" || d.Annotations[apps.RevisionAnnotation] == rev {
 		return nil
 	}

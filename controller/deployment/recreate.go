@@ -13,7 +13,7 @@ import (
 // rolloutRecreate takes one step of a Recreate rollout: old ReplicaSets
 // to zero, wait until none of their pods is left, then the new
 // ReplicaSet to full size.
-func (r *Reconciler) rolloutRecreate(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) (controller.Result, error) {
+func (r *Controller) rolloutRecreate(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) (controller.Result, error) {
 	newRS, old, err := r.getNewReplicaSet(ctx, d, rsList, false)
 	if err != nil {
 		return controller.Result{}, err
@@ -50,7 +50,7 @@ func (r *Reconciler) rolloutRecreate(ctx context.Context, d *apps.Deployment, rs
 // oldPodsRunning reports whether any pod of an old ReplicaSet is still
 // there and not terminal (terminating ones count: Recreate waits for
 // them to be gone).
-func (r *Reconciler) oldPodsRunning(old []*apps.ReplicaSet) bool {
+func (r *Controller) oldPodsRunning(old []*apps.ReplicaSet) bool {
 	for _, rs := range old {
 		if rs.Status.Replicas > 0 {
 			return true

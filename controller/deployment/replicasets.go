@@ -25,29 +25,18 @@ func OwnerReference(d *apps.Deployment) meta.OwnerReference {
 }
 
 // claimReplicaSets returns the ReplicaSets d controls after adopting the
-// orphans its selector matches and releasing those it no longer does.
-// The objects are copies the caller may change.
-func (r *Reconciler) claimReplicaSets(ctx context.Context, d *apps.Deployment, sel labels.Selector) ([]*apps.ReplicaSet, error) {
-	var out []*apps.ReplicaSet
-	for _, rs := range r.rss.Namespace(d.Namespace).List(nil) {
-		ref := meta.ControllerOf(&rs.ObjectMeta)
-		match := sel.Matches(labels.Set(rs.Labels))
-		switch {
-		case ref != nil && ref.UID == d.UID && match:
-			out = append(out, meta.DeepCopy(rs))
-		case ref != nil && ref.UID == d.UID:
-			refs := controller.WithoutOwner(rs.OwnerReferences, d.UID)
-			if err := controller.SetOwners(ctx, r.client, rs, refs); err != nil {
-				return nil, err
-			}
-		case ref == nil && match && rs.DeletionTimestamp == nil:
-			if err := controller.SetOwners(ctx, r.client, rs, append(slices.Clone(rs.OwnerReferences), OwnerReference(d))); err != nil {
-				return nil, err
-			}
-			c := meta.DeepCopy(rs)
-			c.OwnerReferences = append(c.OwnerReferences, OwnerReference(d))
-			out = append(out, c)
-		}
+// orphans its selector matches and releasing those it no longer does
+// (controller.ClaimObjects; d, a copy, is not being deleted). The objects
+// are copies the caller may change, oldest first.
+func (r *Controller) claimReplicaSets(ctx context.Context, d *apps.Deployment, sel labels.Selector) ([]*apps.ReplicaSet, error) {
+	rss, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*apps.ReplicaSet]{Owner: d, Ref: OwnerReference(d), Selector: sel},
+		r.rss.Namespace(d.Namespace).List(nil))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*apps.ReplicaSet, len(rss))
+	for i, rs := range rss {
+		out[i] = meta.DeepCopy(rs)
 	}
 	slices.SortFunc(out, byCreation)
 	return out, nil
@@ -124,7 +113,7 @@ func setReplicasAnnotations(rs *apps.ReplicaSet, desired, maxReplicas int32) boo
 // scaleReplicaSet sets rs's replicas (and its replicas annotations) and
 // writes it when anything changed; rs is updated in place with the
 // stored object. It reports whether the replicas changed.
-func (r *Reconciler) scaleReplicaSet(ctx context.Context, rs *apps.ReplicaSet, n int32, d *apps.Deployment) (bool, error) {
+func (r *Controller) scaleReplicaSet(ctx context.Context, rs *apps.ReplicaSet, n int32, d *apps.Deployment) (bool, error) {
 	sizeChanged := rsReplicas(rs) != n
 	annChanged := setReplicasAnnotations(rs, replicasOf(d.Spec.Replicas), replicasOf(d.Spec.Replicas)+MaxSurge(d))
 	if !sizeChanged && !annChanged {
@@ -145,7 +134,7 @@ func (r *Reconciler) scaleReplicaSet(ctx context.Context, rs *apps.ReplicaSet, n
 
 // cleanup deletes the oldest of d's scaled-down ReplicaSets beyond
 // revisionHistoryLimit.
-func (r *Reconciler) cleanup(ctx context.Context, d *apps.Deployment, old []*apps.ReplicaSet) error {
+func (r *Controller) cleanup(ctx context.Context, d *apps.Deployment, old []*apps.ReplicaSet) error {
 	if d.Spec.RevisionHistoryLimit == nil {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 // rolloutRolling takes one step of a rolling update: scale the new
 // ReplicaSet up within maxSurge, else scale old ones down within
 // maxUnavailable, else (when complete) clean up old revisions.
-func (r *Reconciler) rolloutRolling(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) (controller.Result, error) {
+func (r *Controller) rolloutRolling(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) (controller.Result, error) {
 	newRS, old, err := r.getNewReplicaSet(ctx, d, rsList, true)
 	if err != nil {
 		return controller.Result{}, err
@@ -49,7 +49,7 @@ func activeReplicaSets(rss []*apps.ReplicaSet) []*apps.ReplicaSet {
 	return out
 }
 
-func (r *Reconciler) reconcileNewReplicaSet(ctx context.Context, all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (bool, error) {
+func (r *Controller) reconcileNewReplicaSet(ctx context.Context, all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (bool, error) {
 	want := replicasOf(d.Spec.Replicas)
 	switch {
 	case rsReplicas(newRS) == want:
@@ -62,7 +62,7 @@ func (r *Reconciler) reconcileNewReplicaSet(ctx context.Context, all []*apps.Rep
 
 // reconcileOldReplicaSets scales old ReplicaSets down as far as
 // maxUnavailable allows: first their unhealthy pods, then available ones.
-func (r *Reconciler) reconcileOldReplicaSets(ctx context.Context, all, old []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (bool, error) {
+func (r *Controller) reconcileOldReplicaSets(ctx context.Context, all, old []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (bool, error) {
 	if sum(old, rsReplicas) == 0 {
 		return false, nil
 	}
@@ -86,7 +86,7 @@ func (r *Reconciler) reconcileOldReplicaSets(ctx context.Context, all, old []*ap
 
 // cleanupUnhealthyReplicas removes old ReplicaSets' unavailable replicas,
 // at most max of them.
-func (r *Reconciler) cleanupUnhealthyReplicas(ctx context.Context, old []*apps.ReplicaSet, d *apps.Deployment, maxCleanup int32) (int32, error) {
+func (r *Controller) cleanupUnhealthyReplicas(ctx context.Context, old []*apps.ReplicaSet, d *apps.Deployment, maxCleanup int32) (int32, error) {
 	var total int32
 	for _, rs := range old {
 		if total >= maxCleanup {
@@ -107,7 +107,7 @@ func (r *Reconciler) cleanupUnhealthyReplicas(ctx context.Context, old []*apps.R
 
 // scaleDownOldForRollingUpdate scales old ReplicaSets (oldest first)
 // down by the available pods above minAvailable.
-func (r *Reconciler) scaleDownOldForRollingUpdate(ctx context.Context, all, old []*apps.ReplicaSet, d *apps.Deployment) (int32, error) {
+func (r *Controller) scaleDownOldForRollingUpdate(ctx context.Context, all, old []*apps.ReplicaSet, d *apps.Deployment) (int32, error) {
 	minAvailable := replicasOf(d.Spec.Replicas) - MaxUnavailable(d)
 	available := sum(all, availableCount)
 	if available <= minAvailable {

@@ -18,7 +18,7 @@ import (
 // sync handles a paused Deployment or a scaling event: scale the
 // ReplicaSets (proportionally during a rollout) and update the status,
 // without rolling anything out.
-func (r *Reconciler) sync(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) error {
+func (r *Controller) sync(ctx context.Context, d *apps.Deployment, rsList []*apps.ReplicaSet) error {
 	newRS, old, err := r.getNewReplicaSet(ctx, d, rsList, false)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (r *Reconciler) sync(ctx context.Context, d *apps.Deployment, rsList []*app
 }
 
 // syncStatusOnly refreshes the status of a Deployment being deleted.
-func (r *Reconciler) syncStatusOnly(ctx context.Context, d *apps.Deployment) error {
+func (r *Controller) syncStatusOnly(ctx context.Context, d *apps.Deployment) error {
 	var rss []*apps.ReplicaSet
 	for _, rs := range r.rss.Namespace(d.Namespace).List(nil) {
 		if ref := meta.ControllerOf(&rs.ObjectMeta); ref != nil && ref.UID == d.UID {
@@ -55,7 +55,7 @@ func (r *Reconciler) syncStatusOnly(ctx context.Context, d *apps.Deployment) err
 // scale resizes d's ReplicaSets to its replicas: the only active one
 // directly, else old ones to zero once the new one is saturated, else
 // proportionally to their size during a rolling update.
-func (r *Reconciler) scale(ctx context.Context, d *apps.Deployment, newRS *apps.ReplicaSet, old []*apps.ReplicaSet) error {
+func (r *Controller) scale(ctx context.Context, d *apps.Deployment, newRS *apps.ReplicaSet, old []*apps.ReplicaSet) error {
 	want := replicasOf(d.Spec.Replicas)
 	active := activeReplicaSets(append(slices.Clone(old), newRS))
 	if len(active) <= 1 {
@@ -216,7 +216,7 @@ func hasProgressDeadline(d *apps.Deployment) bool {
 // syncRolloutStatus sets the Progressing condition from the rollout's
 // progress and deadline, writes the status, and asks to be called again
 // when the deadline would pass.
-func (r *Reconciler) syncRolloutStatus(ctx context.Context, all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (controller.Result, error) {
+func (r *Controller) syncRolloutStatus(ctx context.Context, all []*apps.ReplicaSet, newRS *apps.ReplicaSet, d *apps.Deployment) (controller.Result, error) {
 	now := r.now()
 	st := calculateStatus(all, newRS, d, now)
 	hasDeadline := hasProgressDeadline(d)
@@ -234,7 +234,7 @@ func (r *Reconciler) syncRolloutStatus(ctx context.Context, all []*apps.ReplicaS
 	return requeueStuck(d, &st, now), nil
 }
 
-func (r *Reconciler) setProgressing(d *apps.Deployment, st *apps.DeploymentStatus, rsName string, now time.Time) {
+func (r *Controller) setProgressing(d *apps.Deployment, st *apps.DeploymentStatus, rsName string, now time.Time) {
 	cur := GetCondition(st, apps.DeploymentProgressing)
 	switch {
 	case DeploymentComplete(d, st):
@@ -273,7 +273,7 @@ func requeueStuck(d *apps.Deployment, st *apps.DeploymentStatus, now time.Time) 
 }
 
 // writeStatus writes st unless d already has it.
-func (r *Reconciler) writeStatus(ctx context.Context, d *apps.Deployment, st apps.DeploymentStatus) error {
+func (r *Controller) writeStatus(ctx context.Context, d *apps.Deployment, st apps.DeploymentStatus) error {
 	if statusEqual(&d.Status, &st) {
 		return nil
 	}

@@ -33,23 +33,26 @@ const (
 	ReasonUnmanagedPods           = "UnmanagedPods"
 )
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Workers reconcile different budgets at once; default 2.
 	Workers int
 	// Recorder records the NoPods, CalculateExpectedPodCountFailed and
-	// UnmanagedPods Events; nil records none.
+	// UnmanagedPods Events; default the manager's (Manager.Recorder).
 	Recorder record.Recorder
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
 
-// Reconciler computes and writes the status of PodDisruptionBudgets. Make
-// one with New; it is safe for concurrent use by the controller's workers
-// and holds no state beyond its listers.
-type Reconciler struct {
+// Controller computes and writes the status of PodDisruptionBudgets. It is
+// a *controller.Controller (add it to the Manager it was made on, or Run
+// it) reconciling with its own Reconcile. Make one with New; it is safe for
+// concurrent use by the controller's workers and holds no state beyond its
+// listers.
+type Controller struct {
+	*controller.Controller
 	client *client.Client
 	pdbs   informer.Lister[*policy.PodDisruptionBudget]
 	pods   informer.Lister[*core.Pod]
@@ -61,50 +64,56 @@ type Reconciler struct {
 	now    func() time.Time
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the disruption controller over the manager's shared informers
-// of PodDisruptionBudgets, Pods, ReplicaSets, Deployments and
-// StatefulSets. Add the returned controller to the manager (m.Add) to run
-// it. It fails with ErrInvalidOptions without a manager.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the disruption controller over m's shared informers of
+// PodDisruptionBudgets, Pods, ReplicaSets, Deployments and StatefulSets,
+// writing through m's client; add it to m (m.Add) to run it while m leads,
+// or Run it. It fails with ErrInvalidConfig without a manager, and when an
+// informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 2
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	pdbInf, err := controller.InformerFor[policy.PodDisruptionBudget](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rsInf, err := controller.InformerFor[apps.ReplicaSet](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	depInf, err := controller.InformerFor[apps.Deployment](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	stsInf, err := controller.InformerFor[apps.StatefulSet](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), pdbs: pdbInf.Lister(), pods: podInf.Lister(), rss: rsInf.Lister(),
-		deps: depInf.Lister(), sets: stsInf.Lister(), rec: opts.Recorder, log: opts.Logger, now: opts.Now}
-	c, err := controller.New("disruption", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	if cfg.Recorder == nil {
+		if cfg.Recorder, err = m.Recorder(Component); err != nil {
+			return nil, err
+		}
+	}
+	r := &Controller{client: m.Client(), pdbs: pdbInf.Lister(), pods: podInf.Lister(), rss: rsInf.Lister(),
+		deps: depInf.Lister(), sets: stsInf.Lister(), rec: cfg.Recorder, log: cfg.Logger, now: cfg.Now}
+	c, err := controller.New("disruption", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, pdbInf)
 	controller.Watch(c, podInf, func(p *core.Pod) []controller.Request { return r.budgetsSelecting(p.Namespace, p.Labels) })
@@ -117,13 +126,14 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 	controller.Watch(c, stsInf, func(s *apps.StatefulSet) []controller.Request {
 		return r.budgetsSelecting(s.Namespace, s.Spec.Template.Labels)
 	})
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // budgetsSelecting maps labels in ns to the budgets whose selector
 // matches them (a change of the pods, or of their controllers' scale,
 // concerns those budgets).
-func (r *Reconciler) budgetsSelecting(ns string, l map[string]string) []controller.Request {
+func (r *Controller) budgetsSelecting(ns string, l map[string]string) []controller.Request {
 	var out []controller.Request
 	for _, pdb := range r.pdbs.Namespace(ns).List(nil) {
 		if sel, err := labels.SelectorFromLabelSelector(pdb.Spec.Selector); err == nil && sel.Matches(labels.Set(l)) {
@@ -137,7 +147,7 @@ func (r *Reconciler) budgetsSelecting(ns string, l map[string]string) []controll
 // A budget whose status cannot be computed gets FailSafeStatus. Conflicts
 // with the eviction handler's writes return an error, so the request is
 // retried on a fresher cache.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	pdb, err := r.pdbs.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil
@@ -148,13 +158,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	now := r.now()
 	sel, err := labels.SelectorFromLabelSelector(pdb.Spec.Selector)
 	if err != nil {
-		return r.written(req, r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
+		return written(r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
 	}
 	pods := r.pods.Namespace(pdb.Namespace).List(sel)
 	res, err := ComputeStatus(pdb, pods, r.scaleOf, now)
 	if err != nil {
 		r.event(pdb, core.EventTypeWarning, ReasonCalculateExpectedFailed, "Failed to calculate the number of expected pods: "+err.Error())
-		return r.written(req, r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
+		return written(r.writeStatus(ctx, pdb, FailSafeStatus(pdb, err, now)), 0)
 	}
 	if statusEqual(&pdb.Status, &res.Status) {
 		return controller.Result{RequeueAfter: res.Recheck}, nil
@@ -168,20 +178,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 			"undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.", sel))
 		r.log.Info("pdb selects unmanaged pods", "pdb", req.String(), "pods", strings.Join(res.Unmanaged, ","))
 	}
-	return r.written(req, r.writeStatus(ctx, pdb, res.Status), res.Recheck)
+	return written(r.writeStatus(ctx, pdb, res.Status), res.Recheck)
 }
 
 // written turns the outcome of a status write into the reconcile's
-// result: a conflict (the eviction handler, or a newer status, wrote
-// first) is expected contention and retries after the queue's backoff
-// without counting as an error; other errors retry as errors; success
-// rechecks after recheck when positive.
-func (r *Reconciler) written(req controller.Request, err error, recheck time.Duration) (controller.Result, error) {
-	switch {
-	case apierrors.IsConflict(err):
-		r.log.Debug("pdb status changed meanwhile; recomputing", "pdb", req.String())
-		return controller.Result{Requeue: true}, nil
-	case err != nil:
+// result: an error retries (a conflict, when the eviction handler or a
+// newer status wrote first, quietly: the framework requeues conflicts
+// without counting them as errors); success rechecks after recheck when
+// positive.
+func written(err error, recheck time.Duration) (controller.Result, error) {
+	if err != nil {
 		return controller.Result{}, err
 	}
 	return controller.Result{RequeueAfter: recheck}, nil
@@ -189,7 +195,7 @@ func (r *Reconciler) written(req controller.Request, err error, recheck time.Dur
 
 // writeStatus writes st as pdb's status, guarded by the resourceVersion
 // of the cached pdb (a conflict is returned, and the request retried).
-func (r *Reconciler) writeStatus(ctx context.Context, pdb *policy.PodDisruptionBudget, st policy.PodDisruptionBudgetStatus) error {
+func (r *Controller) writeStatus(ctx context.Context, pdb *policy.PodDisruptionBudget, st policy.PodDisruptionBudgetStatus) error {
 	if statusEqual(&pdb.Status, &st) {
 		return nil
 	}
@@ -208,7 +214,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, pdb *policy.PodDisruptionB
 // scaleOf is the controller's ScaleFunc over its listers: a ReplicaSet's
 // replicas, or its Deployment's when a Deployment controls it, and a
 // StatefulSet's. The object must still have the UID the reference names.
-func (r *Reconciler) scaleOf(ns string, ref *meta.OwnerReference) (Scale, bool, error) {
+func (r *Controller) scaleOf(ns string, ref *meta.OwnerReference) (Scale, bool, error) {
 	if meta.ParseGroupVersion(ref.APIVersion).Group != apps.GroupName {
 		return Scale{}, false, nil
 	}
@@ -244,7 +250,7 @@ func replicas(n *int32) int32 {
 }
 
 // event records an Event on pdb when the controller has a recorder.
-func (r *Reconciler) event(pdb *policy.PodDisruptionBudget, eventType, reason, message string) {
+func (r *Controller) event(pdb *policy.PodDisruptionBudget, eventType, reason, message string) {
 	if r.rec != nil {
 		r.rec.Event(pdb, eventType, reason, message)
 	}

@@ -2,8 +2,8 @@ package disruption
 
 import "errors"
 
-// ErrInvalidOptions: New was given options it cannot use.
-var ErrInvalidOptions = errors.New("disruption: invalid options")
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("disruption: invalid config")
 
 // ErrNoController: a budget that counts its pods' controllers' replicas
 // (maxUnavailable, or a percentage minAvailable) selects a pod whose

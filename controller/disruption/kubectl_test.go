@@ -49,16 +49,16 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 2})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	agent := testnode.RunAgent(t, admin, testnode.Config{Nodes: 2})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	rc, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	rc, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	dc, _, err := deployment.New(m, deployment.Options{Logger: testnode.QuietLogger()})
+	dc, err := deployment.New(m, deployment.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	pc, _, err := disruption.New(m, disruption.Options{Logger: testnode.QuietLogger()})
+	pc, err := disruption.New(m, disruption.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	for _, c := range []*controller.Controller{rc, dc, pc} {
+	for _, c := range []controller.Runnable{rc, dc, pc} {
 		require.NoError(t, m.Add(c))
 	}
 	testnode.RunManager(t, m)

@@ -17,59 +17,68 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Workers reconcile different Services at once; default 5.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler keeps Endpoints in step with Services and pods. Make one
-// with New; safe for concurrent use by the controller's workers.
-type Reconciler struct {
+// Controller keeps Endpoints in step with Services and pods. It is a
+// *controller.Controller (add it to the Manager it was made on, or Run it)
+// reconciling with its own Reconcile. Make one with New; safe for
+// concurrent use by the controller's workers.
+type Controller struct {
+	*controller.Controller
 	client    *client.Client
 	services  informer.Lister[*core.Service]
 	pods      informer.Lister[*core.Pod]
 	endpoints informer.Lister[*core.Endpoints]
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the Endpoints controller over the manager's shared informers
-// of Services, Pods and Endpoints. Add it to the manager to run it.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the Endpoints controller over m's shared informers of Services,
+// Pods and Endpoints, writing through m's client; add it to m (m.Add) to
+// run it while m leads, or Run it. It fails with ErrInvalidConfig without a
+// manager, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 5
+	if cfg.Workers <= 0 {
+		cfg.Workers = 5
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	svcInf, err := controller.InformerFor[core.Service](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	epInf, err := controller.InformerFor[core.Endpoints](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), services: svcInf.Lister(), pods: podInf.Lister(), endpoints: epInf.Lister()}
-	c, err := controller.New("endpoints", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	r := &Controller{client: m.Client(), services: svcInf.Lister(), pods: podInf.Lister(), endpoints: epInf.Lister()}
+	c, err := controller.New("endpoints", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, svcInf)
 	controller.WatchObjects(c, epInf) // repair edits of managed Endpoints
 	controller.Watch(c, podInf, r.podServices)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // podServices maps a pod to the Services of its namespace selecting it.
-func (r *Reconciler) podServices(pod *core.Pod) []controller.Request {
+func (r *Controller) podServices(pod *core.Pod) []controller.Request {
 	var out []controller.Request
 	for _, svc := range r.services.Namespace(pod.Namespace).List(nil) {
 		if len(svc.Spec.Selector) > 0 && labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
@@ -80,7 +89,7 @@ func (r *Reconciler) podServices(pod *core.Pod) []controller.Request {
 }
 
 // Reconcile writes the Endpoints of one Service.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	eps := client.For[core.Endpoints](r.client, req.Namespace)
 	svc, err := r.services.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {

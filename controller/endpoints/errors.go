@@ -2,5 +2,5 @@ package endpoints
 
 import "errors"
 
-// ErrInvalidOptions: New was given options it cannot use.
-var ErrInvalidOptions = errors.New("endpoints: invalid options")
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("endpoints: invalid config")

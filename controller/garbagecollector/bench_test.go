@@ -16,7 +16,7 @@ import (
 // of them gone, through the API server.
 func BenchmarkCascadingDeletion(b *testing.B) {
 	c := startServer(b)
-	gc, err := New(Options{Client: c, Logger: quietLogger()})
+	gc, err := New(managerFor(b, c), Config{Logger: quietLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import "errors"
 // Sentinel errors of the package; errors returned wrap one of these or a
 // server's *meta.Status.
 var (
-	// ErrInvalidOptions: New was given options it cannot use (no client).
-	ErrInvalidOptions = errors.New("garbagecollector: invalid options")
+	// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+	ErrInvalidConfig = errors.New("garbagecollector: invalid config")
 	// ErrAlreadyRunning: Run was called twice.
 	ErrAlreadyRunning = errors.New("garbagecollector: already running")
 	// ErrUnresolvableOwner: an ownerReference names a kind that discovery

@@ -1,23 +1,20 @@
 package garbagecollector_test
 
 import (
-	"context"
-	"log/slog"
 	"time"
 
-	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/garbagecollector"
 )
 
-// The collector runs on its own (it follows every resource with its own
-// dynamic informers), usually next to a Manager or added to one.
+// The collector is made on a Manager, as every built-in controller is; it
+// follows every resource with dynamic informers of its own and runs while
+// the manager leads.
 func ExampleNew() {
-	var c *client.Client // from client.New, as system:kube-controller-manager
-	gc, err := garbagecollector.New(garbagecollector.Options{Client: c, DiscoveryPeriod: time.Minute, Logger: slog.Default()})
+	var m *controller.Manager // from controller.NewManager, its client as system:kube-controller-manager
+	gc, err := garbagecollector.New(m, garbagecollector.Config{DiscoveryPeriod: time.Minute})
 	if err != nil {
-		return // a client is required
+		return // a manager is required
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = gc.Run(ctx) }() // or manager.Add(gc)
+	_ = m.Add(gc)
 }

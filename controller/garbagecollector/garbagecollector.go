@@ -17,19 +17,16 @@ import (
 	"github.com/orkit/orkit/informer/workqueue"
 )
 
-// Defaults of Options.
+// Defaults of Config.
 const (
 	DefaultWorkers          = 8
 	DefaultDiscoveryPeriod  = 30 * time.Second
 	DefaultCacheSyncTimeout = time.Minute
 )
 
-// Options configure a GarbageCollector. Client is required; the other
-// zero values mean the defaults.
-type Options struct {
-	// Client reaches the API server (as system:kube-controller-manager in
-	// a cluster): discovery, dynamic list/watch, get, update and delete.
-	Client *client.Client
+// Config configures the garbage collector; the zero value means the
+// defaults.
+type Config struct {
 	// Workers is how many objects are processed at once; default 8.
 	Workers int
 	// DiscoveryPeriod is how often discovery is asked again for resources
@@ -46,17 +43,20 @@ type Options struct {
 	// Ignored resources are not followed; default events (core and
 	// events.k8s.io), which have no owners worth collecting.
 	Ignored []meta.GroupResource
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// GarbageCollector deletes objects whose owners are gone and carries out
-// the orphan and foreground propagation policies. Run it once; Graph
-// inspection methods are safe from any goroutine.
-type GarbageCollector struct {
-	opts  Options
-	graph *graph
-	queue *workqueue.Queue[meta.UID]
+// Controller is the garbage collector: it deletes objects whose owners
+// are gone and carries out the orphan and foreground propagation
+// policies. It is a controller.Runnable: add it to the Manager it was made
+// on, or Run it, once. Graph inspection methods are safe from any
+// goroutine.
+type Controller struct {
+	opts   Config
+	client *client.Client
+	graph  *graph
+	queue  *workqueue.Queue[meta.UID]
 
 	running      atomic.Bool
 	absent       absentOwners
@@ -67,44 +67,49 @@ type GarbageCollector struct {
 	synced       []func() bool
 }
 
-// New checks opts and returns a stopped collector. It fails with
-// ErrInvalidOptions without a client.
-func New(opts Options) (*GarbageCollector, error) {
-	if opts.Client == nil {
-		return nil, fmt.Errorf("%w: a client is required", ErrInvalidOptions)
+var _ controller.Runnable = (*Controller)(nil)
+
+// New makes the garbage collector over m's client (as
+// system:kube-controller-manager in a cluster: discovery, dynamic
+// list/watch, get, update and delete), with informers of its own for
+// every resource discovery finds; add it to m (m.Add) to run it while m
+// leads, or Run it. It fails with ErrInvalidConfig without a manager.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = DefaultWorkers
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
 	}
-	if opts.DiscoveryPeriod <= 0 {
-		opts.DiscoveryPeriod = DefaultDiscoveryPeriod
+	if cfg.DiscoveryPeriod <= 0 {
+		cfg.DiscoveryPeriod = DefaultDiscoveryPeriod
 	}
-	if opts.CacheSyncTimeout <= 0 {
-		opts.CacheSyncTimeout = DefaultCacheSyncTimeout
+	if cfg.CacheSyncTimeout <= 0 {
+		cfg.CacheSyncTimeout = DefaultCacheSyncTimeout
 	}
-	if opts.Ignored == nil {
-		opts.Ignored = []meta.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}}
+	if cfg.Ignored == nil {
+		cfg.Ignored = []meta.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}}
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
-	opts.Logger = opts.Logger.With("controller", "garbagecollector")
-	gc := &GarbageCollector{opts: opts, graph: newGraph(), watched: map[meta.GroupVersionResource]context.CancelFunc{}}
+	cfg.Logger = cfg.Logger.With("controller", "garbagecollector")
+	gc := &Controller{opts: cfg, client: m.Client(), graph: newGraph(), watched: map[meta.GroupVersionResource]context.CancelFunc{}}
 	gc.metrics = newMetrics(gc)
 	return gc, nil
 }
 
 // Metrics returns the collector's Prometheus collectors, for the owner to
 // register.
-func (gc *GarbageCollector) Metrics() *Metrics { return gc.metrics }
+func (gc *Controller) Metrics() *Metrics { return gc.metrics }
 
 // Run discovers the resources, follows each with an informer, waits for
-// their first lists and processes the graph with Options.Workers workers
+// their first lists and processes the graph with Config.Workers workers
 // until ctx ends; discovery is repeated every DiscoveryPeriod (the first
 // one until it succeeds). It returns nil when ctx ends, or
 // ErrAlreadyRunning. Every goroutine it starts has stopped when it
 // returns.
-func (gc *GarbageCollector) Run(ctx context.Context) error {
+func (gc *Controller) Run(ctx context.Context) error {
 	if !gc.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
@@ -144,7 +149,7 @@ func (gc *GarbageCollector) Run(ctx context.Context) error {
 // firstSync runs discovery until it succeeds, retrying with a delay that
 // doubles from 100 ms to DiscoveryPeriod (an API server that is not up
 // yet is waited for, not an error); false when ctx ended.
-func (gc *GarbageCollector) firstSync(ctx context.Context, wg *sync.WaitGroup) bool {
+func (gc *Controller) firstSync(ctx context.Context, wg *sync.WaitGroup) bool {
 	delay := 100 * time.Millisecond
 	for {
 		err := gc.sync(ctx, wg)
@@ -168,7 +173,7 @@ func (gc *GarbageCollector) firstSync(ctx context.Context, wg *sync.WaitGroup) b
 
 // waitForCaches waits for the informers' first lists, at most
 // CacheSyncTimeout; it returns false when ctx ended.
-func (gc *GarbageCollector) waitForCaches(ctx context.Context) bool {
+func (gc *Controller) waitForCaches(ctx context.Context) bool {
 	gc.mu.Lock()
 	synced := slices.Clone(gc.synced)
 	gc.mu.Unlock()
@@ -184,7 +189,7 @@ func (gc *GarbageCollector) waitForCaches(ctx context.Context) bool {
 }
 
 // Resources returns the resources the collector follows, sorted.
-func (gc *GarbageCollector) Resources() []meta.GroupVersionResource {
+func (gc *Controller) Resources() []meta.GroupVersionResource {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	out := make([]meta.GroupVersionResource, 0, len(gc.watched))
@@ -196,12 +201,12 @@ func (gc *GarbageCollector) Resources() []meta.GroupVersionResource {
 }
 
 // GraphSize returns how many objects the ownership graph holds.
-func (gc *GarbageCollector) GraphSize() int { return gc.graph.len() }
+func (gc *Controller) GraphSize() int { return gc.graph.len() }
 
 // sync asks discovery for the served resources and starts an informer
 // for each new one that can be listed, watched and deleted.
-func (gc *GarbageCollector) sync(ctx context.Context, wg *sync.WaitGroup) error {
-	c := gc.opts.Client
+func (gc *Controller) sync(ctx context.Context, wg *sync.WaitGroup) error {
+	c := gc.client
 	c.Discovery().Invalidate()
 	groups, err := c.Discovery().ServerGroups(ctx)
 	if err != nil {
@@ -238,7 +243,7 @@ func (gc *GarbageCollector) sync(ctx context.Context, wg *sync.WaitGroup) error 
 // listed (a group discovery failed for is left as it is). Their objects
 // leave the graph as deleted objects do, so their dependents are checked
 // (by a live GET, which finds nothing if they are really gone).
-func (gc *GarbageCollector) unwatchGone(served map[meta.GroupVersionResource]bool, known map[string]bool, groups []client.APIGroup) {
+func (gc *Controller) unwatchGone(served map[meta.GroupVersionResource]bool, known map[string]bool, groups []client.APIGroup) {
 	present := map[string]bool{}
 	for _, g := range groups {
 		present[g.Name] = true
@@ -262,7 +267,7 @@ func (gc *GarbageCollector) unwatchGone(served map[meta.GroupVersionResource]boo
 	}
 }
 
-func (gc *GarbageCollector) wanted(gv meta.GroupVersion, r client.APIResource) bool {
+func (gc *Controller) wanted(gv meta.GroupVersion, r client.APIResource) bool {
 	if strings.Contains(r.Name, "/") {
 		return false
 	}
@@ -275,7 +280,7 @@ func (gc *GarbageCollector) wanted(gv meta.GroupVersion, r client.APIResource) b
 }
 
 // watch starts an informer over m's resource unless one runs already.
-func (gc *GarbageCollector) watch(ctx context.Context, wg *sync.WaitGroup, m client.Mapping) {
+func (gc *Controller) watch(ctx context.Context, wg *sync.WaitGroup, m client.Mapping) {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	if _, ok := gc.watched[m.Resource]; ok {
@@ -283,8 +288,8 @@ func (gc *GarbageCollector) watch(ctx context.Context, wg *sync.WaitGroup, m cli
 	}
 	ictx, cancel := context.WithCancel(ctx)
 	gc.watched[m.Resource] = cancel
-	lw := controller.NewListerWatcher(client.DynamicFor(gc.opts.Client, m, ""), "", "")
-	inf := informer.New[*client.Unstructured](lw, informer.Options[*client.Unstructured]{
+	lw := informer.NewListerWatcher(client.DynamicFor(gc.client, m, ""), "", "")
+	inf := informer.New[*client.Unstructured](lw, informer.Config[*client.Unstructured]{
 		Name: m.Resource.String(), Logger: gc.opts.Logger, Transform: metadataOnly,
 	})
 	inf.AddEventHandler(informer.HandlerFuncs[*client.Unstructured]{
@@ -317,7 +322,7 @@ func metadataOnly(u *client.Unstructured) (*client.Unstructured, error) {
 
 // observeIfWatched observes u unless its resource stopped being
 // followed (an informer may deliver a last event after it was stopped).
-func (gc *GarbageCollector) observeIfWatched(m client.Mapping, u *client.Unstructured) {
+func (gc *Controller) observeIfWatched(m client.Mapping, u *client.Unstructured) {
 	gc.mu.Lock()
 	_, ok := gc.watched[m.Resource]
 	gc.mu.Unlock()
@@ -330,7 +335,7 @@ func (gc *GarbageCollector) observeIfWatched(m client.Mapping, u *client.Unstruc
 // concern: itself (owners to check, a finalizer to act on), owners it
 // stopped naming and owners deleting in the foreground (which wait for
 // it).
-func (gc *GarbageCollector) observe(m client.Mapping, u *client.Unstructured) {
+func (gc *Controller) observe(m client.Mapping, u *client.Unstructured) {
 	n := &node{
 		uid: u.UID, mapping: m, namespace: u.Namespace, name: u.Name,
 		owners: slices.Clone(u.OwnerReferences), deleting: u.DeletionTimestamp != nil,
@@ -355,7 +360,7 @@ func (gc *GarbageCollector) observe(m client.Mapping, u *client.Unstructured) {
 // forget drops a deleted object and queues its dependents (their owner
 // may be gone) and its owners (one deleting in the foreground may be
 // waiting for it).
-func (gc *GarbageCollector) forget(uid meta.UID) {
+func (gc *Controller) forget(uid meta.UID) {
 	n, ok := gc.graph.remove(uid)
 	for _, d := range gc.graph.dependentUIDs(uid) {
 		gc.queue.Add(d)
@@ -367,7 +372,7 @@ func (gc *GarbageCollector) forget(uid meta.UID) {
 	}
 }
 
-func (gc *GarbageCollector) worker(ctx context.Context) {
+func (gc *Controller) worker(ctx context.Context) {
 	for {
 		uid, err := gc.queue.Get(ctx)
 		if err != nil {

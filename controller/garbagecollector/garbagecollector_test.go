@@ -337,9 +337,9 @@ func TestUserDefinedKind(t *testing.T) {
 	eventually(t, "owner gone after its dependents", cmGone(c, ns, "owner-cm"))
 }
 
-func TestNewRequiresClient(t *testing.T) {
-	_, err := New(Options{})
-	require.ErrorIs(t, err, ErrInvalidOptions)
+func TestNewRequiresManager(t *testing.T) {
+	_, err := New(nil, Config{})
+	require.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 // TestWaitsForAPIServer: with no server to discover, Run keeps trying
@@ -348,7 +348,7 @@ func TestWaitsForAPIServer(t *testing.T) {
 	c, err := client.New(&client.Config{Host: "https://127.0.0.1:1", Insecure: true}, client.WithLogger(quietLogger()),
 		client.WithRetry(0, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
-	gc, err := New(Options{Client: c, Logger: quietLogger(), DiscoveryPeriod: 50 * time.Millisecond})
+	gc, err := New(managerFor(t, c), Config{Logger: quietLogger(), DiscoveryPeriod: 50 * time.Millisecond})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -396,7 +396,7 @@ func gathered(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 // DiscoveryPeriod, so its dependents are still collected when it goes.
 func TestOwnerOfUnfollowedResource(t *testing.T) {
 	c := startServer(t)
-	gc, err := New(Options{Client: c, Logger: quietLogger(), DiscoveryPeriod: 200 * time.Millisecond,
+	gc, err := New(managerFor(t, c), Config{Logger: quietLogger(), DiscoveryPeriod: 200 * time.Millisecond,
 		Ignored: []meta.GroupResource{{Group: widgetGVR.Group, Resource: widgetGVR.Resource}}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -69,7 +69,7 @@ func TestMetadataEdits(t *testing.T) {
 }
 
 func TestUnwatchGone(t *testing.T) {
-	gc, err := New(Options{Client: &client.Client{}, Logger: quietLogger()})
+	gc, err := New(managerFor(t, &client.Client{}), Config{Logger: quietLogger()})
 	require.NoError(t, err)
 	gc.queue = workqueue.New(workqueue.Config[meta.UID]{})
 	defer gc.queue.ShutDown()

@@ -23,7 +23,7 @@ type Metrics struct {
 
 var _ prometheus.Collector = (*Metrics)(nil)
 
-func newMetrics(gc *GarbageCollector) *Metrics {
+func newMetrics(gc *Controller) *Metrics {
 	m := &Metrics{
 		graph: prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "garbagecollector", Name: "graph_objects",
 			Help: "Objects in the ownership graph."}, func() float64 { return float64(gc.graph.len()) }),

@@ -23,7 +23,7 @@ const (
 
 // process handles the object uid as the graph has it now. It returns a
 // delay after which to look again, or an error to retry with backoff.
-func (gc *GarbageCollector) process(ctx context.Context, uid meta.UID) (time.Duration, error) {
+func (gc *Controller) process(ctx context.Context, uid meta.UID) (time.Duration, error) {
 	n, ok := gc.graph.get(uid)
 	if !ok {
 		return 0, nil // gone; its dependents were queued when it went
@@ -46,7 +46,7 @@ func (gc *GarbageCollector) process(ctx context.Context, uid meta.UID) (time.Dur
 // attemptToDelete deletes n when none of its owners exists any more (or
 // the remaining ones are deleting in the foreground), and otherwise
 // drops references to owners that are gone.
-func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) (time.Duration, error) {
+func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Duration, error) {
 	var solid, waiting, dangling []meta.UID
 	var retry time.Duration
 	for _, ref := range n.owners {
@@ -95,7 +95,7 @@ func (gc *GarbageCollector) attemptToDelete(ctx context.Context, n *node) (time.
 // is there (a cache that may lag, but never shows an owner that never
 // existed), else by a live GET in the dependent's namespace, whose UID
 // must match.
-func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.OwnerReference) (ownerState, error) {
+func (gc *Controller) ownerState(ctx context.Context, n *node, ref meta.OwnerReference) (ownerState, error) {
 	// A namespaced owner counts only in the dependent's own namespace:
 	// cross-namespace references are treated as absent, as Kubernetes does.
 	if o, ok := gc.graph.get(ref.UID); ok && (o.namespace == "" || o.namespace == n.namespace) {
@@ -118,7 +118,7 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.Ow
 		}
 		ns = n.namespace
 	}
-	live, err := client.DynamicFor(gc.opts.Client, m, ns).Get(ctx, ref.Name)
+	live, err := client.DynamicFor(gc.client, m, ns).Get(ctx, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
 		gc.absent.add(ref.UID)
@@ -133,7 +133,7 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, n *node, ref meta.Ow
 
 // mappingFor resolves an ownerReference's kind, in its version if
 // served, else in the group's preferred one.
-func (gc *GarbageCollector) mappingFor(ctx context.Context, ref meta.OwnerReference) (client.Mapping, error) {
+func (gc *Controller) mappingFor(ctx context.Context, ref meta.OwnerReference) (client.Mapping, error) {
 	gvk := meta.ParseGroupVersion(ref.APIVersion).WithKind(ref.Kind)
 	if gc.unknownKinds.has(gvk, time.Now()) {
 		// A miss refreshes discovery; once per kind and DiscoveryPeriod
@@ -147,8 +147,8 @@ func (gc *GarbageCollector) mappingFor(ctx context.Context, ref meta.OwnerRefere
 	return m, err
 }
 
-func (gc *GarbageCollector) resolve(ctx context.Context, gvk meta.GroupVersionKind) (client.Mapping, error) {
-	mapper := gc.opts.Client.RESTMapper()
+func (gc *Controller) resolve(ctx context.Context, gvk meta.GroupVersionKind) (client.Mapping, error) {
+	mapper := gc.client.RESTMapper()
 	m, err := mapper.ForKind(ctx, gvk)
 	if errors.Is(err, client.ErrNoMatch) && gvk.Version != "" {
 		gvk.Version = ""
@@ -162,7 +162,7 @@ func (gc *GarbageCollector) resolve(ctx context.Context, gvk meta.GroupVersionKi
 
 // orphanDependents strips the references to n from its dependents, then
 // removes n's orphan finalizer so that its deletion completes.
-func (gc *GarbageCollector) orphanDependents(ctx context.Context, n *node) error {
+func (gc *Controller) orphanDependents(ctx context.Context, n *node) error {
 	var errs []error
 	for _, d := range gc.graph.dependentsOf(n.uid) {
 		err := gc.mutate(ctx, d, func(m *meta.ObjectMeta) bool { return dropOwners(m, []meta.UID{n.uid}) })
@@ -182,7 +182,7 @@ func (gc *GarbageCollector) orphanDependents(ctx context.Context, n *node) error
 // deleteDependents deletes n's dependents and, once none that blocks
 // n's deletion is left, removes n's foregroundDeletion finalizer. Until
 // then the dependents' deletions requeue n.
-func (gc *GarbageCollector) deleteDependents(ctx context.Context, n *node) error {
+func (gc *Controller) deleteDependents(ctx context.Context, n *node) error {
 	blocking := 0
 	var errs []error
 	for _, d := range gc.graph.dependentsOf(n.uid) {
@@ -210,10 +210,10 @@ func (gc *GarbageCollector) deleteDependents(ctx context.Context, n *node) error
 }
 
 // delete deletes n (if it is still the object with n's UID) with policy.
-func (gc *GarbageCollector) delete(ctx context.Context, n *node, policy meta.DeletionPropagation) error {
+func (gc *Controller) delete(ctx context.Context, n *node, policy meta.DeletionPropagation) error {
 	uid := n.uid
 	opts := &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}, PropagationPolicy: &policy}
-	err := client.DynamicFor(gc.opts.Client, n.mapping, n.namespace).Delete(ctx, n.name, opts)
+	err := client.DynamicFor(gc.client, n.mapping, n.namespace).Delete(ctx, n.name, opts)
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone, or replaced by another object of the name
 	}
@@ -230,8 +230,8 @@ const maxConflicts = 5
 // mutate reads n live, applies change to its metadata and writes it back
 // when change reports a change, retrying on conflicts. A missing object,
 // or another object under n's name, is left alone.
-func (gc *GarbageCollector) mutate(ctx context.Context, n *node, change func(*meta.ObjectMeta) bool) error {
-	res := client.DynamicFor(gc.opts.Client, n.mapping, n.namespace)
+func (gc *Controller) mutate(ctx context.Context, n *node, change func(*meta.ObjectMeta) bool) error {
+	res := client.DynamicFor(gc.client, n.mapping, n.namespace)
 	var err error
 	for range maxConflicts {
 		var cur *client.Unstructured

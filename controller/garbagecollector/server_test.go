@@ -16,8 +16,9 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -86,9 +87,9 @@ func startServer(t testing.TB) *client.Client {
 func ptr[T any](v T) *T { return &v }
 
 // runGC runs a collector over c until the test ends.
-func runGC(t *testing.T, c *client.Client) *GarbageCollector {
+func runGC(t *testing.T, c *client.Client) *Controller {
 	t.Helper()
-	gc, err := New(Options{Client: c, Logger: quietLogger(), DiscoveryPeriod: time.Second})
+	gc, err := New(managerFor(t, c), Config{Logger: quietLogger(), DiscoveryPeriod: time.Second})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -110,4 +111,13 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// managerFor returns a manager over c for a collector to be made on; the
+// tests run the collector on its own.
+func managerFor(tb testing.TB, c *client.Client) *controller.Manager {
+	tb.Helper()
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c, Logger: quietLogger()})
+	require.NoError(tb, err)
+	return m
 }

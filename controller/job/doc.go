@@ -24,6 +24,6 @@
 //
 // The controller records SuccessfulCreate, FailedCreate, SuccessfulDelete,
 // Completed, BackoffLimitExceeded, DeadlineExceeded, Suspended and Resumed
-// Events. Its clock (Options.Clock) drives deadlines, backoff and TTLs, so
+// Events. Its clock (Config.Clock) drives deadlines, backoff and TTLs, so
 // tests can move time.
 package job

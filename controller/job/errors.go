@@ -2,5 +2,5 @@ package job
 
 import "errors"
 
-// ErrInvalidOptions is returned by New for unusable options.
-var ErrInvalidOptions = errors.New("invalid job controller options")
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("job: invalid config")

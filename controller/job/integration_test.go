@@ -39,7 +39,7 @@ func setup(t *testing.T) *env {
 	cl := testnode.StartCluster(t)
 	e := &env{c: cl.Client(t, cl.AdminKubeconfig), clock: workqueue.NewFakeClock(time.Now()),
 		rec: &record.Fake{}, fates: map[string]testnode.Fate{}}
-	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 2, Bind: true})
+	agent := testnode.RunAgent(t, e.c, testnode.Config{Nodes: 2, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -48,9 +48,9 @@ func setup(t *testing.T) *env {
 		}
 		return testnode.Ready
 	})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	c, _, err := job.New(m, job.Options{Logger: testnode.QuietLogger(), Clock: e.clock, Recorder: e.rec,
+	c, err := job.New(m, job.Config{Logger: testnode.QuietLogger(), Clock: e.clock, Recorder: e.rec,
 		Backoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(c))

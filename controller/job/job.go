@@ -10,7 +10,6 @@ import (
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
@@ -26,8 +25,8 @@ const (
 	DefaultMaxBackoff = 6 * time.Minute
 )
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Workers reconcile different Jobs at once; default 5.
 	Workers int
 	// Backoff is the delay before replacing a failed pod, doubled per
@@ -38,14 +37,14 @@ type Options struct {
 	// controller's delayed requeues; default the real clock. Tests pass a
 	// *workqueue.FakeClock.
 	Clock workqueue.Clock
-	// Recorder records the controller's Events; nil means a record.Writer
-	// of its own, added to the manager.
+	// Recorder records the controller's Events; default the manager's
+	// (Manager.Recorder).
 	Recorder record.Recorder
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-func (o *Options) fill() {
+func (o *Config) fill(m *controller.Manager) {
 	if o.Workers <= 0 {
 		o.Workers = 5
 	}
@@ -59,87 +58,80 @@ func (o *Options) fill() {
 		o.Clock = workqueue.RealClock{}
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = m.Logger()
 	}
 }
 
-// Reconciler reconciles Jobs. Make one with New; it is safe for concurrent
-// use by the controller's workers.
-type Reconciler struct {
+// Controller reconciles Jobs. It is a *controller.Controller (add it to the
+// Manager it was made on, or Run it) reconciling with its own Reconcile.
+// Make one with New; it is safe for concurrent use by the controller's
+// workers.
+type Controller struct {
+	*controller.Controller
 	client *client.Client
 	jobs   informer.Lister[*batch.Job]
 	pods   informer.Lister[*core.Pod]
 	exp    *controller.Expectations
 	rec    record.Recorder
 	log    *slog.Logger
-	opts   Options
+	opts   Config
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the Job controller over the manager's shared informers of
-// Jobs and Pods. Add the returned controller to the manager to run it.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the Job controller over m's shared informers of Jobs and Pods,
+// writing through m's client; add it to m (m.Add) to run it while m leads,
+// or Run it. It fails with ErrInvalidConfig without a manager, and when an
+// informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	opts.fill()
+	cfg.fill(m)
 	jobInf, err := controller.InformerFor[batch.Job](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(),
-		exp: controller.NewExpectations(nil, 0), log: opts.Logger, opts: opts}
-	if r.rec, err = newRecorder(m, opts); err != nil {
-		return nil, nil, err
+	r := &Controller{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(),
+		exp: controller.NewExpectations(nil, 0), log: cfg.Logger, opts: cfg}
+	if r.rec = cfg.Recorder; r.rec == nil {
+		if r.rec, err = m.Recorder(Component); err != nil {
+			return nil, err
+		}
 	}
-	c, err := controller.New("job", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger, Clock: opts.Clock})
+	c, err := controller.New("job", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger, Clock: cfg.Clock})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, jobInf)
 	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, ownerKey), r.podRequests)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Expectations returns the controller's expectations (for tests).
-func (r *Reconciler) Expectations() *controller.Expectations { return r.exp }
+func (r *Controller) Expectations() *controller.Expectations { return r.exp }
 
 // podRequests maps a pod to the Job controlling it, or an orphan to every
 // Job of its namespace whose selector matches it (to adopt it).
-func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
+func (r *Controller) podRequests(pod *core.Pod) []controller.Request {
 	if ref := meta.ControllerOf(&pod.ObjectMeta); ref != nil {
 		if jobRef(pod) == nil {
 			return nil
 		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, j := range r.jobs.Namespace(pod.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(j.Spec.Selector); err == nil && !sel.Empty() &&
-			sel.Matches(labels.Set(pod.Labels)) {
-			out = append(out, controller.Request{Namespace: j.Namespace, Name: j.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*core.Pod](r.jobs, func(j *batch.Job) *meta.LabelSelector { return j.Spec.Selector }, nil)(pod)
 }
 
 // Reconcile brings one Job's pods and status towards its spec. A write
 // that conflicts with a newer version (the cache lagging behind) asks for
 // another round without counting as an error.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if apierrors.IsConflict(err) {
-		return controller.Result{Requeue: true}, nil
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	j, err := r.jobs.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		r.forget(req)
@@ -168,7 +160,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req controller.Request) (con
 }
 
 // sync runs one round for an unfinished Job: track, decide, act, write.
-func (r *Reconciler) sync(ctx context.Context, req controller.Request, j *batch.Job, pods []*core.Pod) (controller.Result, error) {
+func (r *Controller) sync(ctx context.Context, req controller.Request, j *batch.Job, pods []*core.Pod) (controller.Result, error) {
 	now := r.opts.Clock.Now()
 	st := newState(j, pods, now)
 	var manageErr error
@@ -205,7 +197,7 @@ func (r *Reconciler) sync(ctx context.Context, req controller.Request, j *batch.
 
 // writeStatus writes st unless j has it already. It reports whether it
 // wrote; a conflict retries the reconcile.
-func (r *Reconciler) writeStatus(ctx context.Context, j *batch.Job, st batch.JobStatus) (bool, error) {
+func (r *Controller) writeStatus(ctx context.Context, j *batch.Job, st batch.JobStatus) (bool, error) {
 	if statusEqual(&j.Status, &st) {
 		return false, nil
 	}
@@ -222,7 +214,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, j *batch.Job, st batch.Job
 }
 
 // recordTransitions records the Events of the conditions st adds to j.
-func (r *Reconciler) recordTransitions(j *batch.Job, st batch.JobStatus) {
+func (r *Controller) recordTransitions(j *batch.Job, st batch.JobStatus) {
 	for _, c := range st.Conditions {
 		old := batch.FindCondition(&j.Status, c.Type)
 		if old != nil && old.Status == c.Status {
@@ -243,7 +235,7 @@ func (r *Reconciler) recordTransitions(j *batch.Job, st batch.JobStatus) {
 
 // expire deletes a finished Job whose ttlSecondsAfterFinished has passed,
 // or asks to be called again when it will have.
-func (r *Reconciler) expire(ctx context.Context, j *batch.Job) (controller.Result, error) {
+func (r *Controller) expire(ctx context.Context, j *batch.Job) (controller.Result, error) {
 	if j.Spec.TTLSecondsAfterFinished == nil {
 		return controller.Result{}, nil
 	}
@@ -275,6 +267,6 @@ func finishTime(j *batch.Job) time.Time {
 	return time.Time{}
 }
 
-func (r *Reconciler) forget(req controller.Request) {
+func (r *Controller) forget(req controller.Request) {
 	r.exp.Forget(req)
 }

@@ -12,7 +12,7 @@ import (
 
 // manage creates or deletes pods so that j runs what it still needs. It
 // returns how long a failure backoff holds creations back (0: none).
-func (r *Reconciler) manage(ctx context.Context, key controller.Request, j *batch.Job, s *state, now time.Time) (time.Duration, error) {
+func (r *Controller) manage(ctx context.Context, key controller.Request, j *batch.Job, s *state, now time.Time) (time.Duration, error) {
 	create, remove := plan(j, s)
 	if err := r.deletePods(ctx, key, j, remove); err != nil {
 		return 0, err
@@ -28,7 +28,7 @@ func (r *Reconciler) manage(ctx context.Context, key controller.Request, j *batc
 
 // backoffLeft returns how long after the last failure the next pod must
 // wait: Backoff doubled per failure beyond the first, at most MaxBackoff.
-func (r *Reconciler) backoffLeft(s *state, now time.Time) time.Duration {
+func (r *Controller) backoffLeft(s *state, now time.Time) time.Duration {
 	failed := s.failed()
 	if failed == 0 || s.lastFailure.IsZero() {
 		return 0

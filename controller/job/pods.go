@@ -35,69 +35,24 @@ func OwnerReference(j *batch.Job) meta.OwnerReference {
 
 // claimPods returns the pods j controls, after adopting the orphans its
 // selector matches (with the tracking finalizer, re-checking live that j
-// is not being deleted) and releasing the pods it controls but no longer
-// matches, as Kubernetes' controller reference manager does.
-func (r *Reconciler) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, error) {
+// is not being deleted; terminated pods are left alone) and releasing the
+// pods it controls but no longer matches (controller.ClaimObjects).
+func (r *Controller) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, error) {
 	sel, err := labels.SelectorFromLabelSelector(j.Spec.Selector)
 	if err != nil || sel.Empty() {
 		sel = labels.Nothing()
 	}
-	var owned, adopt []*core.Pod
-	for _, p := range r.pods.Namespace(j.Namespace).List(nil) {
-		ref := meta.ControllerOf(&p.ObjectMeta)
-		match := sel.Matches(labels.Set(p.Labels))
-		switch {
-		case ref != nil && ref.UID == j.UID && match:
-			owned = append(owned, p)
-		case ref != nil && ref.UID == j.UID:
-			if err := controller.SetOwners(ctx, r.client, p, controller.WithoutOwner(p.OwnerReferences, j.UID)); err != nil {
-				return nil, err
-			}
-		case ref == nil && match && p.DeletionTimestamp == nil && j.DeletionTimestamp == nil && !core.IsPodTerminal(p):
-			adopt = append(adopt, p)
-		}
-	}
-	if len(adopt) == 0 {
-		return owned, nil
-	}
-	fresh, err := client.For[batch.Job](r.client, j.Namespace).Get(ctx, j.Name)
-	if err != nil {
-		return nil, fmt.Errorf("recheck job %s/%s before adopting: %w", j.Namespace, j.Name, err)
-	}
-	if fresh.UID != j.UID || fresh.DeletionTimestamp != nil {
-		return owned, nil
-	}
-	for _, p := range adopt {
-		if err := r.adopt(ctx, j, p); err != nil {
-			return nil, err
-		}
-		owned = append(owned, p)
-	}
-	return owned, nil
-}
-
-// adopt makes j the controller of the orphan p and adds the tracking
-// finalizer, through a merge patch conditional on p's resourceVersion.
-func (r *Reconciler) adopt(ctx context.Context, j *batch.Job, p *core.Pod) error {
-	fins := slices.Clone(p.Finalizers)
-	if !slices.Contains(fins, batch.JobTrackingFinalizer) {
-		fins = append(fins, batch.JobTrackingFinalizer)
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": p.ResourceVersion,
-		"ownerReferences": append(slices.Clone(p.OwnerReferences), OwnerReference(j)), "finalizers": fins}})
-	if err != nil {
-		return err
-	}
-	_, err = client.For[core.Pod](r.client, p.Namespace).Patch(ctx, p.Name, client.MergePatchType, patch)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("adopt pod %s/%s: %w", p.Namespace, p.Name, err)
-	}
-	return nil
+	return controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: j, Ref: OwnerReference(j), Selector: sel,
+		Adoptable: func(p *core.Pod) bool { return !core.IsPodTerminal(p) },
+		Finalizer: batch.JobTrackingFinalizer,
+		Recheck: func(ctx context.Context) (meta.Object, error) {
+			return client.For[batch.Job](r.client, j.Namespace).Get(ctx, j.Name)
+		}}, r.pods.Namespace(j.Namespace).List(nil))
 }
 
 // releaseOrphans removes the tracking finalizer from pods controlled by a
 // Job called req.Name that is gone (any UID but uid): nobody else will.
-func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request, uid meta.UID) error {
+func (r *Controller) releaseOrphans(ctx context.Context, req controller.Request, uid meta.UID) error {
 	var orphans []*core.Pod
 	for _, p := range r.pods.Namespace(req.Namespace).List(nil) {
 		if ref := jobRef(p); ref != nil && ref.Name == req.Name && ref.UID != uid && p.HasFinalizer(batch.JobTrackingFinalizer) {
@@ -112,7 +67,7 @@ func (r *Reconciler) releaseOrphans(ctx context.Context, req controller.Request,
 // cache saw it: a concurrent status update of the pod does not get in the
 // way, and a changed finalizer list (the finalizer already gone) leaves
 // the pod alone until the cache catches up.
-func (r *Reconciler) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
+func (r *Controller) removeFinalizers(ctx context.Context, pods []*core.Pod) error {
 	for _, p := range pods {
 		i := slices.Index(p.Finalizers, batch.JobTrackingFinalizer)
 		if i < 0 {
@@ -175,7 +130,7 @@ func NewPod(j *batch.Job, index int) *core.Pod {
 
 // createPods creates one pod per index (NonIndexed Jobs pass zeros); the
 // expectations wait for each creation's event.
-func (r *Reconciler) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
+func (r *Controller) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
 	if len(indexes) == 0 {
 		return nil
 	}
@@ -207,7 +162,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, j *
 }
 
 // deletePods deletes victims, waiting for each deletion's event.
-func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, j *batch.Job, victims []*core.Pod) error {
+func (r *Controller) deletePods(ctx context.Context, key controller.Request, j *batch.Job, victims []*core.Pod) error {
 	if len(victims) == 0 {
 		return nil
 	}

@@ -11,6 +11,6 @@
 //	                                             look again shortly
 //	    nothing left ─▶ PUT namespaces/<name>/finalize without "kubernetes"
 //
-// The finalize subresource is written by a Finalizer; HTTPFinalizer does
-// it over HTTP with the client's credentials.
+// The finalize subresource is written through the manager's client
+// (client.FinalizeNamespace), or by the Finalizer the Config names.
 package namespace

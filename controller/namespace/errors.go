@@ -3,8 +3,8 @@ package namespace
 import "errors"
 
 var (
-	// ErrInvalidOptions: New was given options it cannot use.
-	ErrInvalidOptions = errors.New("namespace: invalid options")
+	// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+	ErrInvalidConfig = errors.New("namespace: invalid config")
 	// ErrContentRemaining: a namespace still holds objects being deleted;
 	// the reconcile looks again later.
 	ErrContentRemaining = errors.New("namespace: content remaining")

@@ -6,20 +6,17 @@ import (
 	"github.com/orkit/orkit/controller/namespace"
 )
 
-// The namespace controller needs a Finalizer for the finalize
-// subresource; HTTPFinalizer uses the same credentials as the client.
+// The namespace controller is made on a Manager like every built-in
+// controller; it writes the finalize subresource through the manager's
+// client.
 func ExampleNew() {
 	cfg, err := client.ConfigFromKubeconfig("controller-manager.kubeconfig", "")
 	if err != nil {
 		return // (no kubeconfig in this example)
 	}
 	c, _ := client.New(cfg)
-	fin, err := namespace.NewHTTPFinalizer(cfg)
-	if err != nil {
-		panic(err)
-	}
-	m, _ := controller.NewManager(controller.ManagerOptions{Client: c})
-	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin})
+	m, _ := controller.NewManager(controller.ManagerConfig{Client: c})
+	nc, err := namespace.New(m, namespace.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -21,15 +21,10 @@ import (
 func TestNamespaceDeletion(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 1, Bind: true})
-	cfg, err := client.ConfigFromKubeconfig(cl.ControllerKubeconfig, "")
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 1, Bind: true})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	fin, err := namespace.NewHTTPFinalizer(cfg)
-	require.NoError(t, err)
-	t.Cleanup(fin.CloseIdleConnections)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
-	require.NoError(t, err)
-	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
+	nc, err := namespace.New(m, namespace.Config{Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(nc))
 	testnode.RunManager(t, m)
@@ -77,13 +72,9 @@ func TestNamespaceDeletion(t *testing.T) {
 
 func getErr[T any](_ T, err error) error { return err }
 
-func TestNewRequiresFinalizer(t *testing.T) {
-	_, _, err := namespace.New(nil, namespace.Options{})
-	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
-	_, err = namespace.NewHTTPFinalizer(&client.Config{})
-	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
-	_, err = namespace.NewHTTPFinalizer(&client.Config{Host: "https://127.0.0.1:1", CAData: []byte("not pem")})
-	assert.ErrorIs(t, err, namespace.ErrInvalidOptions)
+func TestNewRequiresManager(t *testing.T) {
+	_, err := namespace.New(nil, namespace.Config{})
+	assert.ErrorIs(t, err, namespace.ErrInvalidConfig)
 }
 
 // TestNamespaceWaitsForTerminatingContent: a pod whose node never
@@ -92,16 +83,12 @@ func TestNewRequiresFinalizer(t *testing.T) {
 func TestNamespaceWaitsForTerminatingContent(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	agent := testnode.RunAgent(t, c, testnode.Config{Nodes: 1})
 	ctx := context.Background()
 	require.NoError(t, agent.AddNode(ctx, "silent"))
-	cfg, err := client.ConfigFromKubeconfig(cl.ControllerKubeconfig, "")
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	fin, err := namespace.NewHTTPFinalizer(cfg)
-	require.NoError(t, err)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
-	require.NoError(t, err)
-	nc, _, err := namespace.New(m, namespace.Options{Finalizer: fin, Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
+	nc, err := namespace.New(m, namespace.Config{Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(nc))
 	testnode.RunManager(t, m)

@@ -21,23 +21,26 @@ import (
 // away is looked at again.
 const DefaultRecheck = time.Second
 
-// Options configure the controller. Finalizer is required.
-type Options struct {
-	// Finalizer writes the finalize subresource (NewHTTPFinalizer with the
-	// manager client's config).
+// Config configures the controller. The zero value is usable.
+type Config struct {
+	// Finalizer writes the finalize subresource; default through the
+	// manager's client.
 	Finalizer Finalizer
 	// Recheck is how soon a namespace with content left is looked at
 	// again; default DefaultRecheck.
 	Recheck time.Duration
 	// Workers; default 2.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler empties and finalizes terminating namespaces. Make one with
-// New; safe for concurrent use.
-type Reconciler struct {
+// Controller empties and finalizes terminating namespaces. It is a
+// *controller.Controller (add it to the Manager it was made on, or Run it)
+// reconciling with its own Reconcile. Make one with New; safe for
+// concurrent use.
+type Controller struct {
+	*controller.Controller
 	client     *client.Client
 	namespaces informer.Lister[*core.Namespace]
 	finalizer  Finalizer
@@ -45,39 +48,45 @@ type Reconciler struct {
 	log        *slog.Logger
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the namespace controller over the manager's Namespace
-// informer.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
-	if m == nil || opts.Finalizer == nil {
-		return nil, nil, fmt.Errorf("%w: a manager and a finalizer are required", ErrInvalidOptions)
+// New makes the namespace controller over m's shared informers of
+// Namespaces, writing through m's client; add it to m (m.Add) to run it
+// while m leads, or Run it. It fails with ErrInvalidConfig without a
+// manager, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Recheck <= 0 {
-		opts.Recheck = DefaultRecheck
+	if cfg.Finalizer == nil {
+		cfg.Finalizer = clientFinalizer{m.Client()}
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 2
+	if cfg.Recheck <= 0 {
+		cfg.Recheck = DefaultRecheck
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	inf, err := controller.InformerFor[core.Namespace](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), namespaces: inf.Lister(), finalizer: opts.Finalizer, recheck: opts.Recheck, log: opts.Logger}
-	c, err := controller.New("namespace", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	r := &Controller{client: m.Client(), namespaces: inf.Lister(), finalizer: cfg.Finalizer, recheck: cfg.Recheck, log: cfg.Logger}
+	c, err := controller.New("namespace", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, inf)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Reconcile deletes the content of a terminating namespace, then
 // finalizes it.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	ns, err := r.namespaces.Get("", req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil
@@ -114,7 +123,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 // namespacedResources returns, through discovery, every namespaced
 // resource of each group's preferred version that can be listed and
 // deleted.
-func (r *Reconciler) namespacedResources(ctx context.Context) ([]client.Mapping, error) {
+func (r *Controller) namespacedResources(ctx context.Context) ([]client.Mapping, error) {
 	d := r.client.Discovery()
 	groups, err := d.ServerGroups(ctx)
 	if err != nil {
@@ -143,7 +152,7 @@ func (r *Reconciler) namespacedResources(ctx context.Context) ([]client.Mapping,
 // "<count> <resource>" for what is still there (being deleted). An empty
 // resource costs one list; a non-empty one a list, the deletes and a
 // list to count what is left.
-func (r *Reconciler) deleteContent(ctx context.Context, ns string, resources []client.Mapping) ([]string, error) {
+func (r *Controller) deleteContent(ctx context.Context, ns string, resources []client.Mapping) ([]string, error) {
 	var left []string
 	for _, m := range resources {
 		dyn := client.DynamicFor(r.client, m, ns)
@@ -160,7 +169,7 @@ func (r *Reconciler) deleteContent(ctx context.Context, ns string, resources []c
 
 // deleteResource deletes the objects of one resource in ns and returns
 // how many are still there.
-func (r *Reconciler) deleteResource(ctx context.Context, dyn *client.Dynamic, m client.Mapping, ns string) (int, error) {
+func (r *Controller) deleteResource(ctx context.Context, dyn *client.Dynamic, m client.Mapping, ns string) (int, error) {
 	l, err := dyn.List(ctx, client.ListOptions{})
 	if ignorable(err) {
 		return 0, nil
@@ -209,7 +218,7 @@ func ignorable(err error) bool {
 
 // setCondition records a deletion condition in the namespace's status
 // (best effort: the reconcile's outcome does not depend on it).
-func (r *Reconciler) setCondition(ctx context.Context, ns *core.Namespace, t core.NamespaceConditionType, reason, msg string) {
+func (r *Controller) setCondition(ctx context.Context, ns *core.Namespace, t core.NamespaceConditionType, reason, msg string) {
 	upd := meta.DeepCopy(ns)
 	for i, c := range upd.Status.Conditions {
 		if c.Type == t {

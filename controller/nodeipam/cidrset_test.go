@@ -27,7 +27,7 @@ func TestNewCIDRSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := NewCIDRSet(netip.MustParsePrefix(tt.cluster), tt.mask)
 			if tt.wantErr {
-				assert.ErrorIs(t, err, ErrInvalidOptions)
+				assert.ErrorIs(t, err, ErrInvalidConfig)
 				return
 			}
 			require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestNewCIDRSet(t *testing.T) {
 		})
 	}
 	_, err := NewCIDRSet(netip.Prefix{}, 24)
-	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 func TestCIDRSetAllocateOccupyRelease(t *testing.T) {
@@ -69,6 +69,43 @@ func TestCIDRSetAllocateOccupyRelease(t *testing.T) {
 		_, err := s.Occupy(netip.PrefixFrom(netip.MustParsePrefix(bad).Addr(), netip.MustParsePrefix(bad).Bits()))
 		assert.ErrorIs(t, err, ErrOutOfRange, bad)
 	}
+}
+
+// TestCIDRSetOutOfRangeMessage: the error names the subnet size and the
+// cluster CIDR as two things, not a prefix with two lengths.
+func TestCIDRSetOutOfRangeMessage(t *testing.T) {
+	s, err := NewCIDRSet(netip.MustParsePrefix("10.244.128.0/17"), 24)
+	require.NoError(t, err)
+	_, err = s.Occupy(netip.MustParsePrefix("10.244.1.0/24"))
+	require.ErrorIs(t, err, ErrOutOfRange)
+	assert.Contains(t, err.Error(), "10.244.1.0/24 is not a /24 subnet of 10.244.128.0/17")
+	assert.NotContains(t, err.Error(), "/17/24")
+}
+
+func TestCIDRSetReserve(t *testing.T) {
+	s, err := NewCIDRSet(netip.MustParsePrefix("10.244.0.0/22"), 24)
+	require.NoError(t, err)
+	require.NoError(t, s.Reserve(netip.MustParsePrefix("10.244.0.0/23")))
+	fresh, err := s.Occupy(netip.MustParsePrefix("10.244.1.0/24"))
+	require.NoError(t, err)
+	assert.True(t, fresh, "a node may bring a reserved CIDR of its own")
+	var got []string
+	for range 2 {
+		p, err := s.Allocate()
+		require.NoError(t, err)
+		got = append(got, p.String())
+	}
+	assert.Equal(t, []string{"10.244.2.0/24", "10.244.3.0/24"}, got, "reserved subnets are never allocated")
+	_, err = s.Allocate()
+	assert.ErrorIs(t, err, ErrCIDRsExhausted)
+	s.Release(netip.MustParsePrefix("10.244.1.0/24"))
+	_, err = s.Allocate()
+	assert.ErrorIs(t, err, ErrCIDRsExhausted, "a released reserved subnet stays reserved")
+
+	for _, bad := range []string{"10.245.0.0/23", "10.244.0.0/25", "10.0.0.0/8", "10.244.0.0/16"} {
+		assert.ErrorIs(t, s.Reserve(netip.MustParsePrefix(bad)), ErrOutOfRange, bad)
+	}
+	require.NoError(t, s.Reserve(netip.MustParsePrefix("10.244.0.0/22")), "the whole cluster CIDR")
 }
 
 // FuzzCIDRSetOccupy: whatever prefix comes in, Occupy either rejects it

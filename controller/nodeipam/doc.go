@@ -9,5 +9,6 @@
 //	    node gone        ─▶ release its CIDR
 //
 // The allocation itself (CIDRSet) is a pure bitmap over the subnets of
-// the cluster CIDR.
+// the cluster CIDR; reserved ranges are left to nodes that bring their own
+// CIDRs. A node whose CIDR lies outside the cluster CIDR is logged once.
 package nodeipam

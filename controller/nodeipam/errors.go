@@ -3,8 +3,9 @@ package nodeipam
 import "errors"
 
 var (
-	// ErrInvalidOptions: the cluster CIDR or node mask size cannot be used.
-	ErrInvalidOptions = errors.New("nodeipam: invalid options")
+	// ErrInvalidConfig: New was given no manager, or a cluster CIDR, node
+	// mask size or reserved range that cannot be used.
+	ErrInvalidConfig = errors.New("nodeipam: invalid config")
 	// ErrCIDRsExhausted: every subnet of the cluster CIDR is taken.
 	ErrCIDRsExhausted = errors.New("nodeipam: no pod CIDR left in the cluster CIDR")
 	// ErrOutOfRange: a CIDR is not a subnet of the cluster CIDR of the

@@ -22,9 +22,9 @@ import (
 )
 
 func runIPAM(t *testing.T, cl *testnode.Cluster) (stop func()) {
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	c, _, err := nodeipam.New(m, nodeipam.Options{Logger: testnode.QuietLogger()})
+	c, err := nodeipam.New(m, nodeipam.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(c))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -44,7 +44,7 @@ func TestNodeIPAMUniqueAndRecovered(t *testing.T) {
 	_, err := nodes.Create(ctx, &core.Node{ObjectMeta: meta.ObjectMeta{Name: "preset"}, Spec: core.NodeSpec{PodCIDR: "10.244.0.0/24", PodCIDRs: []string{"10.244.0.0/24"}}})
 	require.NoError(t, err)
 	stop := runIPAM(t, cl)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 5})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 5})
 
 	cidrs := func() map[string]string {
 		l, err := nodes.List(ctx, client.ListOptions{})
@@ -120,11 +120,11 @@ func TestNodeIPAMWarnsOncePerCIDR(t *testing.T) {
 		Spec: core.NodeSpec{PodCIDR: "10.9.0.0/24", PodCIDRs: []string{"10.9.0.0/24"}}})
 	require.NoError(t, err)
 	var logs syncBuffer
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	ctrl, r, err := nodeipam.New(m, nodeipam.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r, err := nodeipam.New(m, nodeipam.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
-	require.NoError(t, m.Add(ctrl))
+	require.NoError(t, m.Add(r))
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(runCtx) }()

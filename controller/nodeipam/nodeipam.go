@@ -22,19 +22,26 @@ var DefaultClusterCIDR = netip.MustParsePrefix("10.244.0.0/16")
 // DefaultNodeMaskSize is the size of each node's pod CIDR.
 const DefaultNodeMaskSize = 24
 
-// Options configure the controller. The zero value uses the defaults.
-type Options struct {
+// Config configures the controller. The zero value uses the defaults.
+type Config struct {
 	// ClusterCIDR; default DefaultClusterCIDR.
 	ClusterCIDR netip.Prefix
 	// NodeMaskSize; default DefaultNodeMaskSize.
 	NodeMaskSize int
-	// Logger; default slog.Default().
+	// Reserved ranges of ClusterCIDR are never allocated: nodes that
+	// register with pod CIDRs of their own take them (a node agent that
+	// configures its network before it registers). Such a node's CIDR is
+	// accepted as any other inside ClusterCIDR. Default none.
+	Reserved []netip.Prefix
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler assigns pod CIDRs to nodes. Make one with New; safe for
-// concurrent use.
-type Reconciler struct {
+// Controller assigns pod CIDRs to nodes. It is a *controller.Controller
+// (add it to the Manager it was made on, or Run it) reconciling with its
+// own Reconcile. Make one with New; safe for concurrent use.
+type Controller struct {
+	*controller.Controller
 	client *client.Client
 	nodes  informer.Lister[*core.Node]
 	set    *CIDRSet
@@ -49,49 +56,57 @@ type Reconciler struct {
 	warned map[string]string
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the node IPAM controller over the manager's Node informer.
-// It fails with ErrInvalidOptions for a mask size that does not fit the
-// cluster CIDR.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the node IPAM controller over m's shared informers of Nodes,
+// writing through m's client; add it to m (m.Add) to run it while m leads,
+// or Run it. It fails with ErrInvalidConfig without a manager, or for a
+// cluster CIDR, node mask size or reserved range that do not fit together,
+// and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if !opts.ClusterCIDR.IsValid() {
-		opts.ClusterCIDR = DefaultClusterCIDR
+	if !cfg.ClusterCIDR.IsValid() {
+		cfg.ClusterCIDR = DefaultClusterCIDR
 	}
-	if opts.NodeMaskSize == 0 {
-		opts.NodeMaskSize = DefaultNodeMaskSize
+	if cfg.NodeMaskSize == 0 {
+		cfg.NodeMaskSize = DefaultNodeMaskSize
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
-	set, err := NewCIDRSet(opts.ClusterCIDR, opts.NodeMaskSize)
+	set, err := NewCIDRSet(cfg.ClusterCIDR, cfg.NodeMaskSize)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	for _, p := range cfg.Reserved {
+		if err := set.Reserve(p); err != nil {
+			return nil, fmt.Errorf("%w: reserved range: %w", ErrInvalidConfig, err)
+		}
 	}
 	inf, err := controller.InformerFor[core.Node](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), nodes: inf.Lister(), set: set, log: opts.Logger, byNode: map[string]netip.Prefix{},
+	r := &Controller{client: m.Client(), nodes: inf.Lister(), set: set, log: cfg.Logger, byNode: map[string]netip.Prefix{},
 		warned: map[string]string{}}
-	c, err := controller.New("nodeipam", r, controller.Options{Logger: opts.Logger})
+	c, err := controller.New("nodeipam", r, controller.Config{Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, inf)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Set returns the allocator (for tests and metrics).
-func (r *Reconciler) Set() *CIDRSet { return r.set }
+func (r *Controller) Set() *CIDRSet { return r.set }
 
 // recover marks the CIDRs of every cached node taken, once, before the
 // first allocation: a restarted controller never hands out a CIDR a node
 // already has.
-func (r *Reconciler) recoverLocked() {
+func (r *Controller) recoverLocked() {
 	if r.synced {
 		return
 	}
@@ -101,7 +116,7 @@ func (r *Reconciler) recoverLocked() {
 	}
 }
 
-func (r *Reconciler) occupyLocked(n *core.Node) bool {
+func (r *Controller) occupyLocked(n *core.Node) bool {
 	if n.Spec.PodCIDR == "" {
 		return false
 	}
@@ -130,7 +145,7 @@ func (r *Reconciler) occupyLocked(n *core.Node) bool {
 }
 
 // Reconcile gives one node a pod CIDR, or frees a deleted node's.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	r.mu.Lock()
 	r.recoverLocked()
 	n, err := r.nodes.Get("", req.Name)
@@ -160,7 +175,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 }
 
 // assign writes p into the node; on failure the CIDR is freed again.
-func (r *Reconciler) assign(ctx context.Context, node string, p netip.Prefix) error {
+func (r *Controller) assign(ctx context.Context, node string, p netip.Prefix) error {
 	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"podCIDR": p.String(), "podCIDRs": []string{p.String()}}})
 	_, err := client.For[core.Node](r.client, "").Patch(ctx, node, client.MergePatchType, patch)
 	if err == nil {

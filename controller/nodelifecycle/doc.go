@@ -1,6 +1,6 @@
-// Package nodelifecycle watches node heartbeats and cleans up after
-// nodes and pods: the node lifecycle controller and the pod garbage
-// collector.
+// Package nodelifecycle watches node heartbeats and taints and evicts
+// from nodes that stop sending them: the node lifecycle controller with
+// its taint manager. The pod garbage collector is in controller/podgc.
 //
 //	Node lifecycle (per node, on node and Lease events and on a timer):
 //	  last heartbeat = newest of the kube-node-lease Lease's renewTime and
@@ -18,11 +18,6 @@
 //	                             for pods with no matching toleration) have passed
 //	                             since the taint was added; their owners recreate them
 //
-//	Pod GC (every Period):
-//	  pods bound to nodes that do not exist (confirmed by a live GET) ─▶ force delete
-//	  unscheduled pods being deleted                                  ─▶ force delete
-//	  terminated pods beyond TerminatedPodThreshold                   ─▶ delete, oldest first
-//
-// Both follow Kubernetes' node lifecycle controller (with its taint
-// manager) and pod GC controller, written from their documentation.
+// It follows Kubernetes' node lifecycle controller (with its taint
+// manager), written from its documentation.
 package nodelifecycle

@@ -4,6 +4,6 @@ import "errors"
 
 // Sentinel errors of the package.
 var (
-	// ErrInvalidOptions: a constructor was given options it cannot use.
-	ErrInvalidOptions = errors.New("nodelifecycle: invalid options")
+	// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+	ErrInvalidConfig = errors.New("nodelifecycle: invalid config")
 )

@@ -18,16 +18,16 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Defaults of Options.
+// Defaults of Config.
 const (
 	DefaultGracePeriod       = 40 * time.Second
 	DefaultTolerationSeconds = 300 * time.Second
 	DefaultMonitorPeriod     = 5 * time.Second
 )
 
-// Options configure the node lifecycle controller; the zero value means
+// Config configures the node lifecycle controller; the zero value means
 // Kubernetes' defaults.
-type Options struct {
+type Config struct {
 	// GracePeriod is how old a node's last heartbeat (Lease renewal or
 	// Ready condition) may get before the node counts as unreachable;
 	// default 40 s.
@@ -48,7 +48,7 @@ type Options struct {
 	MonitorPeriod time.Duration
 	// Workers is how many nodes are handled at once; default 2.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
@@ -61,7 +61,7 @@ type Options struct {
 // manager's client. Safe for concurrent use.
 type Controller struct {
 	*controller.Controller
-	opts   Options
+	opts   Config
 	client *client.Client
 	nodes  informer.Lister[*core.Node]
 	leases informer.Lister[*coordination.Lease]
@@ -77,29 +77,35 @@ var _ controller.Reconciler = (*Controller)(nil)
 // podsByNode indexes pods by spec.nodeName.
 const podsByNode = "nodelifecycle-spec.nodeName"
 
-// New returns the controller over m's informers and client; add it to m
-// (m.Add) or Run it while m runs.
-func New(m *controller.Manager, opts Options) (*Controller, error) {
-	if opts.GracePeriod <= 0 {
-		opts.GracePeriod = DefaultGracePeriod
+// New makes the node lifecycle controller over m's shared informers of
+// Nodes, node Leases and Pods, writing through m's client; add it to m
+// (m.Add) to run it while m leads, or Run it. It fails with
+// ErrInvalidConfig without a manager, or for a negative
+// DefaultTolerationSeconds, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.DefaultTolerationSeconds < 0 {
-		return nil, fmt.Errorf("%w: negative DefaultTolerationSeconds", ErrInvalidOptions)
+	if cfg.GracePeriod <= 0 {
+		cfg.GracePeriod = DefaultGracePeriod
 	}
-	if opts.DefaultTolerationSeconds == 0 {
-		opts.DefaultTolerationSeconds = DefaultTolerationSeconds
+	if cfg.DefaultTolerationSeconds < 0 {
+		return nil, fmt.Errorf("%w: negative DefaultTolerationSeconds", ErrInvalidConfig)
 	}
-	if opts.MonitorPeriod <= 0 {
-		opts.MonitorPeriod = DefaultMonitorPeriod
+	if cfg.DefaultTolerationSeconds == 0 {
+		cfg.DefaultTolerationSeconds = DefaultTolerationSeconds
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 2
+	if cfg.MonitorPeriod <= 0 {
+		cfg.MonitorPeriod = DefaultMonitorPeriod
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	nodeInf, err := controller.InformerFor[core.Node](m, "")
 	if err != nil {
@@ -117,9 +123,9 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	if err != nil && !errors.Is(err, informer.ErrIndexConflict) { // a second controller on the manager shares the index
 		return nil, err
 	}
-	c := &Controller{opts: opts, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
-		pods: podInf.Indexer(), log: opts.Logger.With("controller", "nodelifecycle"), seen: map[string]heartbeat{}}
-	ctrl, err := controller.New("nodelifecycle", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c := &Controller{opts: cfg, client: m.Client(), nodes: nodeInf.Lister(), leases: leaseInf.Lister(),
+		pods: podInf.Indexer(), log: cfg.Logger.With("controller", "nodelifecycle"), seen: map[string]heartbeat{}}
+	ctrl, err := controller.New("nodelifecycle", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func TestWithTaints(t *testing.T) {
 // stops heartbeating).
 func agent(t *testing.T, c *client.Client, prefix string) (stop func()) {
 	t.Helper()
-	a, err := testnode.New(c, testnode.Options{Nodes: 1, NamePrefix: prefix, Bind: true,
+	a, err := testnode.New(c, testnode.Config{Nodes: 1, NamePrefix: prefix, Bind: true,
 		HeartbeatInterval: 200 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -119,13 +119,13 @@ func TestEvictionAndReplacement(t *testing.T) {
 	ctx := context.Background()
 	stops := map[string]func(){"a-0": agent(t, admin, "a-"), "b-0": agent(t, admin, "b-")}
 
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	nl, err := New(m, Options{GracePeriod: 2 * time.Second, DefaultTolerationSeconds: time.Second,
+	nl, err := New(m, Config{GracePeriod: 2 * time.Second, DefaultTolerationSeconds: time.Second,
 		MonitorPeriod: 500 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(nl))
-	rs, _, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	rs, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(rs))
 	testnode.RunManager(t, m)
@@ -185,62 +185,14 @@ func TestEvictionAndReplacement(t *testing.T) {
 	assert.Empty(t, n.Spec.Taints, "the healthy node is not tainted")
 }
 
-func TestPodGC(t *testing.T) {
+func TestConfig(t *testing.T) {
 	cl := testnode.StartCluster(t)
-	admin := cl.Client(t, cl.AdminKubeconfig)
-	ctx := context.Background()
-	// A node with no agent: nothing but the test changes its pods.
-	_, err := client.For[core.Node](admin, "").Create(ctx, &core.Node{ObjectMeta: meta.ObjectMeta{Name: "test-node-0"}})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.AdminKubeconfig)})
 	require.NoError(t, err)
-	pods := client.For[core.Pod](admin, "default")
-	mk := func(name, node string, phase core.PodPhase) {
-		p, err := pods.Create(ctx, &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name},
-			Spec: core.PodSpec{NodeName: node, RestartPolicy: core.RestartPolicyNever,
-				Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}})
-		require.NoError(t, err)
-		if phase != "" {
-			p.Status.Phase = phase
-			_, err = pods.UpdateStatus(ctx, p)
-			require.NoError(t, err)
-		}
-	}
-	// Creation timestamps have one-second resolution: the oldest two are
-	// made a second before the rest.
-	mk("old-1", "test-node-0", core.PodSucceeded)
-	mk("old-2", "test-node-0", core.PodFailed)
-	time.Sleep(1100 * time.Millisecond) // timestamps a second apart; this orders creations, it synchronizes nothing
-	mk("new-1", "test-node-0", core.PodSucceeded)
-	mk("new-2", "test-node-0", core.PodFailed)
-	mk("orphan", "ghost", "")
-
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
-	require.NoError(t, err)
-	gc, err := NewPodGC(m, PodGCOptions{TerminatedPodThreshold: 2, Period: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
-	require.NoError(t, err)
-	require.NoError(t, m.Add(gc))
-	testnode.RunManager(t, m)
-
-	names := func() []string {
-		l, err := pods.List(ctx, client.ListOptions{})
-		require.NoError(t, err)
-		var out []string
-		for _, p := range l.Items {
-			out = append(out, p.Name)
-		}
-		return out
-	}
-	testnode.Eventually(t, 20*time.Second, func() bool { return len(names()) == 2 }, "pods collected")
-	assert.ElementsMatch(t, []string{"new-1", "new-2"}, names(), "the oldest terminated pods and the orphan go")
-}
-
-func TestOptions(t *testing.T) {
-	cl := testnode.StartCluster(t)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.AdminKubeconfig)})
-	require.NoError(t, err)
-	_, err = New(m, Options{DefaultTolerationSeconds: -1})
-	require.ErrorIs(t, err, ErrInvalidOptions)
-	_, err = NewPodGC(m, PodGCOptions{TerminatedPodThreshold: -1})
-	require.ErrorIs(t, err, ErrInvalidOptions)
+	_, err = New(m, Config{DefaultTolerationSeconds: -1})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = New(nil, Config{})
+	require.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 // TestGraceRunsFromObservation: a heartbeat from long ago, seen for the

@@ -2,5 +2,5 @@ package replicaset
 
 import "errors"
 
-// ErrInvalidOptions: New was given options it cannot use.
-var ErrInvalidOptions = errors.New("replicaset: invalid options")
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("replicaset: invalid config")

@@ -24,8 +24,8 @@ func ExampleNew() {
 	if c == nil {
 		return // (no server in this example)
 	}
-	m, _ := controller.NewManager(controller.ManagerOptions{Client: c})
-	rc, _, err := replicaset.New(m, replicaset.Options{})
+	m, _ := controller.NewManager(controller.ManagerConfig{Client: c})
+	rc, err := replicaset.New(m, replicaset.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -29,15 +29,15 @@ func newRS(name string, replicas int32) *apps.ReplicaSet {
 				Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}}}}
 }
 
-func setup(t *testing.T) (*client.Client, *testnode.Agent, *replicaset.Reconciler) {
+func setup(t *testing.T) (*client.Client, *testnode.Agent, *replicaset.Controller) {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 3, Bind: true})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	agent := testnode.RunAgent(t, admin, testnode.Config{Nodes: 3, Bind: true})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	c, r, err := replicaset.New(m, replicaset.Options{Logger: testnode.QuietLogger()})
+	r, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	require.NoError(t, m.Add(c))
+	require.NoError(t, m.Add(r))
 	testnode.RunManager(t, m)
 	return admin, agent, r
 }

@@ -41,42 +41,14 @@ func ownerKey(pod *core.Pod) (controller.Request, bool) {
 
 // claimPods returns rs's active pods: those it controls and its selector
 // matches, after adopting matching orphans and releasing non-matching
-// pods it controls.
-func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
-	var owned, adopt, release []*core.Pod
-	for _, p := range r.pods.Namespace(rs.Namespace).List(nil) {
-		ref := meta.ControllerOf(&p.ObjectMeta)
-		match := sel.Matches(labels.Set(p.Labels))
-		switch {
-		case ref != nil && ref.UID == rs.UID && match:
-			owned = append(owned, p)
-		case ref != nil && ref.UID == rs.UID:
-			release = append(release, p)
-		case ref == nil && match && p.DeletionTimestamp == nil && rs.DeletionTimestamp == nil:
-			adopt = append(adopt, p)
-		}
-	}
-	for _, p := range release {
-		if err := controller.SetOwners(ctx, r.client, p, controller.WithoutOwner(p.OwnerReferences, rs.UID)); err != nil {
-			return nil, err
-		}
-	}
-	if len(adopt) > 0 {
-		// Adopt only from a ReplicaSet that is not being deleted, checked
-		// live: the cache may not show the deletion yet.
-		fresh, err := client.For[apps.ReplicaSet](r.client, rs.Namespace).Get(ctx, rs.Name)
-		if err != nil {
-			return nil, fmt.Errorf("recheck replicaset %s/%s before adopting: %w", rs.Namespace, rs.Name, err)
-		}
-		if fresh.UID != rs.UID || fresh.DeletionTimestamp != nil {
-			adopt = nil
-		}
-	}
-	for _, p := range adopt {
-		if err := controller.SetOwners(ctx, r.client, p, append(append([]meta.OwnerReference(nil), p.OwnerReferences...), OwnerReference(rs))); err != nil {
-			return nil, err
-		}
-		owned = append(owned, p)
+// pods it controls (controller.ClaimObjects).
+func (r *Controller) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
+	owned, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: rs, Ref: OwnerReference(rs), Selector: sel,
+		Recheck: func(ctx context.Context) (meta.Object, error) {
+			return client.For[apps.ReplicaSet](r.client, rs.Namespace).Get(ctx, rs.Name)
+		}}, r.pods.Namespace(rs.Namespace).List(nil))
+	if err != nil {
+		return nil, err
 	}
 	active := owned[:0:0]
 	for _, p := range owned {
@@ -88,7 +60,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 }
 
 // manage creates or deletes pods so that rs has spec.replicas of them.
-func (r *Reconciler) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
+func (r *Controller) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
 	want := 1
 	if rs.Spec.Replicas != nil {
 		want = int(*rs.Spec.Replicas)
@@ -115,7 +87,7 @@ func NewPod(rs *apps.ReplicaSet) *core.Pod {
 
 // createPods creates n pods in slow-start batches; the first failing
 // batch stops the rest, whose expectations are released.
-func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
+func (r *Controller) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
 	r.exp.ExpectCreations(key, n)
 	pods := client.For[core.Pod](r.client, rs.Namespace)
 	done := 0
@@ -151,7 +123,7 @@ func (r *Reconciler) createPods(ctx context.Context, key controller.Request, rs 
 }
 
 // deletePods deletes victims at once, waiting for each deletion's event.
-func (r *Reconciler) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
+func (r *Controller) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
 	uids := make([]meta.UID, len(victims))
 	for i, p := range victims {
 		uids[i] = p.UID

@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
@@ -21,24 +22,27 @@ import (
 // kube-controller-manager's burstReplicas does.
 const DefaultBurst = 500
 
-// Options configure the controller. The zero value is usable.
-type Options struct {
+// Config configures the controller. The zero value is usable.
+type Config struct {
 	// Burst caps the pods created or deleted by one reconcile; default
 	// DefaultBurst.
 	Burst int
 	// Workers reconcile different ReplicaSets at once; default 5.
 	Workers int
 	// Recorder records the SuccessfulCreate, FailedCreate,
-	// SuccessfulDelete and FailedDelete Events; nil means a record.Writer
-	// of the controller's own, added to the manager.
+	// SuccessfulDelete and FailedDelete Events; default the manager's
+	// (Manager.Recorder).
 	Recorder record.Recorder
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler reconciles ReplicaSets. Make one with New; it is safe for
-// concurrent use by the controller's workers.
-type Reconciler struct {
+// Controller reconciles ReplicaSets. It is a *controller.Controller (add it
+// to the Manager it was made on, or Run it) reconciling with its own
+// Reconcile. Make one with New; it is safe for concurrent use by the
+// controller's workers.
+type Controller struct {
+	*controller.Controller
 	client *client.Client
 	rss    informer.Lister[*apps.ReplicaSet]
 	pods   informer.Lister[*core.Pod]
@@ -49,71 +53,68 @@ type Reconciler struct {
 	now    func() time.Time
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the ReplicaSet controller over the manager's shared
-// informers of ReplicaSets and Pods. Add the returned controller to the
-// manager (m.Add) to run it.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the ReplicaSet controller over m's shared informers of
+// ReplicaSets and Pods, writing through m's client; add it to m (m.Add) to
+// run it while m leads, or Run it. It fails with ErrInvalidConfig without a
+// manager, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Burst <= 0 {
-		opts.Burst = DefaultBurst
+	if cfg.Burst <= 0 {
+		cfg.Burst = DefaultBurst
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 5
+	if cfg.Workers <= 0 {
+		cfg.Workers = 5
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	rsInf, err := controller.InformerFor[apps.ReplicaSet](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), rss: rsInf.Lister(), pods: podInf.Lister(),
-		exp: controller.NewExpectations(nil, 0), burst: opts.Burst, log: opts.Logger, now: time.Now}
-	if r.rec, err = newRecorder(m, opts); err != nil {
-		return nil, nil, err
+	r := &Controller{client: m.Client(), rss: rsInf.Lister(), pods: podInf.Lister(),
+		exp: controller.NewExpectations(nil, 0), burst: cfg.Burst, log: cfg.Logger, now: time.Now}
+	if r.rec = cfg.Recorder; r.rec == nil {
+		if r.rec, err = m.Recorder(Component); err != nil {
+			return nil, err
+		}
 	}
-	c, err := controller.New("replicaset", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c, err := controller.New("replicaset", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, rsInf)
 	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, ownerKey), r.podRequests)
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Expectations returns the controller's expectations (for tests and
 // metrics).
-func (r *Reconciler) Expectations() *controller.Expectations { return r.exp }
+func (r *Controller) Expectations() *controller.Expectations { return r.exp }
 
 // podRequests maps a pod to its controlling ReplicaSet, or an orphan to
 // every ReplicaSet of its namespace that selects it (to adopt it).
-func (r *Reconciler) podRequests(pod *core.Pod) []controller.Request {
+func (r *Controller) podRequests(pod *core.Pod) []controller.Request {
 	if ref := controllerRef(pod); ref != nil {
 		if ref.Kind != "ReplicaSet" {
 			return nil
 		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	var out []controller.Request
-	for _, rs := range r.rss.Namespace(pod.Namespace).List(nil) {
-		if sel, err := labels.SelectorFromLabelSelector(rs.Spec.Selector); err == nil && !sel.Empty() &&
-			sel.Matches(labels.Set(pod.Labels)) {
-			out = append(out, controller.Request{Namespace: rs.Namespace, Name: rs.Name})
-		}
-	}
-	return out
+	return controller.EnqueueSelectingOwners[*core.Pod](r.rss, func(rs *apps.ReplicaSet) *meta.LabelSelector { return rs.Spec.Selector }, nil)(pod)
 }
 
 // Reconcile brings one ReplicaSet's pods and status to its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	rs, err := r.rss.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		r.exp.Forget(req)
@@ -149,7 +150,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // updateStatus writes st unless rs already has it; a conflict retries the
 // reconcile.
-func (r *Reconciler) updateStatus(ctx context.Context, rs *apps.ReplicaSet, st apps.ReplicaSetStatus) error {
+func (r *Controller) updateStatus(ctx context.Context, rs *apps.ReplicaSet, st apps.ReplicaSetStatus) error {
 	if statusEqual(&rs.Status, &st) {
 		return nil
 	}

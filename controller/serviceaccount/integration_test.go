@@ -20,9 +20,9 @@ import (
 func TestDefaultServiceAccounts(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	sc, _, err := serviceaccount.New(m, serviceaccount.Options{Logger: testnode.QuietLogger()})
+	sc, err := serviceaccount.New(m, serviceaccount.Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(sc))
 	testnode.RunManager(t, m)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
@@ -18,51 +17,53 @@ import (
 // DefaultName is the account every namespace gets.
 const DefaultName = "default"
 
-// ErrInvalidOptions is returned by New for unusable options.
-var ErrInvalidOptions = errors.New("serviceaccount: invalid options")
-
-// Options configure the controller. The zero value uses the defaults.
-type Options struct {
+// Config configures the controller. The zero value uses the defaults.
+type Config struct {
 	// Workers; default 1.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler ensures the default ServiceAccount of one namespace. Make
-// one with New; safe for concurrent use.
-type Reconciler struct {
+// Controller ensures the default ServiceAccount of one namespace. It is a
+// *controller.Controller (add it to the Manager it was made on, or Run it)
+// reconciling with its own Reconcile. Make one with New; safe for
+// concurrent use.
+type Controller struct {
+	*controller.Controller
 	client     *client.Client
 	namespaces informer.Lister[*core.Namespace]
 	accounts   informer.Lister[*core.ServiceAccount]
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the controller over the manager's Namespace and
-// ServiceAccount informers.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
+// New makes the service account controller over m's shared informers of
+// Namespaces and ServiceAccounts, writing through m's client; add it to m
+// (m.Add) to run it while m leads, or Run it. It fails with
+// ErrInvalidConfig without a manager, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
-		return nil, nil, fmt.Errorf("%w: no manager", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 1
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	nsInf, err := controller.InformerFor[core.Namespace](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	saInf, err := controller.InformerFor[core.ServiceAccount](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), namespaces: nsInf.Lister(), accounts: saInf.Lister()}
-	c, err := controller.New("serviceaccount", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	r := &Controller{client: m.Client(), namespaces: nsInf.Lister(), accounts: saInf.Lister()}
+	c, err := controller.New("serviceaccount", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, nsInf)
 	// A deleted default account is recreated: map it to its namespace.
@@ -72,12 +73,13 @@ func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconcil
 		}
 		return []controller.Request{{Name: sa.Namespace}}
 	})
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // Reconcile creates the default ServiceAccount of namespace req.Name when
 // the namespace is active and the account is missing.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	ns, err := r.namespaces.Get("", req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		return controller.Result{}, nil
@@ -111,7 +113,7 @@ func isTerminating(err error) bool {
 		return false
 	}
 	for _, c := range st.Details.Causes {
-		if c.Type == admission.NamespaceTerminatingCause {
+		if c.Type == core.NamespaceTerminatingCause {
 			return true
 		}
 	}

@@ -21,12 +21,12 @@ import (
 func TestLoadBalancerServices(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 1})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	lb, err := servicelb.NewLoopback(netip.MustParsePrefix("127.0.1.0/31")) // two addresses
 	require.NoError(t, err)
-	sc, _, err := servicelb.New(m, servicelb.Options{Provider: lb, Logger: testnode.QuietLogger()})
+	sc, err := servicelb.New(m, servicelb.Config{Provider: lb, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(sc))
 	testnode.RunManager(t, m)

@@ -47,7 +47,7 @@ func NewLoopback(pool netip.Prefix) (*Loopback, error) {
 	}
 	pool = pool.Masked()
 	if pool.Addr().BitLen()-pool.Bits() > 16 {
-		return nil, fmt.Errorf("%w: pool %s is larger than 65536 addresses", ErrInvalidOptions, pool)
+		return nil, fmt.Errorf("%w: pool %s is larger than 65536 addresses", ErrInvalidConfig, pool)
 	}
 	a := pool.Addr()
 	if pool.Addr().Is4() && pool.Bits() < 31 {

@@ -61,5 +61,5 @@ func TestLoopbackPool(t *testing.T) {
 	assert.Equal(t, "127.0.1.1", ing[0].IP)
 
 	_, err = NewLoopback(netip.MustParsePrefix("10.0.0.0/8"))
-	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }

@@ -22,19 +22,22 @@ import (
 // is deleted.
 const CleanupFinalizer = "service.kubernetes.io/load-balancer-cleanup"
 
-// Options configure the controller. Provider is required.
-type Options struct {
+// Config configures the controller. Provider is required.
+type Config struct {
 	// Provider makes the load balancers.
 	Provider LoadBalancer
 	// Workers; default 2.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
-// Reconciler drives a provider from LoadBalancer Services. Make one with
-// New; safe for concurrent use.
-type Reconciler struct {
+// Controller drives a provider from LoadBalancer Services. It is a
+// *controller.Controller (add it to the Manager it was made on, or Run it)
+// reconciling with its own Reconcile. Make one with New; safe for
+// concurrent use.
+type Controller struct {
+	*controller.Controller
 	client   *client.Client
 	services informer.Lister[*core.Service]
 	nodes    informer.Lister[*core.Node]
@@ -42,37 +45,43 @@ type Reconciler struct {
 	restore  sync.Once
 }
 
-var _ controller.Reconciler = (*Reconciler)(nil)
+var _ controller.Reconciler = (*Controller)(nil)
 
-// New makes the service load balancer controller over the manager's
-// Service and Node informers.
-func New(m *controller.Manager, opts Options) (*controller.Controller, *Reconciler, error) {
-	if m == nil || opts.Provider == nil {
-		return nil, nil, fmt.Errorf("%w: a manager and a provider are required", ErrInvalidOptions)
+// New makes the service load balancer controller over m's shared informers
+// of Services and Nodes, writing through m's client; add it to m (m.Add) to
+// run it while m leads, or Run it. It fails with ErrInvalidConfig without a
+// manager or without a Provider, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil || cfg.Provider == nil {
+		return nil, fmt.Errorf("%w: a manager and a provider are required", ErrInvalidConfig)
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = 2
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	svcInf, err := controller.InformerFor[core.Service](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nodeInf, err := controller.InformerFor[core.Node](m, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r := &Reconciler{client: m.Client(), services: svcInf.Lister(), nodes: nodeInf.Lister(), provider: opts.Provider}
-	c, err := controller.New("servicelb", r, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	r := &Controller{client: m.Client(), services: svcInf.Lister(), nodes: nodeInf.Lister(), provider: cfg.Provider}
+	c, err := controller.New("servicelb", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	controller.WatchObjects(c, svcInf)
 	controller.Watch(c, nodeInf, func(*core.Node) []controller.Request { return r.loadBalancers() })
-	return c, r, nil
+	r.Controller = c
+	return r, nil
 }
 
 // loadBalancers returns a request for every LoadBalancer Service.
-func (r *Reconciler) loadBalancers() []controller.Request {
+func (r *Controller) loadBalancers() []controller.Request {
 	var out []controller.Request
 	for _, s := range r.services.List(nil) {
 		if s.Spec.Type == core.ServiceTypeLoadBalancer {
@@ -88,7 +97,7 @@ func wantsLB(svc *core.Service) bool {
 }
 
 // Reconcile ensures or deletes one Service's load balancer.
-func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	r.restore.Do(r.restoreAll)
 	svc, err := r.services.Namespace(req.Namespace).Get(req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
@@ -104,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	return controller.Result{}, r.teardown(ctx, svc)
 }
 
-func (r *Reconciler) restoreAll() {
+func (r *Controller) restoreAll() {
 	rs, ok := r.provider.(Restorer)
 	if !ok {
 		return
@@ -116,7 +125,7 @@ func (r *Reconciler) restoreAll() {
 	}
 }
 
-func (r *Reconciler) ensure(ctx context.Context, svc *core.Service) error {
+func (r *Controller) ensure(ctx context.Context, svc *core.Service) error {
 	if !slices.Contains(svc.Finalizers, CleanupFinalizer) {
 		if err := r.setFinalizers(ctx, svc, append(slices.Clone(svc.Finalizers), CleanupFinalizer)); err != nil {
 			return err
@@ -129,7 +138,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *core.Service) error {
 	return r.setIngress(ctx, svc, ing)
 }
 
-func (r *Reconciler) teardown(ctx context.Context, svc *core.Service) error {
+func (r *Controller) teardown(ctx context.Context, svc *core.Service) error {
 	has := slices.Contains(svc.Finalizers, CleanupFinalizer)
 	if !has && len(svc.Status.LoadBalancer.Ingress) == 0 {
 		return nil
@@ -147,7 +156,7 @@ func (r *Reconciler) teardown(ctx context.Context, svc *core.Service) error {
 }
 
 // readyNodes returns the schedulable, Ready nodes.
-func (r *Reconciler) readyNodes() []*core.Node {
+func (r *Controller) readyNodes() []*core.Node {
 	var out []*core.Node
 	for _, n := range r.nodes.List(nil) {
 		if n.Spec.Unschedulable {
@@ -162,7 +171,7 @@ func (r *Reconciler) readyNodes() []*core.Node {
 	return out
 }
 
-func (r *Reconciler) setIngress(ctx context.Context, svc *core.Service, ing []core.LoadBalancerIngress) error {
+func (r *Controller) setIngress(ctx context.Context, svc *core.Service, ing []core.LoadBalancerIngress) error {
 	if len(ing) == 0 && len(svc.Status.LoadBalancer.Ingress) == 0 || reflect.DeepEqual(ing, svc.Status.LoadBalancer.Ingress) {
 		return nil
 	}
@@ -175,7 +184,7 @@ func (r *Reconciler) setIngress(ctx context.Context, svc *core.Service, ing []co
 	return nil
 }
 
-func (r *Reconciler) setFinalizers(ctx context.Context, svc *core.Service, fins []string) error {
+func (r *Controller) setFinalizers(ctx context.Context, svc *core.Service, fins []string) error {
 	if fins == nil {
 		fins = []string{}
 	}

@@ -28,11 +28,11 @@ func ExamplePodName() {
 // Wiring: the controller runs on a Manager's shared informers.
 func ExampleNew() {
 	var c *client.Client // from client.New
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c})
 	if err != nil {
 		return // a manager needs a client
 	}
-	sts, err := statefulset.New(m, statefulset.Options{Workers: 2, Logger: slog.Default()})
+	sts, err := statefulset.New(m, statefulset.Config{Workers: 2, Logger: slog.Default()})
 	if err != nil {
 		return
 	}

@@ -19,11 +19,11 @@ import (
 	"github.com/orkit/orkit/informer"
 )
 
-// Options configure the StatefulSet controller; the zero value is usable.
-type Options struct {
+// Config configures the StatefulSet controller; the zero value is usable.
+type Config struct {
 	// Workers is how many sets are reconciled at once; default 1.
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
@@ -45,12 +45,17 @@ type Controller struct {
 
 var _ controller.Reconciler = (*Controller)(nil)
 
-// New returns the controller over m's informers and client; add it to m
-// (m.Add) or Run it while m runs. It fails when an informer cannot be
-// made.
-func New(m *controller.Manager, opts Options) (*Controller, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+// New makes the StatefulSet controller over m's shared informers of
+// StatefulSets, Pods, PersistentVolumeClaims and ControllerRevisions,
+// writing through m's client; add it to m (m.Add) to run it while m leads,
+// or Run it. It fails with ErrInvalidConfig without a manager, and when an
+// informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	setInf, err := controller.InformerFor[apps.StatefulSet](m, "")
 	if err != nil {
@@ -69,15 +74,17 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{client: m.Client(), sets: setInf.Lister(), pods: podInf.Lister(), claims: pvcInf.Lister(),
-		revisions: revInf.Lister(), log: opts.Logger.With("controller", "statefulset"), now: time.Now}
-	ctrl, err := controller.New("statefulset", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+		revisions: revInf.Lister(), log: cfg.Logger.With("controller", "statefulset"), now: time.Now}
+	ctrl, err := controller.New("statefulset", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	owner := controller.OwnerKind{Group: apps.GroupName, Kind: "StatefulSet"}
 	controller.WatchObjects(ctrl, setInf)
 	controller.WatchOwned(ctrl, podInf, owner)
-	controller.Watch(ctrl, podInf, c.orphanRequests)
+	controller.Watch(ctrl, podInf, controller.EnqueueSelectingOwners(setInf.Lister(),
+		func(set *apps.StatefulSet) *meta.LabelSelector { return set.Spec.Selector },
+		func(set *apps.StatefulSet, p *core.Pod) bool { _, named := ParseOrdinal(set, p.Name); return named }))
 	controller.WatchOwned(ctrl, revInf, owner)
 	c.Controller = ctrl
 	return c, nil

@@ -7,7 +7,7 @@
 //	                   volumeMode, capacity ≥ request, the claim's selector)
 //	                      found ─▶ volume.claimRef = claim; volume Bound;
 //	                               claim.volumeName = volume; claim Bound
-//	                      none, class = Options.LocalStorageClass
+//	                      none, class = Config.LocalStorageClass
 //	                            ─▶ mkdir LocalDir/pvc-<uid>; create a hostPath volume
 //	                               pre-bound to the claim (bound on the next pass)
 //	                      none  ─▶ claim stays Pending until a volume appears

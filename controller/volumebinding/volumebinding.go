@@ -26,9 +26,9 @@ const (
 	ProvisionerName = "orkit.dev/local-path"
 )
 
-// Options configure the controller. The zero value binds claims to
+// Config configures the controller. The zero value binds claims to
 // existing volumes and provisions nothing.
-type Options struct {
+type Config struct {
 	// LocalStorageClass is the storage class the local provisioner serves:
 	// a claim of this class that no volume fits gets a new hostPath volume.
 	// Empty disables provisioning.
@@ -41,7 +41,7 @@ type Options struct {
 	// Workers is how many claims and volumes are handled at once; default 1
 	// (binding decisions are then never made concurrently).
 	Workers int
-	// Logger; default slog.Default().
+	// Logger; default the manager's (Manager.Logger).
 	Logger *slog.Logger
 }
 
@@ -52,7 +52,7 @@ type Options struct {
 // concurrent use.
 type Controller struct {
 	*controller.Controller
-	opts    Options
+	opts    Config
 	client  *client.Client
 	claims  informer.Lister[*core.PersistentVolumeClaim]
 	volumes informer.Lister[*core.PersistentVolume]
@@ -61,18 +61,23 @@ type Controller struct {
 
 var _ controller.Reconciler = (*Controller)(nil)
 
-// New returns the controller over m's informers and client; add it to m
-// (m.Add) or Run it while m runs. It fails with ErrInvalidOptions when
-// LocalStorageClass is set without an absolute LocalDir.
-func New(m *controller.Manager, opts Options) (*Controller, error) {
-	if opts.LocalStorageClass != "" && (opts.LocalDir == "" || !filepath.IsAbs(opts.LocalDir)) {
-		return nil, fmt.Errorf("%w: local storage class %q needs an absolute LocalDir, got %q", ErrInvalidOptions, opts.LocalStorageClass, opts.LocalDir)
+// New makes the volume binding controller over m's shared informers of
+// PersistentVolumeClaims and PersistentVolumes, writing through m's client;
+// add it to m (m.Add) to run it while m leads, or Run it. It fails with
+// ErrInvalidConfig without a manager, or when LocalStorageClass is set
+// without an absolute LocalDir, and when an informer cannot be made.
+func New(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
-	if opts.LocalDir != "" {
-		opts.LocalDir = filepath.Clean(opts.LocalDir)
+	if cfg.LocalStorageClass != "" && (cfg.LocalDir == "" || !filepath.IsAbs(cfg.LocalDir)) {
+		return nil, fmt.Errorf("%w: local storage class %q needs an absolute LocalDir, got %q", ErrInvalidConfig, cfg.LocalStorageClass, cfg.LocalDir)
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if cfg.LocalDir != "" {
+		cfg.LocalDir = filepath.Clean(cfg.LocalDir)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.Logger()
 	}
 	pvcInf, err := controller.InformerFor[core.PersistentVolumeClaim](m, "")
 	if err != nil {
@@ -82,9 +87,9 @@ func New(m *controller.Manager, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{opts: opts, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
-		log: opts.Logger.With("controller", "volumebinding")}
-	ctrl, err := controller.New("volumebinding", c, controller.Options{Workers: opts.Workers, Logger: opts.Logger})
+	c := &Controller{opts: cfg, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
+		log: cfg.Logger.With("controller", "volumebinding")}
+	ctrl, err := controller.New("volumebinding", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -114,9 +114,9 @@ func setup(t *testing.T) *env {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
 	dir := t.TempDir()
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	vb, err := New(m, Options{LocalStorageClass: "local", LocalDir: dir, Logger: testnode.QuietLogger()})
+	vb, err := New(m, Config{LocalStorageClass: "local", LocalDir: dir, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(vb))
 	testnode.RunManager(t, m)
@@ -247,11 +247,11 @@ func TestProvisionedPathOutsideDir(t *testing.T) {
 
 func TestOptionsValidation(t *testing.T) {
 	cl := testnode.StartCluster(t)
-	m, err := controller.NewManager(controller.ManagerOptions{Client: cl.Client(t, cl.AdminKubeconfig)})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.AdminKubeconfig)})
 	require.NoError(t, err)
-	for _, o := range []Options{{LocalStorageClass: "local"}, {LocalStorageClass: "local", LocalDir: "relative/dir"}} {
+	for _, o := range []Config{{LocalStorageClass: "local"}, {LocalStorageClass: "local", LocalDir: "relative/dir"}} {
 		_, err := New(m, o)
-		assert.ErrorIs(t, err, ErrInvalidOptions)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
 	}
 }
 

@@ -29,11 +29,13 @@ const (
 	TagPartial = "P"
 )
 
-// logCopier copies one container's FIFOs to its CRI log file. It ends
-// when both streams reach EOF (the container exited) or on stop.
+// logCopier copies one container's FIFOs to its CRI log file, and holds
+// its stdin FIFO open when it has one. It ends when both streams reach
+// EOF (the container exited) or on stop.
 type logCopier struct {
 	creator cio.Creator
 	dio     *cio.DirectIO
+	stdin   *stdinPipe // nil: created without Stdin (its stdin is empty)
 	done    chan struct{}
 	once    sync.Once
 }
@@ -44,12 +46,16 @@ func (lc *logCopier) stop() {
 	<-lc.done
 }
 
-// fifoSet returns the container's FIFO paths (stable across restarts).
-func (r *Runtime) fifoSet(id string, tty bool) *cio.FIFOSet {
+// fifoSet returns the container's FIFO paths (stable across restarts):
+// stdout, stderr without a terminal, stdin when asked for.
+func (r *Runtime) fifoSet(id string, cfg cri.ContainerConfig) *cio.FIFOSet {
 	dir := filepath.Join(r.cfg.stateDir, fifoDir, id)
-	c := cio.Config{Stdout: filepath.Join(dir, "stdout"), Terminal: tty}
-	if !tty {
+	c := cio.Config{Stdout: filepath.Join(dir, "stdout"), Terminal: cfg.TTY}
+	if !cfg.TTY {
 		c.Stderr = filepath.Join(dir, "stderr")
+	}
+	if cfg.Stdin {
+		c.Stdin = filepath.Join(dir, "stdin")
 	}
 	return cio.NewFIFOSet(c, nil)
 }
@@ -64,7 +70,7 @@ func (r *Runtime) startLogs(id string, rec containerRecord) (*logCopier, error) 
 	if old != nil {
 		old.stop()
 	}
-	fifos := r.fifoSet(id, rec.Config.TTY)
+	fifos := r.fifoSet(id, rec.Config)
 	if err := os.MkdirAll(filepath.Dir(fifos.Stdout), 0o700); err != nil {
 		return nil, err
 	}
@@ -88,6 +94,9 @@ func (r *Runtime) startLogs(id string, rec containerRecord) (*logCopier, error) 
 		return nil, err
 	}
 	lc := &logCopier{dio: dio, done: make(chan struct{})}
+	if dio.Stdin != nil {
+		lc.stdin = &stdinPipe{w: dio.Stdin, once: rec.Config.StdinOnce, closeIO: func() error { return r.closeStdin(id) }}
+	}
 	lc.creator = func(string) (cio.IO, error) { return dio, nil }
 	var mu sync.Mutex
 	var wg sync.WaitGroup

@@ -32,6 +32,7 @@ const (
 	labelMessage   = "io.orkit.message"
 	labelPodIP     = "io.orkit.pod-ip"
 	labelPodIPs    = "io.orkit.pod-additional-ips" // comma separated
+	labelStdinDone = "io.orkit.stdin-closed"       // "true" once stdinOnce closed stdin
 
 	kindSandbox   = "sandbox"
 	kindContainer = "container"

@@ -103,12 +103,21 @@ func (r *Runtime) attachLogs(id string) {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 	defer cancel()
-	_, rec, err := r.containerRecord(ctx, id)
+	c, rec, err := r.containerRecord(ctx, id)
 	if err != nil {
 		r.cfg.log.Warn("reattach logs", "id", id, "err", err)
 		return
 	}
-	if _, err := r.startLogs(id, rec); err != nil {
+	stdinClosed := c.Labels[labelStdinDone] == "true"
+	if stdinClosed {
+		rec.Config.Stdin = false // no FIFO end to open: nobody reads it any more
+	}
+	lc, err := r.startLogs(id, rec)
+	if err != nil {
 		r.cfg.log.Warn("reattach logs", "id", id, "err", err)
+		return
+	}
+	if stdinClosed && lc.stdin == nil {
+		lc.stdin = &stdinPipe{w: nopWriteCloser{}, closed: true}
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/authn"
+	"github.com/orkit/orkit/authn"
 )
 
 // pod is a valid pod in ns with labels and, when ports are given, those

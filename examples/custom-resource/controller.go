@@ -45,7 +45,7 @@ func NewWidgetController(m *controller.Manager, log *slog.Logger) (*controller.C
 		return nil, err
 	}
 	r := &WidgetReconciler{client: m.Client(), widgets: widgets, configMaps: configMaps}
-	c, err := controller.New("widget", r, controller.Options{Workers: 2, Logger: log})
+	c, err := controller.New("widget", r, controller.Config{Workers: 2, Logger: log})
 	if err != nil {
 		return nil, err
 	}

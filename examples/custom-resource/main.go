@@ -131,7 +131,7 @@ func widgetClient(cp *controlplane.ControlPlane, dir string) (*client.Client, er
 // startControllers runs a Manager with the widget controller and the
 // garbage collector (which deletes a widget's ConfigMap with it).
 func (c *cluster) startControllers(ctx context.Context, log *slog.Logger) error {
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c.client, Logger: log})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c.client, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (c *cluster) startControllers(ctx context.Context, log *slog.Logger) error 
 	if err != nil {
 		return fmt.Errorf("widget controller: %w", err)
 	}
-	gc, err := garbagecollector.New(garbagecollector.Options{Client: c.client, Logger: log})
+	gc, err := garbagecollector.New(m, garbagecollector.Config{})
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)
 	}

@@ -16,13 +16,11 @@ import (
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
-	"github.com/orkit/orkit/controller/deployment"
-	"github.com/orkit/orkit/controller/garbagecollector"
-	"github.com/orkit/orkit/controller/replicaset"
-	"github.com/orkit/orkit/controller/serviceaccount"
+	"github.com/orkit/orkit/controller/standard"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/scheduler"
@@ -155,40 +153,21 @@ func newScheduler(cp *controlplane.ControlPlane, log *slog.Logger) (*scheduler.S
 	return scheduler.New(scheduler.Config{Client: c, Profiles: []framework.Profile{profile}, Logger: log})
 }
 
-// newControllerManager runs the controllers this scenario needs, as
+// newControllerManager runs the standard controllers, as
 // system:kube-controller-manager.
 func newControllerManager(cp *controlplane.ControlPlane, log *slog.Logger) (*controller.Manager, error) {
 	c, err := clientFor(cp, "system:kube-controller-manager")
 	if err != nil {
 		return nil, err
 	}
-	m, err := controller.NewManager(controller.ManagerOptions{Client: c, Logger: log})
+	m, err := controller.NewManager(controller.ManagerConfig{Client: c, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	// TODO(lead, issue 13): replace the lines from here to "return m, nil"
-	// with the one-call registration of the standard controllers (the
-	// controller/... API of the sdk-controllers branch).
-	rs, _, err := replicaset.New(m, replicaset.Options{Logger: log})
-	if err != nil {
+	// The standard set (ReplicaSet, Deployment, garbage collector, ...),
+	// each with its zero Config.
+	if _, err := standard.Add(m, standard.Config{}); err != nil {
 		return nil, err
-	}
-	dep, _, err := deployment.New(m, deployment.Options{Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	sa, _, err := serviceaccount.New(m, serviceaccount.Options{Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	gc, err := garbagecollector.New(garbagecollector.Options{Client: c, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range []controller.Runnable{rs, dep, sa, gc} {
-		if err := m.Add(r); err != nil {
-			return nil, err
-		}
 	}
 	return m, nil
 }
@@ -215,6 +194,11 @@ func newNodes(cp *controlplane.ControlPlane, pool string, log *slog.Logger) (*ku
 func scenario(ctx context.Context, c *client.Client, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	// Place work once both nodes have reported their capacity; before
+	// that a node fits no pod.
+	if err := waitFor(ctx, "nodes green-0 and blue-0 Ready", func() (bool, error) { return nodesReady(ctx, c, "green-0", "blue-0") }); err != nil {
+		return err
+	}
 	two := int32(2)
 	labels := map[string]string{"app": "web", PoolLabel: "green"}
 	dep := &apps.Deployment{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
@@ -232,6 +216,27 @@ func scenario(ctx context.Context, c *client.Client, out io.Writer) error {
 		return err
 	}
 	return waitFor(ctx, "pod red unschedulable", func() (bool, error) { return redUnschedulable(ctx, c, out) })
+}
+
+// nodesReady reports whether every named node is Ready.
+func nodesReady(ctx context.Context, c *client.Client, names ...string) (bool, error) {
+	for _, name := range names {
+		n, err := client.For[core.Node](c, "").Get(ctx, name)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		ready := false
+		for _, cond := range n.Status.Conditions {
+			ready = ready || cond.Type == core.NodeReady && cond.Status == meta.ConditionTrue
+		}
+		if !ready {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func podSpec() core.PodSpec {

@@ -26,6 +26,9 @@ type options struct {
 	Listen   string
 	Nodes    int // real nodes
 	SimNodes int // simulated nodes, sim-node-<i>
+	// ResolvConf names the upstream resolvers of cluster DNS; "" means
+	// /etc/resolv.conf.
+	ResolvConf string
 	// Auth configures the API server's authentication and authorization
 	// (see addAuthFlags).
 	Auth   controlplane.AuthConfig
@@ -52,7 +55,6 @@ type cluster struct {
 	nodes []*realNode
 
 	containerd *daemon.Daemon
-	logsWired  bool
 }
 
 // step prints one progress line with the time since start.

@@ -39,7 +39,8 @@ func ensureBridge(name string, subnet netip.Prefix) (netip.Addr, error) {
 // node and publishes it as Service kube-system/kube-dns at clusterDNSIP,
 // which the service proxy forwards to it.
 func (c *cluster) startDNS(ctx context.Context, gw netip.Addr) error {
-	srv, err := dns.New(dns.Config{Client: c.admin, Listen: net.JoinHostPort(gw.String(), "53"), Logger: c.opts.Logger})
+	srv, err := dns.New(dns.Config{Client: c.admin, Listen: net.JoinHostPort(gw.String(), "53"), ResolvConf: c.opts.ResolvConf,
+		Logger: c.opts.Logger})
 	if err != nil {
 		return err
 	}
@@ -87,6 +88,7 @@ func (c *cluster) startDNS(ctx context.Context, gw netip.Addr) error {
 	} else if err != nil {
 		return fmt.Errorf("create Endpoints kube-dns: %w", err)
 	}
-	c.step("cluster DNS serving cluster.local on %s:%d, Service kube-system/kube-dns at %s", gw, port, clusterDNSIP)
+	c.step("cluster DNS serving cluster.local on %s:%d, Service kube-system/kube-dns at %s, forwarding other names to %v",
+		gw, port, clusterDNSIP, srv.Upstreams())
 	return nil
 }

@@ -38,6 +38,7 @@ func main() {
 	flag.StringVar(&opts.Listen, "listen", "127.0.0.1:6443", "address of the API server")
 	flag.IntVar(&opts.Nodes, "nodes", 1, "real nodes to run (0 for none)")
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
+	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)
@@ -54,6 +55,10 @@ func main() {
 		}
 		return
 	}
+	if opts.Nodes < 0 || opts.Nodes > maxRealNodes {
+		fmt.Fprintf(os.Stderr, "minicluster: --nodes must be 0 to %d (real nodes take 10.244.<i>.0/24 of %s)\n", maxRealNodes, realNodeCIDR)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, opts, *demo); err != nil {
@@ -65,7 +70,7 @@ func main() {
 // defragment runs bbolt.Defragment on the data directory's store.
 func defragment(dataDir string, out io.Writer) error {
 	path := filepath.Join(dataDir, "store.db")
-	res, err := bbolt.Defragment(path, &bbolt.Options{LockTimeout: time.Second})
+	res, err := bbolt.Defragment(path, &bbolt.Config{LockTimeout: time.Second})
 	if err != nil {
 		return err
 	}

@@ -210,9 +210,6 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 		return err
 	}
 	c.goRun("kubelet "+n.name, func() error { return k.Run(ctx) })
-	if err := c.enablePodLogs(); err != nil {
-		return err
-	}
 	return c.waitNodeReady(ctx, n.name)
 }
 
@@ -233,27 +230,6 @@ func (c *cluster) waitNodeReady(ctx context.Context, name string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// enablePodLogs lets the API server reach the kubelets for pods/log and
-// pods/exec (kubectl logs, kubectl exec), as kube-apiserver-kubelet-client.
-func (c *cluster) enablePodLogs() error {
-	if c.logsWired {
-		return nil
-	}
-	kp, err := c.cp.CA.IssueClient(kubelet.APIServerClientCN)
-	if err != nil {
-		return err
-	}
-	cert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
-	if err != nil {
-		return err
-	}
-	kcfg := kubelet.LogsClientConfig{ClientCert: cert, RootCAs: c.cp.CA.Pool(), Nodes: client.For[core.Node](c.admin, "")}
-	c.cp.Server.SetPodLogs(kubelet.LogsFunc(kcfg))
-	c.cp.Server.SetPodExec(kubelet.ExecFunc(kcfg))
-	c.logsWired = true
-	return nil
 }
 
 // Bounds of a real node's stop: it waits this long for a (supervised,

@@ -136,7 +136,12 @@ func TestServerSockets(t *testing.T) {
 	defer cancel()
 	require.NoError(t, s.listen(ctx))
 	done := make(chan struct{})
-	go func() { defer close(done); s.serveUDP() }()
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		s.serveUDP(ctx, &wg)
+		wg.Wait()
+	}()
 	tcpDone := make(chan struct{})
 	go func() {
 		defer close(tcpDone)

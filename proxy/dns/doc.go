@@ -2,12 +2,17 @@
 // the cluster domain built from the Services and Endpoints it watches.
 //
 //	Services, Endpoints ──watch──▶ proxy.Cache ──changed──▶ Build ──▶ Zone (atomic swap)
-//	UDP/TCP query ──▶ Answer(zone, msg): A, AAAA, SRV, PTR; NXDOMAIN for unknown names
+//	UDP/TCP query ─┬─ the zone owns the name ──▶ Answer(zone, msg): A, AAAA, SRV, PTR; NXDOMAIN
+//	               └─ other names ──▶ forwarder ──▶ upstreams in turn (2 s each) ──▶ answer as is, or SERVFAIL
 //
 // Names: <svc>.<ns>.svc.<domain> (the cluster IP, or a headless Service's
 // ready endpoints), <hostname>.<svc>.<ns>.svc.<domain> for endpoints with a
 // hostname (StatefulSet pods: web-0.web.default.svc.cluster.local),
 // _<port>._<proto>.<svc>.<ns>.svc.<domain> SRV records, and PTR records for
-// cluster IPs and endpoint hostnames. Nothing is forwarded: no upstream is
-// reachable from a test cluster, so names outside the zone get NXDOMAIN.
+// cluster IPs and endpoint hostnames. Names outside the cluster domain (and
+// reverse names of addresses the cluster does not know) are forwarded to
+// the node's upstream resolvers, the nameservers of Config.ResolvConf (as
+// CoreDNS's "forward . /etc/resolv.conf"), skipping this server itself:
+// the first answer comes back as it is (NXDOMAIN and SERVFAIL included);
+// none within Config.ForwardTimeout is SERVFAIL.
 package dns

@@ -170,6 +170,17 @@ func (z *Zone) Lookup(name string, t dnsmessage.Type) (a []netip.Addr, srv []SRV
 	return a, srv, ptr, exists, inZone
 }
 
+// Owns reports whether the zone answers for name itself: the names of the
+// cluster domain, and the reverse names of the addresses it knows. The
+// server forwards the others to its upstream resolvers, when it has any.
+func (z *Zone) Owns(name string) bool {
+	name = strings.ToLower(fqdn(name))
+	if name == z.Domain || strings.HasSuffix(name, "."+z.Domain) {
+		return true
+	}
+	return z.PTR[name] != nil
+}
+
 func fqdn(s string) string {
 	if strings.HasSuffix(s, ".") {
 		return s

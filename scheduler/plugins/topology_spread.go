@@ -84,7 +84,7 @@ func (s *SpreadCounts) includes(pod *core.Pod, n *core.Node, inc []bool) bool {
 		inc[i] = true
 		if c.HonorNodeAffinity {
 			if !affDone {
-				affOK, affDone = PodMatchesNodeAffinity(pod, n), true
+				affOK, affDone = core.PodMatchesNodeAffinity(pod, n), true
 			}
 			inc[i] = affOK
 		}

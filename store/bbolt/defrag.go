@@ -33,7 +33,7 @@ type DefragResult struct {
 // refused with store.ErrCorrupt and left alone). On any error path is
 // unchanged; a leftover path+".defrag" from an interrupted run is removed.
 // A Store that was waiting for the lock meanwhile opens the new file.
-func Defragment(path string, opts *Options) (DefragResult, error) {
+func Defragment(path string, opts *Config) (DefragResult, error) {
 	var res DefragResult
 	tmp := path + ".defrag"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {

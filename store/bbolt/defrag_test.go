@@ -82,7 +82,7 @@ func TestDefragment(t *testing.T) {
 	past, err := s.List(ctx, "/", store.ListOptions{Revision: keep})
 	require.NoError(t, err)
 
-	_, err = bbolt.Defragment(path, &bbolt.Options{LockTimeout: 100 * time.Millisecond})
+	_, err = bbolt.Defragment(path, &bbolt.Config{LockTimeout: 100 * time.Millisecond})
 	require.ErrorIs(t, err, bbolt.ErrLocked, "refused while a store has the file open")
 	require.NoError(t, s.Close())
 

@@ -72,7 +72,7 @@ func TestDamagedMetaPageIsNotSilent(t *testing.T) {
 			overwrite(t, path, int64(page)*4096, make([]byte, 4096))
 
 			logs := &lockedBuffer{}
-			s, err = bbolt.Open(path, &bbolt.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			s, err = bbolt.Open(path, &bbolt.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 			require.NoError(t, err)
 			defer func() { require.NoError(t, s.Close()) }()
 			rev, err := s.Revision(context.Background())
@@ -132,7 +132,7 @@ func TestOpenRefusesFileHeldByAnotherProcess(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: 200 * time.Millisecond})
+	_, err = bbolt.Open(path, &bbolt.Config{LockTimeout: 200 * time.Millisecond})
 	require.ErrorIs(t, err, bbolt.ErrLocked)
 	t.Log(err)
 	assert.Contains(t, err.Error(), path)

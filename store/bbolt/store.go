@@ -28,7 +28,7 @@ var _ store.Interface = (*Store)(nil)
 type Store struct {
 	db   *bolt.DB
 	path string
-	opts Options
+	opts Config
 	log  *slog.Logger
 
 	// mu guards queue and closed, and orders watch registration against
@@ -56,7 +56,7 @@ type Store struct {
 
 // Open opens the store at path, creating the file if it does not exist.
 // opts may be nil for defaults. The file is locked for the Store's lifetime;
-// ErrLocked, naming the holder, if it stays locked for Options.LockTimeout.
+// ErrLocked, naming the holder, if it stays locked for Config.LockTimeout.
 //
 // A file that is damaged (truncated, bad header, unreadable pages, broken
 // records) or that is a bbolt file of another program fails with an error
@@ -68,7 +68,7 @@ type Store struct {
 // warning naming the damaged page, the lost transaction and the revision
 // the store went back to, and goes on. An unfinished compaction is
 // completed before Open returns.
-func Open(path string, opts *Options) (*Store, error) {
+func Open(path string, opts *Config) (*Store, error) {
 	o := opts.withDefaults()
 	torn, err := checkFile(path)
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Store) warnTorn(t *tornMeta) {
 // replaced while it waited for the lock (Defragment renames a new file
 // over path while it holds the old one's lock): a lock on a file no longer
 // at path would protect nothing.
-func openBolt(path string, o Options) (*bolt.DB, error) {
+func openBolt(path string, o Config) (*bolt.DB, error) {
 	for attempt := 0; ; attempt++ {
 		db, file, err := openBoltOnce(path, o)
 		if err != nil {
@@ -155,7 +155,7 @@ func isAtPath(f *os.File, path string) bool {
 // openBoltOnce opens the bbolt file with a guard: bbolt may panic or fault on
 // pages that passed the header check but are still damaged. If it does,
 // the file bbolt opened is closed here, which also releases its lock.
-func openBoltOnce(path string, o Options) (db *bolt.DB, file *os.File, err error) {
+func openBoltOnce(path string, o Config) (db *bolt.DB, file *os.File, err error) {
 	err = guard(path, func() error {
 		var err error
 		db, err = bolt.Open(path, o.FileMode, &bolt.Options{

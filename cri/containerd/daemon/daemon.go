@@ -16,8 +16,8 @@ import (
 	containerd "github.com/containerd/containerd"
 )
 
-// Opt configures Start.
-type Opt func(*options)
+// Option configures Start.
+type Option func(*options)
 
 type options struct {
 	tmpfsRoot              bool
@@ -37,19 +37,19 @@ const (
 // WithTmpfsRoot puts the daemon's root (metadata database, content,
 // snapshots) on a tmpfs mounted at <dir>/root: no fsync cost, nothing
 // survives a reboot. Clean unmounts it. For tests and benchmarks.
-func WithTmpfsRoot() Opt { return func(o *options) { o.tmpfsRoot = true } }
+func WithTmpfsRoot() Option { return func(o *options) { o.tmpfsRoot = true } }
 
 // WithRestartBackoff sets how long the Daemon waits before starting a
 // containerd that died: min after the first death, doubling with each
 // death in a row up to max, back to min once a daemon ran a minute. Zero
 // values mean DefaultMinBackoff (100ms) and DefaultMaxBackoff (30s).
-func WithRestartBackoff(min, max time.Duration) Opt {
+func WithRestartBackoff(min, max time.Duration) Option {
 	return func(o *options) { o.minBackoff, o.maxBackoff = min, max }
 }
 
 // WithLogger sets where the Daemon reports deaths and restarts; the
 // default is slog.Default().
-func WithLogger(l *slog.Logger) Opt { return func(o *options) { o.log = l } }
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // mountTmpfs mounts a tmpfs at path unless one is mounted there already.
 func mountTmpfs(path string) error {
@@ -161,7 +161,7 @@ func (d *Daemon) Restarts() int {
 // state. The daemon is not tied to ctx (which bounds only the wait for it
 // to answer) and is supervised from then on (see Daemon); stop it with
 // Stop, Kill or Clean.
-func Start(ctx context.Context, dir string, opts ...Opt) (*Daemon, error) {
+func Start(ctx context.Context, dir string, opts ...Option) (*Daemon, error) {
 	if err := CheckPrerequisites(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 
 // startDaemon starts a private containerd for the test (hold
 // /tmp/orkit-realnodes.lock), cleaned at the end.
-func startDaemon(t *testing.T, opts ...daemon.Opt) *daemon.Daemon {
+func startDaemon(t *testing.T, opts ...daemon.Option) *daemon.Daemon {
 	t.Helper()
 	if err := daemon.CheckPrerequisites(); err != nil {
 		if os.Getenv("CI") == "true" {

@@ -1,0 +1,56 @@
+package apiserver
+
+// groupKind names a kind across versions.
+type groupKind struct{ Group, Kind string }
+
+// strategyRule is what kube-apiserver's strategy of a built-in kind does
+// with metadata.generation and with a status sent on create.
+type strategyRule struct {
+	generation         GenerationPolicy
+	keepStatusOnCreate bool
+}
+
+// builtinStrategyRules gives every built-in kind the rules of its
+// strategy in kube-apiserver (pkg/registry/<group>/<kind>/strategy.go):
+// the workload kinds and PodDisruptionBudget count spec changes in
+// metadata.generation (Deployment annotation changes too); the other
+// kinds have no generation; a Node keeps the status it is created with.
+// apiserver/README.md lists them. Kinds not here (user-defined ones) get
+// custom resources' rules.
+var builtinStrategyRules = map[groupKind]strategyRule{
+	{Kind: "Pod"}:                                                    {generation: GenerationOnSpec},
+	{Group: "apps", Kind: "Deployment"}:                              {generation: GenerationOnSpecOrAnnotations},
+	{Group: "apps", Kind: "ReplicaSet"}:                              {generation: GenerationOnSpec},
+	{Group: "apps", Kind: "StatefulSet"}:                             {generation: GenerationOnSpec},
+	{Group: "apps", Kind: "DaemonSet"}:                               {generation: GenerationOnSpec},
+	{Group: "batch", Kind: "Job"}:                                    {generation: GenerationOnSpec},
+	{Group: "batch", Kind: "CronJob"}:                                {generation: GenerationOnSpec},
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                   {generation: GenerationOnSpec},
+	{Kind: "Node"}:                                                   {generation: GenerationNone, keepStatusOnCreate: true},
+	{Kind: "Namespace"}:                                              {generation: GenerationNone},
+	{Kind: "Binding"}:                                                {generation: GenerationNone},
+	{Kind: "Event"}:                                                  {generation: GenerationNone},
+	{Kind: "Secret"}:                                                 {generation: GenerationNone},
+	{Kind: "ConfigMap"}:                                              {generation: GenerationNone},
+	{Kind: "ServiceAccount"}:                                         {generation: GenerationNone},
+	{Kind: "ResourceQuota"}:                                          {generation: GenerationNone},
+	{Kind: "LimitRange"}:                                             {generation: GenerationNone},
+	{Kind: "Service"}:                                                {generation: GenerationNone},
+	{Kind: "Endpoints"}:                                              {generation: GenerationNone},
+	{Kind: "PersistentVolume"}:                                       {generation: GenerationNone},
+	{Kind: "PersistentVolumeClaim"}:                                  {generation: GenerationNone},
+	{Group: "apps", Kind: "ControllerRevision"}:                      {generation: GenerationNone},
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               {generation: GenerationNone},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        {generation: GenerationNone},
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        {generation: GenerationNone},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {generation: GenerationNone},
+	{Group: "coordination.k8s.io", Kind: "Lease"}:                    {generation: GenerationNone},
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              {generation: GenerationNone},
+	{Group: "admissionregistration.k8s.io", Kind: "InitializerConfiguration"}: {generation: GenerationNone},
+	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:              {generation: GenerationNone},
+	{Group: "authorization.k8s.io", Kind: "SelfSubjectAccessReview"}:          {generation: GenerationNone},
+	{Group: "authorization.k8s.io", Kind: "LocalSubjectAccessReview"}:         {generation: GenerationNone},
+	{Group: "authorization.k8s.io", Kind: "SelfSubjectRulesReview"}:           {generation: GenerationNone},
+	{Group: "authentication.k8s.io", Kind: "TokenReview"}:                     {generation: GenerationNone},
+	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:               {generation: GenerationNone},
+}

@@ -1,0 +1,6 @@
+package serviceaccount
+
+import "errors"
+
+// ErrInvalidConfig: New was given no manager or a Config it cannot use.
+var ErrInvalidConfig = errors.New("serviceaccount: invalid config")
