@@ -301,13 +301,14 @@ func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions
 
 // kube-apiserver's answers to a list whose revision has been compacted:
 // an exact list (resourceVersion with resourceVersionMatch=Exact), and a
-// continue token.
+// continue token. kube-apiserver sends a longer continue message ("... or
+// use the continue token in this response ...") only along with a fresh
+// token for the rest of the list at the latest revision; orkit sends no
+// such token, so it sends the message kube-apiserver sends without one.
 const (
 	listExpired     = "The resourceVersion for the provided list is too old."
 	continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
-		"You can start a new list without the continue parameter, or use the continue token in this response to " +
-		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
-		"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+		"You can start a new list without the continue parameter."
 )
 
 // apiError maps a store error to the API's Status for this resource. It is
