@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,6 +211,15 @@ func Start(ctx context.Context, dir string, opts ...Option) (*Daemon, error) {
 func (d *Daemon) configPath() string { return filepath.Join(d.dir, "config.toml") }
 
 // spawn starts a containerd process and the goroutine that reaps it.
+//
+// The process gets SIGKILL when its parent dies (Pdeathsig), so a test
+// binary killed by its timeout, or a killed minicluster, leaves no
+// containerd behind (SweepStale removes its shims and mounts later).
+// Linux sends that signal when the forking OS thread ends, not the
+// process, and Go ends or reuses threads at will: so one goroutine,
+// locked to its thread and never unlocked, forks the process and waits
+// for it. The thread lives until containerd is reaped, then ends with
+// the goroutine.
 func (d *Daemon) spawn() (*process, error) {
 	logf, err := os.OpenFile(d.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -218,19 +228,25 @@ func (d *Daemon) spawn() (*process, error) {
 	cmd := exec.Command("containerd", "--config", d.configPath())
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Own process group: a signal to the caller's group does not hit it.
-	// No Pdeathsig: it is tied to the forking OS thread, which Go may end.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("start containerd: %w", err)
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &process{cmd: cmd, started: time.Now(), done: make(chan struct{})}
-	_ = os.WriteFile(filepath.Join(d.dir, daemonPIDFile), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread() // never unlocked: see above
+		if err := cmd.Start(); err != nil {
+			logf.Close()
+			started <- err
+			return
+		}
+		started <- nil
 		p.err = cmd.Wait()
 		logf.Close()
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start containerd: %w", err)
+	}
+	_ = os.WriteFile(filepath.Join(d.dir, daemonPIDFile), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 	return p, nil
 }
 

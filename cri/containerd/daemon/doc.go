@@ -14,7 +14,10 @@
 // default; WithRestartBackoff), so a node's runtime comes back by itself
 // and the running pods' shims, which outlive containerd, are adopted
 // again. Stop and Clean end supervision; Kill stops it hard and keeps it
-// down until Restart.
+// down until Restart. containerd gets SIGKILL when the process that
+// started it dies (a parent-death signal, kept tied to a live thread), so
+// a killed test binary or program never leaves it running; its shims
+// outlive it, for SweepStale or the next Start to remove or adopt.
 //
 // Clean removes what a daemon made (containers, tasks, mounts, cgroups);
 // SweepStale removes the directories of daemons whose owner process died.
