@@ -95,16 +95,32 @@ func TestUnauthenticatedConnectionFlood(t *testing.T) {
 	flood.Wait()
 	close(stop)
 	admin.Wait()
-	open := 0
-	for _, c := range conns {
-		if stillOpen(c) {
-			open++
+	// A closed connection stays closed, so recount the open ones until at
+	// most the cap remain: an evicted connection's close may reach the
+	// client only after its server goroutine ran again, late on a loaded
+	// machine.
+	open := conns
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var still []net.Conn
+		for _, c := range open {
+			if stillOpen(c) {
+				still = append(still, c)
+			} else {
+				c.Close()
+			}
 		}
+		open = still
+		if len(open) <= 100 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, c := range open {
 		c.Close()
 	}
 	t.Logf("2,000 idle unauthenticated connections: %d answered, %d still open; admin requests meanwhile: %d served, %d failed",
-		len(conns), open, served, failed)
-	assert.LessOrEqual(t, open, 100)
+		len(conns), len(open), served, failed)
+	assert.LessOrEqual(t, len(open), 100)
 	assert.Positive(t, served)
 	assert.Zero(t, failed, "the authenticated client is always served")
 }
