@@ -21,6 +21,7 @@ import (
 	"github.com/orkit/orkit/apiserver/kubeletclient"
 	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/authz"
+	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
 )
 
@@ -67,6 +68,11 @@ type Config struct {
 	// system namespaces, the RBAC bootstrap policy, system PriorityClasses)
 	// before it serves; an error fails Start. False: Start writes nothing.
 	Bootstrap bool
+	// Serving are the listener's protections: read-header and idle
+	// timeouts, the header size limit and the cap on connections per
+	// unauthenticated client address; the zero value is serving's
+	// defaults (10 s, 90 s, 1 MiB, 100).
+	Serving serving.Limits
 	// Kubelet is how the server reaches kubelets for pods/log and
 	// pods/exec (its client certificate and the CA of the kubelets'
 	// serving certificates; see kubeletclient.Config). nil reaches none:
@@ -84,6 +90,15 @@ type Config struct {
 	// WatchHistory is how many events each resource's cache keeps for
 	// resuming watches; default 10,000.
 	WatchHistory int
+	// CompactionInterval is how often the server compacts its store
+	// (store.Compactor, as kube-apiserver's --etcd-compaction-interval):
+	// each time to the revision seen one interval before, so clients keep
+	// at least one interval of history; older resourceVersions and
+	// continue tokens get 410 Expired. Zero means
+	// store.DefaultCompactionInterval (5 minutes); negative turns
+	// compaction off (another process compacts the store). Servers sharing
+	// a store take turns (see store.Compactor).
+	CompactionInterval time.Duration
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -162,6 +177,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = 10 * time.Second
+	}
+	if cfg.CompactionInterval == 0 {
+		cfg.CompactionInterval = store.DefaultCompactionInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -301,6 +319,7 @@ func (s *Server) Start(ctx context.Context) (retErr error) {
 		}
 	}
 	s.startCaches(ctx)
+	s.startCompactor(ctx)
 	s.serve(ctx, cancel, ln)
 	return nil
 }
@@ -340,12 +359,9 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
-	srv := &http.Server{
-		Handler:           s,
-		TLSConfig:         tlsCfg,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-	}
+	srv := s.cfg.Serving.HTTPServer(s, tlsCfg, slog.NewLogLogger(s.log.Handler(), slog.LevelDebug))
+	guard := serving.NewGuard(ln, s.cfg.Serving)
+	guard.Attach(srv)
 	s.mu.Lock()
 	s.addr = ln.Addr()
 	s.mu.Unlock()
@@ -360,7 +376,7 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		}
 	}()
 	go func() {
-		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.ServeTLS(guard, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
@@ -460,6 +476,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := s.authenticate(r)
 	if err == nil {
+		if user.Name != authn.AnonymousUser {
+			serving.Authenticated(r.Context()) // off the unauthenticated-connections cap
+		}
 		user, err = s.impersonate(r, user)
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
+	"github.com/orkit/orkit/serving"
 )
 
 // Defaults applied to zero Config fields.
@@ -104,6 +105,10 @@ type Config struct {
 	ServerAddr  string
 	ServingCert *tls.Certificate
 	ClientCA    *x509.CertPool
+	// Serving are the endpoint's protections (read-header and idle
+	// timeouts, header limit, connections per unauthenticated client);
+	// the zero value is serving's defaults.
+	Serving serving.Limits
 
 	// Recorder records the kubelet's Events (Pulled, Created, Started,
 	// Killing, Unhealthy, BackOff, ...). Nil means a record.Writer of the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/proxy"
+	"github.com/orkit/orkit/serving"
 )
 
 // Config configures a Server.
@@ -162,7 +163,9 @@ func (s *Server) listen(ctx context.Context) error {
 		u.Close()
 		return fmt.Errorf("dns: listen tcp %s: %w", u.LocalAddr(), err)
 	}
-	s.udp, s.tcp = u, t
+	// Every TCP client is unauthenticated: serving's cap bounds the
+	// connections one address holds.
+	s.udp, s.tcp = u, serving.NewGuard(t, serving.Limits{})
 	return nil
 }
 
@@ -248,7 +251,9 @@ func (s *Server) serveTCP(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // serveConn answers length-prefixed queries on one TCP connection until
-// the client closes it, it idles 10 seconds, or ctx ends.
+// the client closes it, it idles 10 seconds, or ctx ends. The listener
+// (a serving.Guard) keeps at most serving.DefaultMaxUnauthenticatedConns
+// connections per client address, closing the oldest to make room.
 func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
