@@ -22,6 +22,9 @@ var (
 	// for nodes, Webhook); the RuleSet is then Incomplete. The error that
 	// wraps it names the authorizer.
 	ErrRulesUnsupported = errors.New("does not support user rule resolution")
+	// ErrEscalation: a user would grant RBAC permissions it does not hold
+	// (ConfirmNoEscalation; the concrete error is an *EscalationError).
+	ErrEscalation = errors.New("RBAC escalation")
 )
 
 // LineError reports a malformed line of a policy file. It wraps
