@@ -128,6 +128,9 @@ type Server struct {
 	// the Config's factories build in Start before it serves.
 	authorizer authz.Authorizer
 	admission  *admission.Chain
+	// rbacRules resolves a user's RBAC rules from the watch caches for the
+	// escalation checks (checkEscalation), whatever the authorizer is.
+	rbacRules authz.PolicyResolver
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -176,6 +179,7 @@ func New(cfg Config) (*Server, error) {
 		authorizer: authz.Masters(),
 		admission:  &admission.Chain{},
 	}
+	s.rbacRules = authz.RBAC(cacheSource{s})
 	for _, r := range cfg.Resources {
 		if err := s.Register(r); err != nil {
 			return nil, err

@@ -28,10 +28,6 @@ type PolicyResolver interface {
 	// "" for cluster-wide grants only). An error reports bindings whose
 	// role could not be read; the rules found are still returned.
 	PolicyRulesFor(u *authn.User, namespace string) ([]rbac.PolicyRule, error)
-	// RoleRefRules returns the rules of the role ref names: a Role in
-	// namespace, or a ClusterRole. A missing role is the source's error
-	// (a NotFound Status from the API server's source).
-	RoleRefRules(ref rbac.RoleRef, namespace string) ([]rbac.PolicyRule, error)
 }
 
 var _ PolicyResolver = (*RBACAuthorizer)(nil)
@@ -96,7 +92,9 @@ func ConfirmNoEscalation(r PolicyResolver, u *authn.User, namespace string, rule
 }
 
 // FullAuthority is what setting a ClusterRole's aggregationRule needs:
-// every verb on every resource and every non-resource URL.
+// every verb on every resource and every non-resource URL (an aggregated
+// role can gather any rule, so only a cluster admin may set or change
+// one). Callers must not change it.
 var FullAuthority = []rbac.PolicyRule{
 	{Verbs: []string{rbac.VerbAll}, APIGroups: []string{rbac.APIGroupAll}, Resources: []string{rbac.ResourceAll}},
 	{Verbs: []string{rbac.VerbAll}, NonResourceURLs: []string{rbac.NonResourceAll}},
@@ -104,6 +102,7 @@ var FullAuthority = []rbac.PolicyRule{
 
 // EscalationAllowed reports whether u skips the escalation checks: a
 // member of system:masters (who may do anything anyway).
+// A nil u is not.
 func EscalationAllowed(u *authn.User) bool {
 	return u.InGroup(authn.GroupMasters)
 }
@@ -156,23 +155,4 @@ func (z *RBACAuthorizer) PolicyRulesFor(u *authn.User, namespace string) ([]rbac
 		out = append(out, g.rules...)
 	}
 	return out, errors.Join(gs.errs...)
-}
-
-// RoleRefRules implements PolicyResolver.
-func (z *RBACAuthorizer) RoleRefRules(ref rbac.RoleRef, namespace string) ([]rbac.PolicyRule, error) {
-	switch ref.Kind {
-	case "Role":
-		r, err := z.src.GetRole(namespace, ref.Name)
-		if err != nil {
-			return nil, err
-		}
-		return r.Rules, nil
-	case "ClusterRole":
-		r, err := z.src.GetClusterRole(ref.Name)
-		if err != nil {
-			return nil, err
-		}
-		return r.Rules, nil
-	}
-	return nil, fmt.Errorf("unsupported role reference kind: %q", ref.Kind)
 }

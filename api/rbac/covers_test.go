@@ -1,6 +1,9 @@
 package rbac
 
 import (
+	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +108,47 @@ func TestCompactString(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, CompactString(tt.rule))
 	}
+}
+
+// FuzzCovers checks Covers' invariants on any pair of rule lists read
+// from JSON: a rule list covers itself, the missing rules are simple rules
+// of the servant's breakdown that no owner rule covers, and a list holding
+// every permission covers anything.
+func FuzzCovers(f *testing.F) {
+	f.Add([]byte(`[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]`),
+		[]byte(`[{"verbs":["get","list"],"apiGroups":["","apps"],"resources":["pods","deployments/scale"],"resourceNames":["a"]}]`))
+	f.Add([]byte(`[{"verbs":["*"],"nonResourceURLs":["/api/*"]}]`), []byte(`[{"verbs":["get"],"nonResourceURLs":["/api/v1","/healthz"]}]`))
+	f.Add([]byte(`[{"verbs":["get"],"apiGroups":["*"],"resources":["*/scale"]}]`), []byte(`[{"verbs":["get"],"apiGroups":["x"],"resources":["y/scale","z"]}]`))
+	all := []PolicyRule{
+		{Verbs: s("*"), APIGroups: s("*"), Resources: s("*")},
+		{Verbs: s("*"), NonResourceURLs: s("*")},
+	}
+	f.Fuzz(func(t *testing.T, ownerJSON, servantJSON []byte) {
+		var owner, servant []PolicyRule
+		if json.Unmarshal(ownerJSON, &owner) != nil || json.Unmarshal(servantJSON, &servant) != nil {
+			return
+		}
+		if ok, missing := Covers(servant, servant); !ok {
+			t.Fatalf("%v does not cover itself: missing %v", servant, missing)
+		}
+		ok, missing := Covers(owner, servant)
+		if ok != (len(missing) == 0) {
+			t.Fatalf("covered=%v with missing %v", ok, missing)
+		}
+		var broken []PolicyRule
+		for _, r := range servant {
+			broken = append(broken, BreakdownRule(r)...)
+		}
+		for _, m := range missing {
+			if !slices.ContainsFunc(broken, func(b PolicyRule) bool { return reflect.DeepEqual(b, m) }) {
+				t.Fatalf("missing %v is not in the breakdown of %v", m, servant)
+			}
+			if slices.ContainsFunc(owner, func(o PolicyRule) bool { return ruleCovers(o, m) }) {
+				t.Fatalf("missing %v is covered by %v", m, owner)
+			}
+		}
+		if ok, missing := Covers(all, servant); !ok {
+			t.Fatalf("full authority misses %v", missing)
+		}
+	})
 }
