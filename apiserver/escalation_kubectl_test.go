@@ -114,8 +114,12 @@ rules:
 	refused(t, "", `rolebindings.rbac.authorization.k8s.io "self" is forbidden: `+heldPrefix,
 		"-n", "esc", "create", "rolebinding", "self", "--role=thief", "--user=mallory")
 
-	// The admin (system:masters) is never checked.
+	// The admin (system:masters) is never checked; mallory may not join
+	// its binding by updating the subjects.
 	mustKubectl(t, c.admin, "", "-n", "esc", "create", "rolebinding", "root", "--clusterrole=cluster-admin", "--user=root")
+	refused(t, "", `rolebindings.rbac.authorization.k8s.io "root" is forbidden: `+heldPrefix,
+		"-n", "esc", "patch", "rolebinding", "root", "--type=json",
+		`-p=[{"op":"add","path":"/subjects/-","value":{"kind":"User","name":"mallory","apiGroup":"rbac.authorization.k8s.io"}}]`)
 }
 
 // TestKubectlClusterRoleEscalation: ClusterRoles and ClusterRoleBindings
