@@ -220,7 +220,7 @@ func TestConflictOnStaleUpdate(t *testing.T) {
 
 // clientAs returns an HTTP client with a client certificate for user in
 // groups.
-func (ts *testServer) clientAs(t *testing.T, user string, groups ...string) *http.Client {
+func (ts *testServer) clientAs(t testing.TB, user string, groups ...string) *http.Client {
 	t.Helper()
 	kp, err := ts.ca.IssueClient(user, groups...)
 	require.NoError(t, err)
