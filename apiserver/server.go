@@ -78,7 +78,11 @@ type Config struct {
 	// serving certificates; see kubeletclient.Config). nil reaches none:
 	// those subresources answer 400.
 	Kubelet *kubeletclient.Config
-	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
+	// MaxInFlight caps concurrent non-watch requests, split among priority
+	// levels as API Priority and Fairness splits it (flowcontrol.go):
+	// system:masters is never limited, nodes and the control plane have
+	// seats of their own, and a request finding its level full gets 429.
+	// Zero means 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
 	MaxWatchTimeout time.Duration
@@ -135,7 +139,7 @@ type Server struct {
 	cfg          Config
 	log          *slog.Logger
 	metrics      *metrics
-	inflight     chan struct{}
+	flow         *flowControl
 	initializers *initializerSet
 	kubelet      *kubeletclient.Client // nil without Config.Kubelet
 
@@ -143,6 +147,9 @@ type Server struct {
 	// the Config's factories build in Start before it serves.
 	authorizer authz.Authorizer
 	admission  *admission.Chain
+	// rbacRules resolves a user's RBAC rules from the watch caches for the
+	// escalation checks (checkEscalation), whatever the authorizer is.
+	rbacRules authz.PolicyResolver
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -188,12 +195,13 @@ func New(cfg Config) (*Server, error) {
 		cfg:        cfg,
 		log:        cfg.Logger,
 		metrics:    newMetrics(),
-		inflight:   make(chan struct{}, cfg.MaxInFlight),
+		flow:       newFlowControl(cfg.MaxInFlight),
 		resources:  map[meta.GroupVersionResource]*served{},
 		ready:      make(chan struct{}),
 		authorizer: authz.Masters(),
 		admission:  &admission.Chain{},
 	}
+	s.rbacRules = authz.RBAC(cacheSource{s})
 	for _, r := range cfg.Resources {
 		if err := s.Register(r); err != nil {
 			return nil, err
@@ -438,8 +446,9 @@ func (s *Server) Addr() net.Addr {
 // Registry returns the Prometheus registry holding the server's metrics.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
 
-// ServeHTTP runs the handler chain: metrics and panic recovery, the
-// in-flight limit, authentication, authorization, then routing.
+// ServeHTTP runs the handler chain: metrics and panic recovery,
+// authentication, the in-flight limit of the user's priority level,
+// authorization, then routing (kube-apiserver's order).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
@@ -458,15 +467,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.metrics.observe(info, rw.code, time.Since(start))
 	}()
-	if !info.LongRunning() && !isHealthPath(r.URL.Path) {
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		default:
-			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
-			return
-		}
-	}
 	r.Body = http.MaxBytesReader(rw, r.Body, MaxRequestBodyBytes+1)
 	if isHealthPath(r.URL.Path) || r.URL.Path == "/version" {
 		// Health and version answer without credentials, as kube-apiserver
@@ -484,6 +484,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(rw, err)
 		return
+	}
+	if !info.LongRunning() {
+		level, release, ok := s.flow.acquire(user, info)
+		if !ok {
+			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path)
+			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+			return
+		}
+		defer release()
 	}
 	if err := s.authorize(r.Context(), user, info, r); err != nil {
 		writeError(rw, err)

@@ -286,7 +286,7 @@ func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
 		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}), lr, prio},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
-			admission.NewNodeRestriction(),
+			admission.NewNodeRestriction(src),
 			lr,
 			prio,
 			admission.NewResourceQuota(src),

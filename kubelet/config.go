@@ -68,7 +68,12 @@ type Config struct {
 	Reserved core.ResourceList
 	// NodeIP is the node's InternalIP; zero means 127.0.0.1.
 	NodeIP netip.Addr
-	// Labels are added to the Node's well-known labels.
+	// Labels are added to the Node's well-known labels. Under the
+	// NodeRestriction admission plugin a node may not set labels in the
+	// node-restriction.kubernetes.io namespace nor kubernetes.io / k8s.io
+	// labels outside the kubelet's set (node-role.kubernetes.io/ among
+	// them): registration with one fails, as in Kubernetes; the admin sets
+	// those.
 	Labels map[string]string
 	// Taints are set on the Node when it registers.
 	Taints []core.Taint

@@ -203,14 +203,20 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 		NodeName: n.name, Client: cl, Runtime: n.runtime, Network: n.network,
 		RootDir: filepath.Join(stateDir, "kubelet"), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(),
 		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
-		Labels:     map[string]string{"node-role.kubernetes.io/worker": ""},
 		ClusterDNS: []netip.Addr{clusterDNSIP}, ClusterDomain: "cluster.local",
 	})
 	if err != nil {
 		return err
 	}
 	c.goRun("kubelet "+n.name, func() error { return k.Run(ctx) })
-	return c.waitNodeReady(ctx, n.name)
+	if err := c.waitNodeReady(ctx, n.name); err != nil {
+		return err
+	}
+	// The role label is the admin's to set, as kubeadm does: NodeRestriction
+	// refuses node-role.kubernetes.io/ labels from the node itself.
+	_, err = client.For[core.Node](c.admin, "").Patch(ctx, n.name, client.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"node-role.kubernetes.io/worker":""}}}`))
+	return err
 }
 
 // waitNodeReady waits until the Node is Ready and advertises its kubelet
