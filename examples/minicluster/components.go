@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,10 +36,8 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl, Logger: c.opts.Logger,
-		LeaderElection: &controller.LeaderElectionConfig{Namespace: "kube-system", Name: "kube-controller-manager",
-			Identity: fmt.Sprintf("%s_%d", host, os.Getpid())}})
+		LeaderElection: c.opts.leaderElection(controllerLeaseName)})
 	if err != nil {
 		return err
 	}
@@ -58,8 +55,8 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		return err
 	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
-	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): %s",
-		strings.Join(standard.Names(), ", "))
+	c.step("controller manager started (user system:kube-controller-manager, leader election on %s/%s as %s): %s",
+		leaseNamespace, controllerLeaseName, c.opts.Server.Identity, strings.Join(standard.Names(), ", "))
 	return nil
 }
 
