@@ -246,7 +246,6 @@ func waitReplicas(ctx context.Context, t *testing.T, p *serverProc, kc string, n
 	})
 }
 
-
 // TestCheckServer checks the distributed settings: unknown roles, nodes in
 // a server, and half a CA are refused with the reason.
 func TestCheckServer(t *testing.T) {
