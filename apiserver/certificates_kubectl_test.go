@@ -50,8 +50,8 @@ func TestKubectlCertificateSigningRequests(t *testing.T) {
 			Groups   []string `json:"groups"`
 		} `json:"spec"`
 		Status struct {
-			Conditions []struct{ Type, Status, LastUpdateTime string } `json:"conditions"`
-			Certificate string                                        `json:"certificate"`
+			Conditions  []struct{ Type, Status, LastUpdateTime string } `json:"conditions"`
+			Certificate string                                          `json:"certificate"`
 		} `json:"status"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(mustKubectl(t, c.admin, "", "get", "csr", "node-csr-1", "-o", "json")), &got))
