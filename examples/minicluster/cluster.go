@@ -166,6 +166,13 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	if c.admin, err = c.clientFor("admin", "system:masters"); err != nil {
 		return nil, err
 	}
+	if opts.Server.Role == roleServer {
+		tok, err := c.ensureJoinToken(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.step("join token %s.<secret> in %s", tok.ID, filepath.Join(opts.DataDir, "join-token"))
+	}
 	if err := c.startScheduler(ctx); err != nil {
 		return nil, err
 	}

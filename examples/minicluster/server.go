@@ -8,9 +8,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/authn/bootstraptoken"
+	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/pki"
@@ -125,6 +129,9 @@ func (o *options) leaderElection(name string) *controller.LeaderElectionConfig {
 func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 	cfg := controlplane.Config{DataDir: o.DataDir, Listen: o.Listen, Logger: o.Logger, Auth: o.Auth, Admission: admissionChain}
 	s := o.Server
+	if s.Role == roleServer {
+		cfg.Auth.BootstrapTokenAuth = true // agents join with DATA/join-token
+	}
 	if s.CACertFile != "" {
 		ca, err := pki.LoadCA(s.CACertFile, s.CAKeyFile)
 		if err != nil {
@@ -203,4 +210,38 @@ func (o *options) storeName() string {
 		return "etcd " + strings.Join(o.Server.EtcdServers, ",")
 	}
 	return "bbolt"
+}
+
+// joinTokenTTL is how long the token in DATA/join-token is valid (kubeadm
+// makes tokens for 24 h); a server started again after that makes a new one.
+const joinTokenTTL = 24 * time.Hour
+
+// ensureJoinToken makes sure DATA/join-token holds a bootstrap token
+// whose Secret exists and has not expired, creating both when not, and
+// returns the token.
+func (c *cluster) ensureJoinToken(ctx context.Context) (bootstraptoken.Token, error) {
+	path := filepath.Join(c.opts.DataDir, "join-token")
+	secrets := client.For[core.Secret](c.admin, bootstraptoken.Namespace)
+	if b, err := os.ReadFile(path); err == nil {
+		if tok, err := bootstraptoken.Parse(strings.TrimSpace(string(b))); err == nil {
+			s, err := secrets.Get(ctx, bootstraptoken.SecretPrefix+tok.ID)
+			if err == nil && !expired(s) {
+				return tok, nil
+			}
+		}
+	}
+	tok, err := bootstraptoken.Generate()
+	if err != nil {
+		return tok, err
+	}
+	if _, err := secrets.Create(ctx, bootstraptoken.NewSecret(tok, joinTokenTTL, "made by minicluster --role server")); err != nil {
+		return tok, fmt.Errorf("join token: %w", err)
+	}
+	return tok, os.WriteFile(path, []byte(tok.String()+"\n"), 0o600)
+}
+
+// expired reports a token Secret past its expiration.
+func expired(s *core.Secret) bool {
+	exp, err := time.Parse(time.RFC3339, string(s.Data[bootstraptoken.KeyExpiration]))
+	return err == nil && !time.Now().Before(exp)
 }

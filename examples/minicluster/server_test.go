@@ -2,6 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -197,9 +204,34 @@ func TestServers(t *testing.T) {
 	}
 	t.Logf("controller manager leader: %s; scheduler leader: %s", cmLeader, leaseHolder(ctx, procs[names[0]], kc, schedulerLeaseName))
 
+	// A node joins with a server's bootstrap token: it authenticates as
+	// system:bootstrap:<id>, and its kubelet client request is approved
+	// and signed by the leading controller manager.
+	tokBytes, err := os.ReadFile(filepath.Join(dirs[1], "join-token"))
+	require.NoError(t, err)
+	token := strings.TrimSpace(string(tokBytes))
+	empty := filepath.Join(t.TempDir(), "empty.kubeconfig")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	asBootstrap := func(stdin string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", empty, "--server", "https://" + procs[names[2]].addr,
+			"--certificate-authority", filepath.Join(dirs[0], "pki", "ca.crt"), "--token", token}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := asBootstrap("", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	require.NoError(t, err, out)
+	assert.Equal(t, "system:bootstrap:"+strings.Split(token, ".")[0], out)
+	out, err = asBootstrap(nodeCSR(t, "agent-1"), "create", "-f", "-")
+	require.NoError(t, err, out)
+	waitFor(ctx, t, 60*time.Second, "the join request is approved and issued", func() bool {
+		out, err := procs[names[0]].kubectl(ctx, kc, "get", "csr", "join-agent-1")
+		return err == nil && strings.Contains(out, "Approved,Issued")
+	})
+
 	// The active controller manager works: a Deployment gets its pods.
 	any := procs[names[0]]
-	out, err := any.kubectl(ctx, kc, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=2")
+	out, err = any.kubectl(ctx, kc, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=2")
 	require.NoError(t, err, out)
 	waitReplicas(ctx, t, any, kc, 2)
 
@@ -283,4 +315,19 @@ func TestControlPlaneConfigBadFiles(t *testing.T) {
 	o = options{DataDir: dir, Server: serverOptions{EtcdServers: []string{"https://127.0.0.1:1"}, EtcdCAFile: filepath.Join(dir, "etcd-ca.crt")}}
 	_, err = o.controlPlaneConfig()
 	require.ErrorContains(t, err, "--etcd-cafile")
+}
+
+// nodeCSR is a kubelet client CertificateSigningRequest for node, named
+// join-<node>.
+func nodeCSR(t *testing.T, node string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}}, key)
+	require.NoError(t, err)
+	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	return fmt.Sprintf(`{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":"join-%s"},
+"spec":{"request":%q,"signerName":"kubernetes.io/kube-apiserver-client-kubelet","usages":["digital signature","client auth"]}}`,
+		node, base64.StdEncoding.EncodeToString(req))
 }
