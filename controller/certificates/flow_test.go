@@ -110,7 +110,6 @@ func (e *env) wait(t *testing.T, name string, done func(*certs.CertificateSignin
 
 func issued(csr *certs.CertificateSigningRequest) bool { return len(csr.Status.Certificate) > 0 }
 
-
 // TestNodeJoinsWithBootstrapToken is the kubeadm/k3s join: a bootstrap
 // token authenticates as system:bootstrap:<id>, creates a kubelet client
 // request, the approver approves it (nodeclient), the signer issues it,
