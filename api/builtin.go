@@ -6,6 +6,7 @@ import (
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
 	"github.com/orkit/orkit/api/batch"
+	"github.com/orkit/orkit/api/certificates"
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/discovery"
@@ -35,6 +36,7 @@ func NewScheme() *scheme.Scheme {
 	admissionregistration.Register(s)
 	authorization.Register(s)
 	authentication.Register(s)
+	certificates.Register(s)
 	return s
 }
 

@@ -56,4 +56,5 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "authorization.k8s.io", Kind: "SelfSubjectRulesReview"}:           {generation: GenerationNone},
 	{Group: "authentication.k8s.io", Kind: "TokenReview"}:                     {generation: GenerationNone},
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:               {generation: GenerationNone},
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:         {generation: GenerationNone},
 }

@@ -79,6 +79,11 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Scale = statefulSetScale
 		},
 		appsGVR("daemonsets"): func(r *Resource) { r.Table = daemonSetTable },
+		csrGVR: func(r *Resource) {
+			r.Strategy = &csrStrategy{NewDefaultStrategy(r.Type)}
+			r.Table = csrTable
+			r.ObjectSubresources = []string{"approval"}
+		},
 	}
 	tables := map[meta.GroupVersionResource]*TableConvertor{
 		coreGVR("persistentvolumeclaims"):                                                    pvcTable,

@@ -136,7 +136,7 @@ type apiResource struct {
 var (
 	allVerbs        = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subresourceVerb = map[string][]string{
-		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"},
+		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"}, "approval": {"get", "patch", "update"},
 		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"}, "finalize": {"update"},
 	}
 )

@@ -51,7 +51,7 @@ func (s *served) gr() meta.GroupResource { return s.storage.gr }
 func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Request) {
 	ctx := r.Context()
 	info := req.Info
-	if info.Subresource != "" && info.Subresource != "status" {
+	if info.Subresource != "" && info.Subresource != "status" && !slices.Contains(req.resource.ObjectSubresources, info.Subresource) {
 		s.handleSubresource(ctx, w, r, req)
 		return
 	}

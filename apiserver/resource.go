@@ -32,6 +32,11 @@ type Resource struct {
 	Table *TableConvertor
 	// Subresources serves subresources other than "status", keyed by name.
 	Subresources map[string]SubresourceHandler
+	// ObjectSubresources are subresources served like "status": views of
+	// the whole object read with get and written with update or patch
+	// through the update pipeline, the Strategy told the subresource's
+	// name (certificatesigningrequests/approval).
+	ObjectSubresources []string
 	// Verbs limits the verbs served (e.g. only "create" for bindings and
 	// access reviews); nil serves all.
 	Verbs []string

@@ -552,6 +552,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo
 		writeError(w, err)
 		return
 	}
+	r = r.WithContext(authn.WithUser(r.Context(), u))
 	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res})
 }
 

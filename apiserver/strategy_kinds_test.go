@@ -36,7 +36,7 @@ var kubeGeneration = map[string]generationRule{
 	"PodDisruptionBudget": {tracked: true},
 	"Node":                {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},
 	"ResourceQuota": {}, "LimitRange": {}, "Service": {}, "Endpoints": {}, "PersistentVolume": {}, "PersistentVolumeClaim": {},
-	"ControllerRevision": {}, "Role": {}, "ClusterRole": {}, "RoleBinding": {}, "ClusterRoleBinding": {}, "Lease": {},
+	"ControllerRevision": {}, "Role": {}, "ClusterRole": {}, "RoleBinding": {}, "ClusterRoleBinding": {}, "Lease": {}, "CertificateSigningRequest": {},
 	"EndpointSlice": {tracked: true, labels: true}, "Ingress": {tracked: true}, "IngressClass": {tracked: true},
 	"PriorityClass": {}, "InitializerConfiguration": {}, "SubjectAccessReview": {}, "SelfSubjectAccessReview": {},
 	"LocalSubjectAccessReview": {}, "SelfSubjectRulesReview": {}, "TokenReview": {}, "SelfSubjectReview": {},

@@ -16,6 +16,11 @@ const (
 	GroupAuthenticated = "system:authenticated"
 	// GroupMasters is the group the authorizer always allows.
 	GroupMasters = "system:masters"
+	// GroupNodes holds every kubelet (users system:node:<name>).
+	GroupNodes = "system:nodes"
+	// GroupBootstrappers holds every bootstrap token's user
+	// (system:bootstrap:<token id>), as Kubernetes names it.
+	GroupBootstrappers = "system:bootstrappers"
 )
 
 // User is who made a request. A User returned by an Authenticator belongs

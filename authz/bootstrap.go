@@ -99,6 +99,7 @@ func BootstrapPolicy() *Policy {
 	bind("system:kube-controller-manager", "system:kube-controller-manager", user(KubeControllerManagerUser))
 	add("system:node-proxier", nodeProxierRules())
 	bind("system:node-proxier", "system:node-proxier", user(KubeProxyUser))
+	addNodeCertificatePolicy(add, bind)
 	return p
 }
 
@@ -122,4 +123,24 @@ func group(name string) rbac.Subject {
 
 func user(name string) rbac.Subject {
 	return rbac.Subject{Kind: rbac.UserKind, APIGroup: rbac.GroupName, Name: name}
+}
+
+// addNodeCertificatePolicy adds Kubernetes' roles for kubelet client
+// certificates and binds them as kubeadm's init does (kubeadm names the
+// bindings kubeadm:...): bootstrap tokens (system:bootstrappers) and nodes
+// may create and watch CertificateSigningRequests; the approver approves
+// a bootstrapper's node client request (nodeclient) and a node's renewal
+// of its own certificate (selfnodeclient).
+func addNodeCertificatePolicy(add func(string, []rbac.PolicyRule, ...string) *rbac.ClusterRole, bind func(name, role string, subjects ...rbac.Subject)) {
+	const (
+		csrGroup       = "certificates.k8s.io"
+		nodeClient     = "system:certificates.k8s.io:certificatesigningrequests:nodeclient"
+		selfNodeClient = "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"
+	)
+	add("system:node-bootstrapper", rules(verbs("create", "get", "list", "watch").groups(csrGroup).resources("certificatesigningrequests")))
+	add(nodeClient, rules(verbs("create").groups(csrGroup).resources("certificatesigningrequests/nodeclient")))
+	add(selfNodeClient, rules(verbs("create").groups(csrGroup).resources("certificatesigningrequests/selfnodeclient")))
+	bind("orkit:kubelet-bootstrap", "system:node-bootstrapper", group(authn.GroupBootstrappers), group(authn.GroupNodes))
+	bind("orkit:node-autoapprove-bootstrap", nodeClient, group(authn.GroupBootstrappers))
+	bind("orkit:node-autoapprove-certificate-rotation", selfNodeClient, group(authn.GroupNodes))
 }

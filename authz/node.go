@@ -70,6 +70,10 @@ func NodeName(u *authn.User) (node string, ok bool) {
 //   - create/patch events; get/list/watch services and endpoints;
 //   - create tokenreviews and subjectaccessreviews (to authenticate and
 //     authorize requests to its own API);
+//   - create, get, list and watch CertificateSigningRequests, and create
+//     certificatesigningrequests/selfnodeclient (the right the approver
+//     checks before it approves a renewal of the node's own client
+//     certificate; Kubernetes grants both by RBAC);
 //   - get the discovery and health paths.
 //
 // Creating a Node or Lease carries no name in the attributes: admission
@@ -105,6 +109,11 @@ func (z *NodeAuthorizer) Authorize(_ context.Context, a Attributes) (Decision, s
 		return verbsOnly(node, a, VerbGet, VerbList, VerbWatch)
 	case "authentication.k8s.io/tokenreviews", "authorization.k8s.io/subjectaccessreviews":
 		return verbsOnly(node, a, VerbCreate)
+	case "certificates.k8s.io/certificatesigningrequests":
+		if a.Subresource == "selfnodeclient" && a.Verb == VerbCreate {
+			return DecisionAllow, "", nil
+		}
+		return verbsOnly(node, a, VerbCreate, VerbGet, VerbList, VerbWatch)
 	}
 	return denyNode(node, a, "")
 }

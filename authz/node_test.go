@@ -153,6 +153,13 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"update other lease", res(n1, "update", NodeLeaseNamespace, "coordination.k8s.io", "leases", "", "n2"), deny},
 		{"lease other namespace", res(n1, "get", "kube-system", "coordination.k8s.io", "leases", "", "n1"), deny},
 		{"list leases", res(n1, "list", NodeLeaseNamespace, "coordination.k8s.io", "leases", "", ""), deny},
+		{"create csr", res(n1, "create", "", "certificates.k8s.io", "certificatesigningrequests", "", ""), allow},
+		{"watch csrs", res(n1, "watch", "", "certificates.k8s.io", "certificatesigningrequests", "", ""), allow},
+		{"approve csr", res(n1, "update", "", "certificates.k8s.io", "certificatesigningrequests", "approval", "c"), deny},
+		{"sign csr", res(n1, "update", "", "certificates.k8s.io", "certificatesigningrequests", "status", "c"), deny},
+		{"delete csr", res(n1, "delete", "", "certificates.k8s.io", "certificatesigningrequests", "", "c"), deny},
+		{"selfnodeclient", res(n1, "create", "", "certificates.k8s.io", "certificatesigningrequests", "selfnodeclient", ""), allow},
+		{"nodeclient", res(n1, "create", "", "certificates.k8s.io", "certificatesigningrequests", "nodeclient", ""), deny},
 
 		{"create event", res(n1, "create", "default", "", "events", "", ""), allow},
 		{"patch events.k8s.io event", res(n1, "patch", "default", "events.k8s.io", "events", "", "e"), allow},

@@ -137,7 +137,10 @@ func TestChainRulesFor(t *testing.T) {
 		{name: "a node's rules are incomplete", chain: Chain(Masters(), node, RBAC(BootstrapPolicy())), user: kubelet,
 			wantResources: []authorization.ResourceRule{
 				rr(l("create"), l("authorization.k8s.io"), l("selfsubjectaccessreviews", "selfsubjectrulesreviews"), nil),
-				rr(l("create"), l("authentication.k8s.io"), l("selfsubjectreviews"), nil)},
+				rr(l("create"), l("authentication.k8s.io"), l("selfsubjectreviews"), nil),
+				// system:nodes: kubelet client certificate requests and their renewal
+				rr(l("create", "get", "list", "watch"), l("certificates.k8s.io"), l("certificatesigningrequests"), nil),
+				rr(l("create"), l("certificates.k8s.io"), l("certificatesigningrequests/selfnodeclient"), nil)},
 			wantPaths: 2, wantIncomplete: true, wantErrIn: "node authorizer does not support user rule resolution"},
 		{name: "a webhook makes every answer incomplete", chain: Chain(Masters(), webhook), user: admin,
 			wantResources: []authorization.ResourceRule{all}, wantPaths: 1,

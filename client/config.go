@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/url"
 	"os"
@@ -42,6 +43,11 @@ type Config struct {
 	// CertData and KeyData are the PEM client certificate and key; both or
 	// neither.
 	CertData, KeyData []byte
+	// GetClientCertificate, when set, gives the client certificate at
+	// every TLS handshake instead of CertData and KeyData: a certificate
+	// that is rotated while the client runs (a kubelet's). Connections
+	// already open keep the certificate they were made with.
+	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
 	// BearerToken is a static bearer token.
 	BearerToken string
 	// BearerTokenFile is a file holding a bearer token. It is re-read when

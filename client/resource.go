@@ -280,6 +280,17 @@ func (r *Resource[T, PT]) UpdateStatus(ctx context.Context, obj PT) (PT, error) 
 	return r.update(ctx, obj, "status")
 }
 
+// UpdateSubresource replaces obj through a subresource served as a view
+// of the whole object, such as certificatesigningrequests/approval; the
+// server keeps what the subresource does not own. Not validated
+// client-side.
+func (r *Resource[T, PT]) UpdateSubresource(ctx context.Context, obj PT, subresource string) (PT, error) {
+	if subresource == "" {
+		return r.Update(ctx, obj)
+	}
+	return r.update(ctx, obj, subresource)
+}
+
 func (r *Resource[T, PT]) update(ctx context.Context, obj PT, sub string) (PT, error) {
 	m := obj.GetObjectMeta()
 	if err := requireName(m.Name); err != nil {

@@ -41,6 +41,12 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
+	if cfg.GetClientCertificate != nil {
+		if len(cfg.CertData) > 0 {
+			return nil, fmt.Errorf("%w: GetClientCertificate may not be combined with CertData", ErrInvalidConfig)
+		}
+		tc.GetClientCertificate = cfg.GetClientCertificate
+	}
 	return tc, nil
 }
 

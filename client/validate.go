@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/orkit/orkit/api"
 	"reflect"
 	"slices"
 
@@ -57,8 +58,8 @@ func validationCopy(t *scheme.Type, obj meta.Object, ns string) (meta.Object, er
 	if t.Default != nil {
 		t.Default(cp)
 	}
-	if m.Generation == 0 {
-		m.Generation = 1
+	if m.Generation == 0 && !api.IsCreateOnly(t.GroupVersionResource().GroupResource()) {
+		m.Generation = 1 // reviews keep empty metadata, which their validation requires
 	}
 	if slices.Contains(t.Subresources, "status") {
 		if f := reflect.ValueOf(cp).Elem().FieldByName("Status"); f.IsValid() && f.CanSet() {

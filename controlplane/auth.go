@@ -12,6 +12,7 @@ import (
 
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authn/bootstraptoken"
 	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 )
@@ -52,6 +53,11 @@ type AuthConfig struct {
 	// run as system:anonymous in group system:unauthenticated.
 	// kube-apiserver defaults it to true; orkit's zero value is false.
 	AnonymousAuth bool
+	// BootstrapTokenAuth (--enable-bootstrap-token-auth) accepts
+	// bootstrap tokens, kept as bootstrap.kubernetes.io/token Secrets in
+	// kube-system, as users system:bootstrap:<id> in system:bootstrappers
+	// (nodes joining; see authn/bootstraptoken).
+	BootstrapTokenAuth bool
 
 	// AuthorizationMode (--authorization-mode) is the comma-separated,
 	// ordered list of authorizers asked after system:masters: any of
@@ -97,8 +103,11 @@ func ParseAuthorizationModes(s string) ([]string, error) {
 
 // authenticator builds the union of the configured authenticators:
 // client certificates first, then basic auth, the token file and OIDC.
-func (cfg *Config) authenticator(clientCAs *x509.CertPool) (*authn.UnionAuthenticator, error) {
+func (cfg *Config) authenticator(clientCAs *x509.CertPool, secrets bootstraptoken.SecretGetter) (*authn.UnionAuthenticator, error) {
 	auths := []authn.Authenticator{authn.X509(clientCAs)}
+	if cfg.Auth.BootstrapTokenAuth {
+		auths = append(auths, bootstraptoken.NewAuthenticator(secrets))
+	}
 	if f := cfg.Auth.BasicAuthFile; f != "" {
 		ba, err := authn.BasicAuthFile(f)
 		if err != nil {

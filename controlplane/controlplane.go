@@ -201,7 +201,8 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	authenticator, err := cfg.authenticator(cp.CA.Pool())
+	secrets := &serverSecrets{}
+	authenticator, err := cfg.authenticator(cp.CA.Pool(), secrets)
 	if err != nil {
 		return err
 	}
@@ -220,6 +221,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("controlplane: %w", err)
 	}
+	secrets.srv = srv // before Start: no request is served earlier
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("controlplane: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/authn/bootstraptoken"
 )
 
 var serviceAccountsGVR = meta.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
@@ -35,4 +36,26 @@ func (s serviceAccounts) GetServiceAccount(ctx context.Context, namespace, name 
 		return nil, err
 	}
 	return obj.(*core.ServiceAccount), nil
+}
+
+var secretsGVR = meta.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// serverSecrets reads Secrets from the API server's storage for the
+// bootstrap token authenticator. srv is set once, before the server
+// serves.
+type serverSecrets struct{ srv *apiserver.Server }
+
+var _ bootstraptoken.SecretGetter = (*serverSecrets)(nil)
+
+// GetSecret implements bootstraptoken.SecretGetter.
+func (s *serverSecrets) GetSecret(ctx context.Context, namespace, name string) (*core.Secret, error) {
+	st, ok := s.srv.Storage(secretsGVR)
+	if !ok {
+		return nil, apierrors.NewNotFound(meta.GroupResource{Resource: "secrets"}, name)
+	}
+	obj, err := st.Get(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*core.Secret), nil
 }

@@ -189,3 +189,18 @@ func serial() *big.Int {
 	}
 	return n
 }
+
+// Sign signs a certificate for pub from tmpl (the caller sets subject,
+// validity, usages; a serial number is filled in when absent) with the
+// CA and returns it PEM-encoded: a signer answering a certificate
+// request.
+func (ca *CA) Sign(tmpl *x509.Certificate, pub crypto.PublicKey) ([]byte, error) {
+	if tmpl.SerialNumber == nil {
+		tmpl.SerialNumber = serial()
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, pub, ca.Key)
+	if err != nil {
+		return nil, fmt.Errorf("sign certificate for %q: %w", tmpl.Subject.CommonName, err)
+	}
+	return pemBlock("CERTIFICATE", der), nil
+}

@@ -15,14 +15,15 @@ func kindTable() map[meta.GroupVersionKind]string {
 	authz := meta.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
 	authn := meta.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
 	t := map[meta.GroupVersionKind]string{
-		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):               "autoscaling.Scale",
-		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"): "scheduling.PriorityClass",
-		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):       "coordination.Lease",
-		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):     "meta.DeleteOptions",
-		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                 "policy.Eviction",
-		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):  "discovery.EndpointSlice",
-		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):       "networking.Ingress",
-		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):  "networking.IngressClass",
+		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                             "autoscaling.Scale",
+		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):               "scheduling.PriorityClass",
+		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                     "coordination.Lease",
+		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                   "meta.DeleteOptions",
+		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                               "policy.Eviction",
+		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):                "discovery.EndpointSlice",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                     "networking.Ingress",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                "networking.IngressClass",
+		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",

@@ -123,6 +123,7 @@ func newSchema() schema {
 		typeFieldsV1:       {special: spRawJSON},
 		"authz.ExtraValue": {special: spStringList},
 		"authn.ExtraValue": {special: spStringList},
+		"certs.ExtraValue": {special: spStringList},
 	}
 	for _, group := range []map[string]fields{
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),

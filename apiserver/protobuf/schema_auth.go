@@ -1,8 +1,8 @@
 package protobuf
 
 // Field numbers in this file are data taken from k8s.io/api rbac/v1,
-// authorization/v1, policy/v1, authentication/v1, autoscaling/v1, scheduling/v1 and
-// coordination/v1 generated.proto; the JSON names are the Go json tags.
+// authorization/v1, policy/v1, authentication/v1, autoscaling/v1, scheduling/v1,
+// coordination/v1 and certificates/v1 generated.proto; the JSON names are the Go json tags.
 
 // rbacMessages covers rbac.authorization.k8s.io/v1.
 func rbacMessages() map[string]fields {
@@ -90,7 +90,8 @@ func authMessages() map[string]fields {
 }
 
 // otherMessages covers autoscaling/v1 Scale, scheduling/v1 PriorityClass,
-// coordination/v1 Lease and policy/v1 Eviction (kubectl drain).
+// coordination/v1 Lease, certificates/v1 CertificateSigningRequest and
+// policy/v1 Eviction (kubectl drain).
 func otherMessages() map[string]fields {
 	return map[string]fields{
 		"policy.Eviction": {1: objectMeta(), 2: msg("deleteOptions", "meta.DeleteOptions")},
@@ -103,6 +104,20 @@ func otherMessages() map[string]fields {
 			1: objectMeta(), 2: i32p("value"), 3: bln("globalDefault"), 4: str("description"), 5: strp("preemptionPolicy"),
 		},
 		"coordination.Lease": {1: objectMeta(), 2: msg("spec", "coordination.LeaseSpec")},
+		"certs.CertificateSigningRequest": {
+			1: objectMeta(), 2: msg("spec", "certs.CertificateSigningRequestSpec"), 3: msg("status", "certs.CertificateSigningRequestStatus"),
+		},
+		"certs.CertificateSigningRequestSpec": {
+			1: byt("request"), 7: str("signerName"), 8: i32p("expirationSeconds"), 5: strs("usages"),
+			2: str("username"), 3: str("uid"), 4: strs("groups"), 6: mapMsg("extra", "certs.ExtraValue"),
+		},
+		"certs.CertificateSigningRequestStatus": {
+			1: msgs("conditions", "certs.CertificateSigningRequestCondition"), 2: byt("certificate"),
+		},
+		"certs.CertificateSigningRequestCondition": {
+			1: str("type"), 6: str("status"), 2: str("reason"), 3: str("message"),
+			4: timeField("lastUpdateTime"), 5: timeField("lastTransitionTime"),
+		},
 		"coordination.LeaseSpec": {
 			1: strp("holderIdentity"), 2: i32p("leaseDurationSeconds"), 3: msg("acquireTime", typeMicroTime),
 			4: msg("renewTime", typeMicroTime), 5: i32p("leaseTransitions"), 6: strp("strategy"), 7: strp("preferredHolder"),

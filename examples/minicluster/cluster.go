@@ -35,7 +35,9 @@ type options struct {
 	ResolvConf string
 	// Auth configures the API server's authentication and authorization
 	// (see addAuthFlags).
-	Auth   controlplane.AuthConfig
+	Auth controlplane.AuthConfig
+	// Server holds the distributed roles' settings (see addServerFlags).
+	Server serverOptions
 	Logger *slog.Logger
 	// Out receives the progress lines; nil means os.Stdout.
 	Out io.Writer
@@ -59,6 +61,12 @@ type cluster struct {
 	nodes []*realNode
 
 	containerd *daemon.Daemon
+
+	// failed receives the error of a component the process cannot run
+	// without (server role: a leader that lost its lease); run ends.
+	failed chan error
+	// schedClient is the scheduler's client (server role: its elector's).
+	schedClient *client.Client
 }
 
 // step prints one progress line with the time since start.
@@ -80,6 +88,9 @@ func (c *cluster) goRun(name string, f func() error) {
 		defer c.wg.Done()
 		if err := f(); err != nil && !errors.Is(err, context.Canceled) {
 			c.opts.Logger.Error("component stopped", "component", name, "err", err)
+			if c.opts.Server.Role == roleServer {
+				c.fail(fmt.Errorf("%s: %w", name, err))
+			}
 		}
 	}()
 }
@@ -117,7 +128,10 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	c := &cluster{opts: opts, start: time.Now()}
+	if err := opts.checkServer(); err != nil {
+		return nil, err
+	}
+	c := &cluster{opts: opts, start: time.Now(), failed: make(chan error, 1)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	ctx = c.ctx
 	defer func() {
@@ -130,7 +144,7 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 			return nil, err
 		}
 	}
-	c.step("starting the store and the API server (data in %s)", opts.DataDir)
+	c.step("starting the store and the API server (data in %s, %s)", opts.DataDir, opts.storeName())
 	// The control plane outlives the other components (their last writes,
 	// such as releasing the controller manager's lease, reach it): its
 	// context ends in the first cleanup registered, which runs last.
@@ -143,8 +157,11 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 			<-c.cp.Done()
 		}
 	})
-	cp, err := controlplane.Start(cpCtx, controlplane.Config{DataDir: opts.DataDir, Listen: opts.Listen, Logger: opts.Logger,
-		Auth: opts.Auth, Admission: admissionChain})
+	cpCfg, err := opts.controlPlaneConfig()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := controlplane.Start(cpCtx, cpCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +169,13 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 	c.step("API server ready at %s", cp.URL)
 	if c.admin, err = c.clientFor("admin", "system:masters"); err != nil {
 		return nil, err
+	}
+	if opts.Server.Role == roleServer {
+		tok, err := c.ensureJoinToken(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.step("join token %s.<secret> in %s", tok.ID, filepath.Join(opts.DataDir, "join-token"))
 	}
 	if err := c.startScheduler(ctx); err != nil {
 		return nil, err
@@ -231,6 +255,12 @@ func (c *cluster) startScheduler(ctx context.Context) error {
 	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, Logger: c.opts.Logger})
 	if err != nil {
 		return err
+	}
+	c.schedClient = cl
+	if c.opts.Server.Role == roleServer {
+		c.goRun("scheduler", func() error { return c.runElected(ctx, s) })
+		c.step("scheduler started (user system:kube-scheduler, leader election on %s/%s as %s)", leaseNamespace, schedulerLeaseName, c.opts.Server.Identity)
+		return nil
 	}
 	c.goRun("scheduler", func() error { return s.Run(ctx) })
 	c.step("scheduler started (user system:kube-scheduler)")

@@ -2,19 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/certificates/approver"
+	"github.com/orkit/orkit/controller/certificates/signer"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
 	"github.com/orkit/orkit/controller/volumebinding"
 	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/pki"
 )
 
 // Pod networks: the cluster's pod CIDR, of which real nodes take
@@ -37,10 +40,8 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl, Logger: c.opts.Logger,
-		LeaderElection: &controller.LeaderElectionConfig{Namespace: "kube-system", Name: "kube-controller-manager",
-			Identity: fmt.Sprintf("%s_%d", host, os.Getpid())}})
+		LeaderElection: c.opts.leaderElection(controllerLeaseName)})
 	if err != nil {
 		return err
 	}
@@ -57,9 +58,12 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := addCertificateControllers(m, c.cp.CA); err != nil {
+		return err
+	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
-	c.step("controller manager started (user system:kube-controller-manager, leader election on kube-system/kube-controller-manager): %s",
-		strings.Join(standard.Names(), ", "))
+	c.step("controller manager started (user system:kube-controller-manager, leader election on %s/%s as %s): %s",
+		leaseNamespace, controllerLeaseName, c.opts.Server.Identity, strings.Join(append(standard.Names(), approver.Name, signer.Name), ", "))
 	return nil
 }
 
@@ -88,4 +92,18 @@ func (c *cluster) startSimNodes(ctx context.Context, n int) error {
 	c.goRun("simulated nodes", func() error { return pool.Run(ctx) })
 	c.step("%d simulated nodes started (sim-node-0 … sim-node-%d), %s", n, n-1, taint)
 	return nil
+}
+
+// addCertificateControllers adds the CertificateSigningRequest approver
+// and the signer (with the cluster CA) to m.
+func addCertificateControllers(m *controller.Manager, ca *pki.CA) error {
+	a, err := approver.New(m, approver.Config{})
+	if err != nil {
+		return err
+	}
+	s, err := signer.New(m, signer.Config{CA: ca})
+	if err != nil {
+		return err
+	}
+	return errors.Join(m.Add(a), m.Add(s))
 }

@@ -44,7 +44,11 @@ func main() {
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)
+	opts.addServerFlags(flag.CommandLine)
 	flag.Parse()
+	if opts.Server.Role == roleServer && !flagSet("nodes") {
+		opts.Nodes = 0 // a server runs no nodes; agents join it
+	}
 	if opts.DataDir == "" {
 		fmt.Fprintln(os.Stderr, "minicluster: --data-dir is required")
 		flag.Usage()
@@ -93,7 +97,19 @@ func run(ctx context.Context, opts options, demo bool) error {
 		return runDemo(ctx, c)
 	}
 	fmt.Fprintf(c.opts.Out, "\n  export KUBECONFIG=%s\n  kubectl get nodes\n\nPress Ctrl-C to stop.\n", c.cp.AdminKubeconfig)
-	<-ctx.Done()
-	c.step("stopping")
-	return nil
+	select {
+	case <-ctx.Done():
+		c.step("stopping")
+		return nil
+	case err := <-c.failed:
+		c.step("stopping: %v", err)
+		return err
+	}
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

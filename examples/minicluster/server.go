@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/authn/bootstraptoken"
+	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controlplane"
+	"github.com/orkit/orkit/pki"
+	"github.com/orkit/orkit/scheduler"
+	"github.com/orkit/orkit/store"
+	"github.com/orkit/orkit/store/etcd"
+)
+
+// Roles of a minicluster process (--role).
+const (
+	// roleAll is the default: everything in one process (store, API
+	// server, controllers, scheduler, nodes).
+	roleAll = ""
+	// roleServer runs the API server on a shared store (etcd) with the
+	// controller manager and the scheduler, each leader-elected on a
+	// Lease, so that several server processes make one control plane.
+	roleServer = "server"
+)
+
+// Leases the leader-elected components of a server hold, those of
+// kube-controller-manager and kube-scheduler.
+const (
+	leaseNamespace      = "kube-system"
+	controllerLeaseName = "kube-controller-manager"
+	schedulerLeaseName  = "kube-scheduler"
+)
+
+// serverOptions are the settings of the distributed roles.
+type serverOptions struct {
+	// Role is roleAll or roleServer.
+	Role string
+	// EtcdServers are etcd client URLs; empty means bbolt in the data dir.
+	EtcdServers []string
+	// EtcdCAFile, EtcdCertFile, EtcdKeyFile secure https:// etcd URLs
+	// (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile).
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// EtcdPrefix is put before every key in etcd; "" keeps orkit's keys
+	// (they start with /registry/).
+	EtcdPrefix string
+	// CACertFile and CAKeyFile name the cluster CA; empty means
+	// DATA/pki/ca.crt and ca.key (created on first start). Servers of one
+	// cluster share it: copy the first server's DATA/pki, or name the
+	// same files here.
+	CACertFile, CAKeyFile string
+	// Identity names this process in leader election; default
+	// <hostname>_<pid>.
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
+	// (kube's --leader-elect-* flags); zero means controller's defaults
+	// (15 s, 10 s, 2 s).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+}
+
+// addServerFlags registers the distributed roles' flags on fs.
+func (o *options) addServerFlags(fs *flag.FlagSet) {
+	s := &o.Server
+	fs.StringVar(&s.Role, "role", roleAll, `"server": API server, controller manager and scheduler (leader-elected) on a shared store; "" (default): the whole cluster in one process`)
+	fs.Func("etcd-servers", "comma-separated etcd client URLs to store in (default: bbolt in --data-dir)", func(v string) error {
+		s.EtcdServers = nil
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				s.EtcdServers = append(s.EtcdServers, u)
+			}
+		}
+		if len(s.EtcdServers) == 0 {
+			return errors.New("no URL")
+		}
+		return nil
+	})
+	fs.StringVar(&s.EtcdCAFile, "etcd-cafile", "", "CA of the etcd servers' certificates (https URLs)")
+	fs.StringVar(&s.EtcdCertFile, "etcd-certfile", "", "client certificate for etcd")
+	fs.StringVar(&s.EtcdKeyFile, "etcd-keyfile", "", "client key for etcd")
+	fs.StringVar(&s.EtcdPrefix, "etcd-prefix", "", "prefix of every etcd key (default none: keys start with /registry/)")
+	fs.StringVar(&s.CACertFile, "ca-cert", "", "cluster CA certificate shared by the servers (default DATA/pki/ca.crt)")
+	fs.StringVar(&s.CAKeyFile, "ca-key", "", "cluster CA key (default DATA/pki/ca.key)")
+	fs.StringVar(&s.Identity, "identity", "", "this process's identity in leader election (default <hostname>_<pid>)")
+	fs.DurationVar(&s.LeaseDuration, "leader-elect-lease-duration", controller.DefaultLeaseDuration, "how long standbys wait before taking a lease that was not renewed")
+	fs.DurationVar(&s.RenewDeadline, "leader-elect-renew-deadline", controller.DefaultRenewDeadline, "how long a leader tries to renew before it stops leading")
+	fs.DurationVar(&s.RetryPeriod, "leader-elect-retry-period", controller.DefaultRetryPeriod, "wait between attempts to acquire or renew a lease")
+}
+
+// check validates the distributed settings against the rest of o.
+func (o *options) checkServer() error {
+	s := &o.Server
+	switch s.Role {
+	case roleAll:
+	case roleServer:
+		if o.Nodes != 0 || o.SimNodes != 0 {
+			return errors.New("--role server runs no nodes: use --nodes 0 (and no --sim-nodes)")
+		}
+	default:
+		return fmt.Errorf("--role %q: want server or none", s.Role)
+	}
+	if (s.CACertFile == "") != (s.CAKeyFile == "") {
+		return errors.New("--ca-cert and --ca-key go together")
+	}
+	if s.Identity == "" {
+		host, _ := os.Hostname()
+		s.Identity = fmt.Sprintf("%s_%d", host, os.Getpid())
+	}
+	return nil
+}
+
+// leaderElection returns the leader election settings of the lease name.
+func (o *options) leaderElection(name string) *controller.LeaderElectionConfig {
+	s := o.Server
+	return &controller.LeaderElectionConfig{Namespace: leaseNamespace, Name: name, Identity: s.Identity,
+		LeaseDuration: s.LeaseDuration, RenewDeadline: s.RenewDeadline, RetryPeriod: s.RetryPeriod, Logger: o.Logger}
+}
+
+// controlPlaneConfig returns the control plane's store and PKI settings.
+func (o *options) controlPlaneConfig() (controlplane.Config, error) {
+	cfg := controlplane.Config{DataDir: o.DataDir, Listen: o.Listen, Logger: o.Logger, Auth: o.Auth, Admission: admissionChain}
+	s := o.Server
+	if s.Role == roleServer {
+		cfg.Auth.BootstrapTokenAuth = true // agents join with DATA/join-token
+	}
+	if s.CACertFile != "" {
+		ca, err := pki.LoadCA(s.CACertFile, s.CAKeyFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.PKI.CA = ca
+	}
+	if len(s.EtcdServers) > 0 {
+		ecfg := etcd.Config{Endpoints: s.EtcdServers, Prefix: s.EtcdPrefix, Logger: o.Logger}
+		if s.EtcdCAFile != "" || s.EtcdCertFile != "" {
+			t, err := etcdTLS(s.EtcdCAFile, s.EtcdCertFile, s.EtcdKeyFile)
+			if err != nil {
+				return cfg, err
+			}
+			ecfg.TLS = t
+		}
+		cfg.Store = func(ctx context.Context, _ string) (store.Interface, error) {
+			return etcd.New(ctx, ecfg)
+		}
+	}
+	return cfg, nil
+}
+
+// etcdTLS makes the client TLS settings for etcd from PEM files.
+func etcdTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
+	t := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-cafile: %w", err)
+		}
+		t.RootCAs = x509.NewCertPool()
+		if !t.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--etcd-cafile %s: no PEM certificate", caFile)
+		}
+	}
+	if certFile != "" || keyFile != "" {
+		kp, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-certfile/--etcd-keyfile: %w", err)
+		}
+		t.Certificates = []tls.Certificate{kp}
+	}
+	return t, nil
+}
+
+// runElected runs the scheduler s only while this process holds the
+// kube-scheduler Lease, as kube-scheduler --leader-elect does. Losing the
+// lease ends the process (a scheduler is not restartable; kube-scheduler
+// exits too).
+func (c *cluster) runElected(ctx context.Context, s *scheduler.Scheduler) error {
+	var runErr error
+	cfg := c.opts.leaderElection(schedulerLeaseName)
+	cfg.Client = c.schedClient
+	cfg.OnStartedLeading = func(lctx context.Context) { runErr = s.Run(lctx) }
+	el, err := controller.NewLeaderElector(*cfg)
+	if err != nil {
+		return err
+	}
+	err = el.Run(ctx)
+	return errors.Join(runErr, err)
+}
+
+// fail ends the process with err: a component it cannot run without
+// stopped (a leader that lost its lease).
+func (c *cluster) fail(err error) {
+	select {
+	case c.failed <- err:
+	default:
+	}
+}
+
+// storeName describes the store for the progress lines.
+func (o *options) storeName() string {
+	if len(o.Server.EtcdServers) > 0 {
+		return "etcd " + strings.Join(o.Server.EtcdServers, ",")
+	}
+	return "bbolt"
+}
+
+// joinTokenTTL is how long the token in DATA/join-token is valid (kubeadm
+// makes tokens for 24 h); a server started again after that makes a new one.
+const joinTokenTTL = 24 * time.Hour
+
+// ensureJoinToken makes sure DATA/join-token holds a bootstrap token
+// whose Secret exists and has not expired, creating both when not, and
+// returns the token.
+func (c *cluster) ensureJoinToken(ctx context.Context) (bootstraptoken.Token, error) {
+	path := filepath.Join(c.opts.DataDir, "join-token")
+	secrets := client.For[core.Secret](c.admin, bootstraptoken.Namespace)
+	if b, err := os.ReadFile(path); err == nil {
+		if tok, err := bootstraptoken.Parse(strings.TrimSpace(string(b))); err == nil {
+			s, err := secrets.Get(ctx, bootstraptoken.SecretPrefix+tok.ID)
+			if err == nil && !expired(s) {
+				return tok, nil
+			}
+		}
+	}
+	tok, err := bootstraptoken.Generate()
+	if err != nil {
+		return tok, err
+	}
+	if _, err := secrets.Create(ctx, bootstraptoken.NewSecret(tok, joinTokenTTL, "made by minicluster --role server")); err != nil {
+		return tok, fmt.Errorf("join token: %w", err)
+	}
+	return tok, os.WriteFile(path, []byte(tok.String()+"\n"), 0o600)
+}
+
+// expired reports a token Secret past its expiration.
+func expired(s *core.Secret) bool {
+	exp, err := time.Parse(time.RFC3339, string(s.Data[bootstraptoken.KeyExpiration]))
+	return err == nil && !time.Now().Before(exp)
+}
