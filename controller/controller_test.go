@@ -27,7 +27,7 @@ const wait = 10 * time.Second
 
 func newInformer(t *testing.T, lw *fakeLW) *informer.Informer[*core.ConfigMap] {
 	t.Helper()
-	inf := informer.New[*core.ConfigMap](lw, informer.Options[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
+	inf := informer.New[*core.ConfigMap](lw, informer.Config[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
 		InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 	runInformer(t, inf)
 	return inf
@@ -423,7 +423,7 @@ func TestRunTwiceAndRestart(t *testing.T) {
 func TestRunFailsWhenCachesDoNotSync(t *testing.T) {
 	lw := newFakeLW()
 	lw.listErr = errors.New("server down")
-	inf := informer.New[*core.ConfigMap](lw, informer.Options[*core.ConfigMap]{Logger: quietLogger(),
+	inf := informer.New[*core.ConfigMap](lw, informer.Config[*core.ConfigMap]{Logger: quietLogger(),
 		InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

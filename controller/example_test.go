@@ -37,7 +37,7 @@ func ExampleNew() {
 	inf := informer.New[*core.ConfigMap](staticLW{
 		{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: "settings", ResourceVersion: "1"}},
 		{ObjectMeta: meta.ObjectMeta{Namespace: "web", Name: "routes", ResourceVersion: "1"}},
-	}, informer.Options[*core.ConfigMap]{})
+	}, informer.Config[*core.ConfigMap]{})
 	go func() { _ = inf.Run(ctx) }()
 
 	seen := make(chan controller.Request)

@@ -129,7 +129,7 @@ func InformerFor[T any, PT interface {
 	meta.Object
 }](m *Manager, namespace string) (*informer.Informer[PT], error) {
 	return informer.ForResource[T, PT](m.factory, m.cfg.Client, informer.Scope{Namespace: namespace},
-		informer.Options[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger})
+		informer.Config[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger})
 }
 
 // Recorder returns an Event recorder that records as component (the
@@ -147,7 +147,7 @@ func (m *Manager) Recorder(component string) (record.Recorder, error) {
 		if m.ran {
 			return nil, fmt.Errorf("%w: a first Recorder of a manager that has run", ErrAlreadyRunning)
 		}
-		w, err := record.New(m.cfg.Client, record.Options{Source: core.EventSource{Component: "kube-controller-manager"}, Logger: m.cfg.Logger})
+		w, err := record.New(m.cfg.Client, record.Config{Source: core.EventSource{Component: "kube-controller-manager"}, Logger: m.cfg.Logger})
 		if err != nil {
 			return nil, err
 		}

@@ -106,7 +106,7 @@ func TestConfigErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.wantMsg)
 			if cfg.DataDir != "" && cfg.Store == nil {
 				// the store is closed again: another open succeeds at once
-				st, err := bbolt.Open(filepath.Join(cfg.DataDir, "store.db"), &bbolt.Options{LockTimeout: time.Second})
+				st, err := bbolt.Open(filepath.Join(cfg.DataDir, "store.db"), &bbolt.Config{LockTimeout: time.Second})
 				require.NoError(t, err)
 				st.Close()
 			}

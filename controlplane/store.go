@@ -20,7 +20,7 @@ type StoreFactory func(ctx context.Context, dataDir string) (store.Interface, er
 // BboltStore returns the default StoreFactory: a bbolt store in
 // dataDir/store.db with opts (nil means bbolt's defaults). The file is
 // locked while open, so one control plane at a time uses a data dir.
-func BboltStore(opts *bbolt.Options) StoreFactory {
+func BboltStore(opts *bbolt.Config) StoreFactory {
 	return func(_ context.Context, dataDir string) (store.Interface, error) {
 		st, err := bbolt.Open(filepath.Join(dataDir, "store.db"), opts)
 		if err != nil {

@@ -77,7 +77,7 @@ func BenchmarkInformerSync100kPods(b *testing.B) {
 			var bytesPerObj float64
 			for range b.N {
 				before := heapInUse()
-				inf := New[*core.Pod](lw, Options[*core.Pod]{Transform: tc.transform, Logger: quietLogger(),
+				inf := New[*core.Pod](lw, Config[*core.Pod]{Transform: tc.transform, Logger: quietLogger(),
 					Indexers: Indexers[*core.Pod]{NodeNameIndex: IndexPodsByNodeName}})
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan struct{})
@@ -109,7 +109,7 @@ func BenchmarkHandlerEvents(b *testing.B) {
 		pods[i] = benchPod(i)
 		lw.put(pods[i])
 	}
-	inf := New[*core.Pod](lw, Options[*core.Pod]{Logger: quietLogger(), InitialBackoff: time.Millisecond})
+	inf := New[*core.Pod](lw, Config[*core.Pod]{Logger: quietLogger(), InitialBackoff: time.Millisecond})
 	var seen atomic.Int64
 	inf.AddEventHandler(HandlerFuncs[*core.Pod]{UpdateFunc: func(_, _ *core.Pod) { seen.Add(1) }})
 	ctx, cancel := context.WithCancel(context.Background())

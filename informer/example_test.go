@@ -46,7 +46,7 @@ func ExampleIndexer() {
 
 func ExampleInformer() {
 	lw := staticLW{pods: []*core.Pod{newPod("a", "web-1", "node-1"), newPod("a", "web-2", "")}}
-	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{
+	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{
 		Name: "pods",
 		// Drop what the program does not need before it is cached.
 		Transform: func(p *core.Pod) (*core.Pod, error) { p.ManagedFields = nil; return p, nil },
@@ -82,8 +82,8 @@ func ExampleFactory() {
 		return staticLW{pods: []*core.Pod{newPod("a", "web-1", "")}}, nil
 	}
 	// Two users ask for pods: they share one informer, one list and watch.
-	a, _ := informer.InformerFor(f, "pods", newLW, informer.Options[*core.Pod]{})
-	b, _ := informer.InformerFor(f, "pods", newLW, informer.Options[*core.Pod]{})
+	a, _ := informer.InformerFor(f, "pods", newLW, informer.Config[*core.Pod]{})
+	b, _ := informer.InformerFor(f, "pods", newLW, informer.Config[*core.Pod]{})
 	fmt.Println("shared:", a == b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

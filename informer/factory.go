@@ -53,7 +53,7 @@ func NewFactory() *Factory { return &Factory{entries: map[string]*factoryEntry{}
 // there is none; later callers share the first one and their opts are
 // ignored. A new informer starts at once if the factory is started. The
 // name must always be used with the same T, else ErrTypeMismatch.
-func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWatcher[T], error), opts Options[T]) (*Informer[T], error) {
+func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWatcher[T], error), opts Config[T]) (*Informer[T], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e, ok := f.entries[name]; ok {
@@ -87,7 +87,7 @@ func InformerFor[T meta.Object](f *Factory, name string, newLW func() (ListerWat
 func ForResource[T any, PT interface {
 	*T
 	meta.Object
-}](f *Factory, c *client.Client, scope Scope, opts Options[PT]) (*Informer[PT], error) {
+}](f *Factory, c *client.Client, scope Scope, opts Config[PT]) (*Informer[PT], error) {
 	res := client.For[T, PT](c, scope.Namespace)
 	if res.GroupVersionResource().Resource == "" {
 		var zero PT

@@ -11,8 +11,8 @@ import (
 	"github.com/orkit/orkit/api/meta"
 )
 
-// Options configure an Informer; the zero value is usable.
-type Options[T meta.Object] struct {
+// Config configures an Informer; the zero value is usable.
+type Config[T meta.Object] struct {
 	// Name names the resource in logs (e.g. "configmaps").
 	Name string
 	// Indexers are the cache's indexes; NamespaceIndex is always added.
@@ -53,7 +53,7 @@ type Options[T meta.Object] struct {
 // and removed at any time. All methods are safe for concurrent use.
 type Informer[T meta.Object] struct {
 	lw      ListerWatcher[T]
-	opts    Options[T]
+	opts    Config[T]
 	indexer *Indexer[T]
 
 	mu        sync.Mutex // orders cache changes with notifications
@@ -68,7 +68,7 @@ type Informer[T meta.Object] struct {
 }
 
 // New returns a stopped Informer reading through lw.
-func New[T meta.Object](lw ListerWatcher[T], opts Options[T]) *Informer[T] {
+func New[T meta.Object](lw ListerWatcher[T], opts Config[T]) *Informer[T] {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -191,7 +191,7 @@ type HandlerOption func(*handlerConfig)
 type handlerConfig struct{ resync time.Duration }
 
 // WithResync sets the handler's resync period (0: never), overriding
-// Options.ResyncPeriod.
+// Config.ResyncPeriod.
 func WithResync(d time.Duration) HandlerOption {
 	return func(c *handlerConfig) { c.resync = d }
 }

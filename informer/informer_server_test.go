@@ -34,8 +34,8 @@ func runInformer(t *testing.T, inf *Informer[*core.ConfigMap]) (stop func()) {
 	return stop
 }
 
-func fastOptions() Options[*core.ConfigMap] {
-	return Options[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
+func fastOptions() Config[*core.ConfigMap] {
+	return Config[*core.ConfigMap]{Name: "configmaps", Logger: quietLogger(),
 		InitialBackoff: 5 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, PageSize: 7}
 }
 

@@ -24,8 +24,8 @@ func pod(ns, name, node string) *core.Pod {
 	}
 }
 
-func podOptions() Options[*core.Pod] {
-	return Options[*core.Pod]{Name: "pods", Logger: quietLogger(), InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+func podOptions() Config[*core.Pod] {
+	return Config[*core.Pod]{Name: "pods", Logger: quietLogger(), InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 }
 
 // start runs inf until the test ends and waits for it to sync.
@@ -227,7 +227,7 @@ func TestFactorySharesOneInformerPerResource(t *testing.T) {
 	assert.Same(t, infs[0], infs[1])
 	assert.Same(t, infs[0], infs[2])
 	assert.Equal(t, 1, made)
-	_, err := InformerFor(f, "pods", func() (ListerWatcher[*core.ConfigMap], error) { return nil, nil }, Options[*core.ConfigMap]{})
+	_, err := InformerFor(f, "pods", func() (ListerWatcher[*core.ConfigMap], error) { return nil, nil }, Config[*core.ConfigMap]{})
 	assert.ErrorIs(t, err, ErrTypeMismatch)
 
 	var wg sync.WaitGroup

@@ -167,7 +167,7 @@ func TestListerWatcherWatchStopsWithContext(t *testing.T) {
 func TestForResourceNotRegistered(t *testing.T) {
 	type unknown struct{ core.ConfigMap }
 	f := NewFactory()
-	_, err := ForResource[unknown](f, testClient(t, "http://127.0.0.1:1"), Scope{}, Options[*unknown]{})
+	_, err := ForResource[unknown](f, testClient(t, "http://127.0.0.1:1"), Scope{}, Config[*unknown]{})
 	assert.ErrorIs(t, err, client.ErrNotRegistered)
 	assert.Empty(t, f.Names())
 }

@@ -40,7 +40,7 @@ func newRecorder(cfg Config) (record.Recorder, *record.Writer, error) {
 	if cfg.Recorder != nil {
 		return cfg.Recorder, nil, nil
 	}
-	w, err := record.New(cfg.Client, record.Options{Logger: cfg.Logger,
+	w, err := record.New(cfg.Client, record.Config{Logger: cfg.Logger,
 		Source: core.EventSource{Component: Component, Host: cfg.NodeName}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

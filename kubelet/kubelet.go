@@ -186,7 +186,7 @@ func (k *Kubelet) goRun(f func()) {
 // its node and waits for its first list.
 func (k *Kubelet) runPodInformer(ctx context.Context) error {
 	lw := informer.NewListerWatcher(k.pods, "", "spec.nodeName="+k.cfg.NodeName)
-	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "pods", Logger: k.cfg.Logger})
+	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: k.cfg.Logger})
 	reg := inf.AddEventHandler(k)
 	k.goRun(func() { _ = inf.Run(ctx) })
 	if !informer.WaitForCacheSync(ctx, reg.HasSynced) {

@@ -75,7 +75,7 @@ func NewSimPool(c *client.Client, cfg SimConfig) *SimPool {
 // added so far, and blocks until ctx ends and all nodes have stopped.
 func (p *SimPool) Run(ctx context.Context) error {
 	lw := informer.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
-	inf := informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
+	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
 		Transform: func(pod *core.Pod) (*core.Pod, error) { pod.ManagedFields = nil; return pod, nil }})
 	reg := inf.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
 		AddFunc:    func(pod *core.Pod, initial bool) { p.route(pod, func(k *Kubelet) { k.OnAdd(pod, initial) }) },

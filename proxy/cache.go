@@ -29,12 +29,12 @@ func NewCache(c *client.Client, logger *slog.Logger) *Cache {
 		logger = slog.Default()
 	}
 	svcs := informer.New[*core.Service](informer.NewListerWatcher(client.For[core.Service](c, ""), "", ""),
-		informer.Options[*core.Service]{Name: "services", Logger: logger, Transform: func(s *core.Service) (*core.Service, error) {
+		informer.Config[*core.Service]{Name: "services", Logger: logger, Transform: func(s *core.Service) (*core.Service, error) {
 			s.ManagedFields = nil
 			return s, nil
 		}})
 	eps := informer.New[*core.Endpoints](informer.NewListerWatcher(client.For[core.Endpoints](c, ""), "", ""),
-		informer.Options[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
+		informer.Config[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
 			e.ManagedFields = nil
 			return e, nil
 		}})

@@ -15,15 +15,15 @@ import (
 func (s *Scheduler) buildInformers() {
 	c := s.cfg.Client
 	strip := func(p *core.Pod) (*core.Pod, error) { p.ManagedFields = nil; return p, nil }
-	s.pods = informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](c, ""), "", ""), informer.Options[*core.Pod]{
+	s.pods = informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](c, ""), "", ""), informer.Config[*core.Pod]{
 		Name: "pods", Transform: strip, Logger: s.log})
-	s.nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](c, ""), "", ""), informer.Options[*core.Node]{
+	s.nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](c, ""), "", ""), informer.Config[*core.Node]{
 		Name: "nodes", Logger: s.log})
 	s.namespaces = newNamespaceInformer(informer.NewListerWatcher(client.For[core.Namespace](c, ""), "", ""), s)
 	s.algo.namespaces = namespaceLabels{s.namespaces}
 	if s.cfg.PriorityClasses {
 		s.classes = informer.New[*scheduling.PriorityClass](informer.NewListerWatcher(client.For[scheduling.PriorityClass](c, ""), "", ""),
-			informer.Options[*scheduling.PriorityClass]{Name: "priorityclasses", Logger: s.log})
+			informer.Config[*scheduling.PriorityClass]{Name: "priorityclasses", Logger: s.log})
 	}
 }
 

@@ -24,7 +24,7 @@ func newNamespaceInformer(c informer.ListerWatcher[*core.Namespace], s *Schedule
 		out.Name, out.Labels, out.ResourceVersion = ns.Name, ns.Labels, ns.ResourceVersion
 		return out, nil
 	}
-	return informer.New[*core.Namespace](c, informer.Options[*core.Namespace]{Name: "namespaces", Transform: trim, Logger: s.log})
+	return informer.New[*core.Namespace](c, informer.Config[*core.Namespace]{Name: "namespaces", Transform: trim, Logger: s.log})
 }
 
 // Labels implements framework.Namespaces.

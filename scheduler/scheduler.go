@@ -178,7 +178,7 @@ func (s *Scheduler) recorder() (record.Recorder, error) {
 	case s.cfg.Recorder != nil:
 		return s.cfg.Recorder, nil
 	}
-	w, err := record.New(s.cfg.Client, record.Options{Buffer: s.cfg.EventBuffer, Logger: s.cfg.Logger,
+	w, err := record.New(s.cfg.Client, record.Config{Buffer: s.cfg.EventBuffer, Logger: s.cfg.Logger,
 		Source: core.EventSource{Component: framework.DefaultSchedulerName, Host: s.cfg.Instance}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -17,7 +17,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "kubelet", Host: "node-1"}})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "kubelet", Host: "node-1"}})
 	if err != nil {
 		panic(err)
 	}

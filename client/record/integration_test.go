@@ -41,7 +41,7 @@ func TestAgainstAPIServer(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "kubelet", Host: "node-1"}})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "kubelet", Host: "node-1"}})
 	require.NoError(t, err)
 	stop := run(t, w)
 	ctr := record.WithFieldPath(pod, record.ContainerFieldPath("app", false))

@@ -35,7 +35,7 @@ import (
 // returns the same counts.
 type Writer struct {
 	c       *client.Client
-	opts    Options
+	opts    Config
 	kinds   sync.Map // reflect.Type of an object -> meta.GroupVersionKind
 	shards  []chan item
 	metrics *metrics
@@ -63,12 +63,12 @@ var _ Recorder = (*Writer)(nil)
 // New returns a stopped Writer that writes through c. It fails with
 // ErrInvalidEvent when opts has no Source.Component, and with
 // ErrInvalidObject when c is nil.
-func New(c *client.Client, opts Options) (*Writer, error) {
+func New(c *client.Client, opts Config) (*Writer, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: a client is required", ErrInvalidObject)
 	}
 	if opts.Source.Component == "" {
-		return nil, fmt.Errorf("%w: Options.Source.Component is required", ErrInvalidEvent)
+		return nil, fmt.Errorf("%w: Config.Source.Component is required", ErrInvalidEvent)
 	}
 	opts.fill()
 	w := &Writer{c: c, opts: opts, metrics: newMetrics(opts.Source.Component),
@@ -268,7 +268,7 @@ func shardOf(ref *core.ObjectReference, n int) int {
 	return int(h.Sum32() % uint32(n))
 }
 
-// Run writes queued Events on Options.Workers goroutines until ctx ends,
+// Run writes queued Events on Config.Workers goroutines until ctx ends,
 // then flushes what is queued within FlushTimeout and returns nil. A
 // second Run returns ErrStopped at once.
 func (w *Writer) Run(ctx context.Context) error {

@@ -7,7 +7,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 )
 
-// Defaults applied to zero Options fields; the rate limit and cache sizes
+// Defaults applied to zero Config fields; the rate limit and cache sizes
 // are Kubernetes' (client-go's event correlator).
 const (
 	DefaultBuffer       = 1000
@@ -25,9 +25,9 @@ const (
 	MaxMessageLength = 1024
 )
 
-// Options configure a Writer. Every zero value means the documented
-// default. Options are copied by New.
-type Options struct {
+// Config configures a Writer. Every zero value means the documented
+// default. Config is copied by New.
+type Config struct {
 	// Source names the component that records through the Writer itself
 	// (source.component, reportingComponent) and its host (source.host,
 	// reportingInstance); other components sharing the Writer use
@@ -68,7 +68,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-func (o *Options) fill() {
+func (o *Config) fill() {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d

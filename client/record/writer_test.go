@@ -21,7 +21,7 @@ import (
 	"github.com/orkit/orkit/client/record"
 )
 
-// fakeClock is a settable clock for Options.Now.
+// fakeClock is a settable clock for Config.Now.
 type fakeClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -123,7 +123,7 @@ func TestCorrelation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, c := newFakeAPI(t)
 			clk := newFakeClock()
-			w, err := record.New(c, record.Options{Source: core.EventSource{Component: "kubelet", Host: "node-1"},
+			w, err := record.New(c, record.Config{Source: core.EventSource{Component: "kubelet", Host: "node-1"},
 				Window: 90 * time.Second, Workers: 1, Now: clk.Now})
 			require.NoError(t, err)
 			run(t, w)
@@ -159,7 +159,7 @@ func TestCorrelation(t *testing.T) {
 func TestRepeatKeepsFirstTimestampAndName(t *testing.T) {
 	f, c := newFakeAPI(t)
 	clk := newFakeClock()
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "kubelet", Host: "node-1"}, Now: clk.Now})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "kubelet", Host: "node-1"}, Now: clk.Now})
 	require.NoError(t, err)
 	run(t, w)
 	pod := testPod("web")
@@ -194,7 +194,7 @@ func TestRepeatKeepsFirstTimestampAndName(t *testing.T) {
 
 func TestDropWhenFull(t *testing.T) {
 	f, c := newFakeAPI(t)
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}, Buffer: 3, Workers: 1})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}, Buffer: 3, Workers: 1})
 	require.NoError(t, err)
 	// Not running yet: the buffer fills and the rest is dropped at once.
 	var errs []error
@@ -222,7 +222,7 @@ func TestDropWhenFullNeverBlocks(t *testing.T) {
 	f, c := newFakeAPI(t)
 	f.gate = make(chan struct{}) // every write hangs until the test ends
 	t.Cleanup(func() { close(f.gate) })
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}, Buffer: 2, Workers: 2,
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}, Buffer: 2, Workers: 2,
 		FlushTimeout: 50 * time.Millisecond})
 	require.NoError(t, err)
 	run(t, w)
@@ -240,7 +240,7 @@ func TestDropWhenFullNeverBlocks(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	f, c := newFakeAPI(t)
 	clk := newFakeClock()
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "kubelet", Host: "n1"}, QPS: 1, Burst: 3, Now: clk.Now})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "kubelet", Host: "n1"}, QPS: 1, Burst: 3, Now: clk.Now})
 	require.NoError(t, err)
 	other := w.WithSource(core.EventSource{Component: "kubelet", Host: "n2"})
 	web, db := testPod("web"), testPod("db")
@@ -280,7 +280,7 @@ func TestRateLimit(t *testing.T) {
 
 	t.Run("negative QPS disables the limit", func(t *testing.T) {
 		_, c := newFakeAPI(t)
-		w, err := record.New(c, record.Options{Source: core.EventSource{Component: "x"}, QPS: -1, Burst: 1, Buffer: 100})
+		w, err := record.New(c, record.Config{Source: core.EventSource{Component: "x"}, QPS: -1, Burst: 1, Buffer: 100})
 		require.NoError(t, err)
 		for i := range 50 {
 			require.NoError(t, w.Record(web, "Normal", "A", fmt.Sprint(i)))
@@ -296,7 +296,7 @@ type unknownKind struct {
 
 func TestInvalidInput(t *testing.T) {
 	f, c := newFakeAPI(t)
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}})
 	require.NoError(t, err)
 	var nilPod *core.Pod
 	for _, tc := range []struct {
@@ -351,7 +351,7 @@ func TestInvalidInput(t *testing.T) {
 
 func TestKindsFromScheme(t *testing.T) {
 	f, c := newFakeAPI(t)
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "deployment-controller"}})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "deployment-controller"}})
 	require.NoError(t, err)
 	d := &apps.Deployment{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "prod", UID: "u1"}}
 	w.Eventf(d, core.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set %s from %d to %d", "web-1", 0, 3)
@@ -367,7 +367,7 @@ func TestKindsFromScheme(t *testing.T) {
 func TestRetriesThenFails(t *testing.T) {
 	f, c := newFakeAPI(t)
 	f.fail = 2
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}, Retries: 3})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}, Retries: 3})
 	require.NoError(t, err)
 	run(t, w)
 	w.Event(testPod("a"), "Normal", "R", "m")
@@ -387,7 +387,7 @@ func TestRetriesThenFails(t *testing.T) {
 
 func TestFlushOnShutdown(t *testing.T) {
 	f, c := newFakeAPI(t)
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}})
 	require.NoError(t, err)
 	stop := run(t, w)
 	f.mu.Lock() // hold the server: the Events wait in the buffer
@@ -405,7 +405,7 @@ func TestFlushDeadline(t *testing.T) {
 	f, c := newFakeAPI(t)
 	f.gate = make(chan struct{}) // the server never answers
 	t.Cleanup(func() { close(f.gate) })
-	w, err := record.New(c, record.Options{Source: core.EventSource{Component: "test"}, Workers: 1, FlushTimeout: 100 * time.Millisecond})
+	w, err := record.New(c, record.Config{Source: core.EventSource{Component: "test"}, Workers: 1, FlushTimeout: 100 * time.Millisecond})
 	require.NoError(t, err)
 	stop := run(t, w)
 	for i := range 5 {
@@ -419,9 +419,9 @@ func TestFlushDeadline(t *testing.T) {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	_, c := newFakeAPI(t)
-	_, err := record.New(c, record.Options{})
+	_, err := record.New(c, record.Config{})
 	assert.ErrorIs(t, err, record.ErrInvalidEvent)
-	_, err = record.New(nil, record.Options{Source: core.EventSource{Component: "x"}})
+	_, err = record.New(nil, record.Config{Source: core.EventSource{Component: "x"}})
 	assert.ErrorIs(t, err, record.ErrInvalidObject)
 }
 
@@ -463,7 +463,7 @@ func FuzzRecord(f *testing.F) {
 	f.Add("a", "b", "Warning", strings.Repeat("x", 200), strings.Repeat("é", 700), "{")
 	_, c := newFakeAPI(f)
 	f.Fuzz(func(t *testing.T, name, ns, typ, reason, msg, field string) {
-		w, err := record.New(c, record.Options{Source: core.EventSource{Component: "fuzz"}, Buffer: 4, Workers: 1})
+		w, err := record.New(c, record.Config{Source: core.EventSource{Component: "fuzz"}, Buffer: 4, Workers: 1})
 		require.NoError(t, err)
 		pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: ns}}
 		err = w.Record(record.WithFieldPath(pod, field), typ, reason, msg)

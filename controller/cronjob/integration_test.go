@@ -43,7 +43,7 @@ func setup(t *testing.T) *env {
 	start := time.Now().Truncate(time.Minute).Add(time.Minute + 10*time.Second)
 	e := &env{c: cl.Client(t, cl.AdminKubeconfig), kubeconfig: cl.AdminKubeconfig, clock: workqueue.NewFakeClock(start), rec: &record.Fake{},
 		fates: map[string]testnode.Fate{}}
-	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 1, Bind: true})
+	agent := testnode.RunAgent(t, e.c, testnode.Config{Nodes: 1, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()

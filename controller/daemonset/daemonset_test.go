@@ -28,7 +28,7 @@ func setup(t *testing.T) (*client.Client, string) {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, admin, testnode.Options{Nodes: 2, ReadyDelay: 50 * time.Millisecond})
+	testnode.RunAgent(t, admin, testnode.Config{Nodes: 2, ReadyDelay: 50 * time.Millisecond})
 	s, err := scheduler.New(scheduler.Config{Client: admin, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

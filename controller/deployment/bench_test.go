@@ -87,7 +87,7 @@ func BenchmarkDeployment1000(b *testing.B) {
 func runDeployment1000(b *testing.B) {
 	cl := testnode.StartCluster(b)
 	c := cl.Client(b, cl.AdminKubeconfig)
-	testnode.RunAgent(b, c, testnode.Options{Nodes: 20, Bind: true, Workers: 8})
+	testnode.RunAgent(b, c, testnode.Config{Nodes: 20, Bind: true, Workers: 8})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestControllerManagerProcess$", "-test.v")
 	cmd.Env = append(os.Environ(), cmKubeconfigEnv+"="+cl.ControllerKubeconfig)
 	out, err := cmd.StdoutPipe()

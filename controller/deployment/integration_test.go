@@ -31,7 +31,7 @@ type env struct {
 func setup(t testing.TB, nodes int) *env {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: nodes, Bind: true})
+	agent := testnode.RunAgent(t, admin, testnode.Config{Nodes: nodes, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	rc, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})

@@ -24,7 +24,7 @@ func setupBare(t *testing.T) *client.Client {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, admin, testnode.Options{Nodes: 1, Bind: true})
+	testnode.RunAgent(t, admin, testnode.Config{Nodes: 1, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	pc, err := disruption.New(m, disruption.Config{Logger: testnode.QuietLogger()})

@@ -49,7 +49,7 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 2})
+	agent := testnode.RunAgent(t, admin, testnode.Config{Nodes: 2})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	rc, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})

@@ -22,7 +22,7 @@ const wait = 30 * time.Second
 func TestEndpointsFollowPods(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 2, Bind: true})
+	agent := testnode.RunAgent(t, c, testnode.Config{Nodes: 2, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ec, err := endpoints.New(m, endpoints.Config{Logger: testnode.QuietLogger()})

@@ -289,7 +289,7 @@ func (gc *Controller) watch(ctx context.Context, wg *sync.WaitGroup, m client.Ma
 	ictx, cancel := context.WithCancel(ctx)
 	gc.watched[m.Resource] = cancel
 	lw := informer.NewListerWatcher(client.DynamicFor(gc.client, m, ""), "", "")
-	inf := informer.New[*client.Unstructured](lw, informer.Options[*client.Unstructured]{
+	inf := informer.New[*client.Unstructured](lw, informer.Config[*client.Unstructured]{
 		Name: m.Resource.String(), Logger: gc.opts.Logger, Transform: metadataOnly,
 	})
 	inf.AddEventHandler(informer.HandlerFuncs[*client.Unstructured]{

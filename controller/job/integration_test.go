@@ -39,7 +39,7 @@ func setup(t *testing.T) *env {
 	cl := testnode.StartCluster(t)
 	e := &env{c: cl.Client(t, cl.AdminKubeconfig), clock: workqueue.NewFakeClock(time.Now()),
 		rec: &record.Fake{}, fates: map[string]testnode.Fate{}}
-	agent := testnode.RunAgent(t, e.c, testnode.Options{Nodes: 2, Bind: true})
+	agent := testnode.RunAgent(t, e.c, testnode.Config{Nodes: 2, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()

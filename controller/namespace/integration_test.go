@@ -21,7 +21,7 @@ import (
 func TestNamespaceDeletion(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 1, Bind: true})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 1, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	nc, err := namespace.New(m, namespace.Config{Recheck: 100 * time.Millisecond, Logger: testnode.QuietLogger()})
@@ -83,7 +83,7 @@ func TestNewRequiresManager(t *testing.T) {
 func TestNamespaceWaitsForTerminatingContent(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	agent := testnode.RunAgent(t, c, testnode.Config{Nodes: 1})
 	ctx := context.Background()
 	require.NoError(t, agent.AddNode(ctx, "silent"))
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})

@@ -44,7 +44,7 @@ func TestNodeIPAMUniqueAndRecovered(t *testing.T) {
 	_, err := nodes.Create(ctx, &core.Node{ObjectMeta: meta.ObjectMeta{Name: "preset"}, Spec: core.NodeSpec{PodCIDR: "10.244.0.0/24", PodCIDRs: []string{"10.244.0.0/24"}}})
 	require.NoError(t, err)
 	stop := runIPAM(t, cl)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 5})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 5})
 
 	cidrs := func() map[string]string {
 		l, err := nodes.List(ctx, client.ListOptions{})

@@ -97,7 +97,7 @@ func TestWithTaints(t *testing.T) {
 // stops heartbeating).
 func agent(t *testing.T, c *client.Client, prefix string) (stop func()) {
 	t.Helper()
-	a, err := testnode.New(c, testnode.Options{Nodes: 1, NamePrefix: prefix, Bind: true,
+	a, err := testnode.New(c, testnode.Config{Nodes: 1, NamePrefix: prefix, Bind: true,
 		HeartbeatInterval: 200 * time.Millisecond, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

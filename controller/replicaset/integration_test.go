@@ -32,7 +32,7 @@ func newRS(name string, replicas int32) *apps.ReplicaSet {
 func setup(t *testing.T) (*client.Client, *testnode.Agent, *replicaset.Controller) {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	agent := testnode.RunAgent(t, admin, testnode.Options{Nodes: 3, Bind: true})
+	agent := testnode.RunAgent(t, admin, testnode.Config{Nodes: 3, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	r, err := replicaset.New(m, replicaset.Config{Logger: testnode.QuietLogger()})

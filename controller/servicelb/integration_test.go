@@ -21,7 +21,7 @@ import (
 func TestLoadBalancerServices(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 1})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	lb, err := servicelb.NewLoopback(netip.MustParsePrefix("127.0.1.0/31")) // two addresses

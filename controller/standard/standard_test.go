@@ -35,7 +35,7 @@ func TestAddRejects(t *testing.T) {
 func TestAddRunsTheStandardSet(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, admin, testnode.Options{Nodes: 2, Bind: true})
+	testnode.RunAgent(t, admin, testnode.Config{Nodes: 2, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	lb, err := servicelb.NewLoopback(mustPrefix("127.0.100.0/24"))

@@ -30,7 +30,7 @@ func TestKubectlRollout(t *testing.T) {
 	}
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, admin, testnode.Options{Nodes: 1, Bind: true})
+	testnode.RunAgent(t, admin, testnode.Config{Nodes: 1, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	c, err := New(m, Config{Logger: testnode.QuietLogger()})

@@ -28,7 +28,7 @@ func setup(t *testing.T, readyDelay time.Duration) *client.Client {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, admin, testnode.Options{Nodes: 2, Bind: true, ReadyDelay: readyDelay})
+	testnode.RunAgent(t, admin, testnode.Config{Nodes: 2, Bind: true, ReadyDelay: readyDelay})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	c, err := New(m, Config{Logger: testnode.QuietLogger()})
@@ -323,7 +323,7 @@ func TestAdoptAndRelease(t *testing.T) {
 func TestClaimRetentionDelete(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
-	testnode.RunAgent(t, c, testnode.Options{Nodes: 1, Bind: true})
+	testnode.RunAgent(t, c, testnode.Config{Nodes: 1, Bind: true})
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	sts, err := New(m, Config{Logger: testnode.QuietLogger()})

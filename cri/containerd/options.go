@@ -6,8 +6,8 @@ import "log/slog"
 // says otherwise.
 const DefaultNamespace = "orkit"
 
-// Opt configures a Runtime.
-type Opt func(*config)
+// Option configures a Runtime.
+type Option func(*config)
 
 type config struct {
 	namespace       string
@@ -20,34 +20,34 @@ type config struct {
 }
 
 // WithNamespace sets the containerd namespace (default DefaultNamespace).
-func WithNamespace(ns string) Opt { return func(c *config) { c.namespace = ns } }
+func WithNamespace(ns string) Option { return func(c *config) { c.namespace = ns } }
 
 // WithStateDir sets the directory for network namespaces, per-sandbox
 // files (hostname, hosts, resolv.conf) and FIFOs (default
 // /run/orkit/<namespace>). It must be the same across restarts, and only
 // one Runtime may use it at a time (New removes what no containerd object
 // owns there).
-func WithStateDir(dir string) Opt { return func(c *config) { c.stateDir = dir } }
+func WithStateDir(dir string) Option { return func(c *config) { c.stateDir = dir } }
 
 // WithPauseImage sets the sandbox image (default images.PauseRef,
 // orkit.local/pause:v1); it must already be on the node: the runtime never
 // pulls it. The default is built from Go with the images package and
 // imported with images.Builder.BuildAndImport.
-func WithPauseImage(ref string) Opt { return func(c *config) { c.pauseImage = ref } }
+func WithPauseImage(ref string) Option { return func(c *config) { c.pauseImage = ref } }
 
 // WithSnapshotter sets the snapshotter (default "overlayfs").
-func WithSnapshotter(name string) Opt { return func(c *config) { c.snapshotter = name } }
+func WithSnapshotter(name string) Option { return func(c *config) { c.snapshotter = name } }
 
 // WithAllowPrivileged lets containers and sandboxes ask for privileged mode;
 // without it such requests fail with cri.ErrInvalidArgument.
-func WithAllowPrivileged(allow bool) Opt { return func(c *config) { c.allowPrivileged = allow } }
+func WithAllowPrivileged(allow bool) Option { return func(c *config) { c.allowPrivileged = allow } }
 
 // WithLogger sets the logger for background work (default slog.Default()).
-func WithLogger(l *slog.Logger) Opt { return func(c *config) { c.log = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // WithRuncRoot sets the directory where runc keeps its container state
 // (default <state dir>/runc). runc's own default, /run/containerd/runc, is
 // shared by every containerd on the host; a private one keeps two daemons
 // (a test's and a minicluster's) from colliding on an ID, which matters
 // because sandbox and container IDs are derived from pod metadata.
-func WithRuncRoot(dir string) Opt { return func(c *config) { c.runcRoot = dir } }
+func WithRuncRoot(dir string) Option { return func(c *config) { c.runcRoot = dir } }

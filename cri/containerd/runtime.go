@@ -59,7 +59,7 @@ type objKind struct {
 // the state of existing containers (records exits that happened while no
 // Runtime ran, re-attaches log copiers) and starts the event loop. Errors
 // wrap cri.ErrUnavailable when containerd does not answer.
-func New(ctx context.Context, address string, opts ...Opt) (_ *Runtime, retErr error) {
+func New(ctx context.Context, address string, opts ...Option) (_ *Runtime, retErr error) {
 	cfg := config{namespace: DefaultNamespace, pauseImage: images.PauseRef, snapshotter: "overlayfs", log: slog.Default()}
 	for _, o := range opts {
 		o(&cfg)

@@ -36,8 +36,8 @@ type Cluster struct {
 	stopped   sync.Once
 }
 
-// Options shapes a cluster. The zero value is one plain member.
-type Options struct {
+// Config shapes a cluster. The zero value is one plain member.
+type Config struct {
 	// Members is the number of members; zero means 1.
 	Members int
 	// TLS serves the client URLs (https://) with certificates of a CA made
@@ -56,11 +56,11 @@ type Options struct {
 // extra flags for every member (a later flag overrides an earlier one).
 func Start(t testing.TB, n int, args ...string) *Cluster {
 	t.Helper()
-	return StartWith(t, Options{Members: n, Args: args})
+	return StartWith(t, Config{Members: n, Args: args})
 }
 
-// StartWith is Start with Options.
-func StartWith(t testing.TB, opts Options) *Cluster {
+// StartWith is Start with Config.
+func StartWith(t testing.TB, opts Config) *Cluster {
 	t.Helper()
 	bin := Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
@@ -78,7 +78,7 @@ func StartWith(t testing.TB, opts Options) *Cluster {
 // caller owns the cluster and must Stop it. Ports are picked free on
 // 127.0.0.1; when another process takes one before etcd binds it, the
 // cluster is started again on new ports (up to three times).
-func StartCluster(ctx context.Context, bin, dir string, opts Options) (*Cluster, error) {
+func StartCluster(ctx context.Context, bin, dir string, opts Config) (*Cluster, error) {
 	if opts.Members == 0 {
 		opts.Members = 1
 	}
@@ -100,7 +100,7 @@ func StartCluster(ctx context.Context, bin, dir string, opts Options) (*Cluster,
 }
 
 // start lays out and starts the members, then waits for them.
-func (c *Cluster) start(ctx context.Context, opts Options) error {
+func (c *Cluster) start(ctx context.Context, opts Config) error {
 	n := opts.Members
 	ports, err := freePorts(2 * n)
 	if err != nil {

@@ -56,6 +56,6 @@ func TestClusterKillRestart(t *testing.T) {
 }
 
 func TestStartNeedsMembers(t *testing.T) {
-	_, err := etcdtest.StartCluster(t.Context(), "etcd", t.TempDir(), etcdtest.Options{Members: -1})
+	_, err := etcdtest.StartCluster(t.Context(), "etcd", t.TempDir(), etcdtest.Config{Members: -1})
 	require.Error(t, err)
 }

@@ -114,7 +114,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var dopts []daemon.Opt
+	var dopts []daemon.Option
 	if o.tmpfsRoot {
 		dopts = append(dopts, daemon.WithTmpfsRoot())
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/orkit/orkit/informer/workqueue"
 )
 
-// Options configure an Agent. The zero value registers no nodes; set
+// Config configures an Agent. The zero value registers no nodes; set
 // Nodes.
-type Options struct {
+type Config struct {
 	// Nodes is how many Node objects to register and serve.
 	Nodes int
 	// NamePrefix names the nodes NamePrefix0, NamePrefix1, ...; default
@@ -48,9 +48,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-func (o *Options) fill() error {
+func (o *Config) fill() error {
 	if o.Nodes < 0 {
-		return fmt.Errorf("%w: %d nodes", ErrInvalidOptions, o.Nodes)
+		return fmt.Errorf("%w: %d nodes", ErrInvalidConfig, o.Nodes)
 	}
 	if o.NamePrefix == "" {
 		o.NamePrefix = "test-node-"
@@ -69,7 +69,7 @@ func (o *Options) fill() error {
 		o.PodNetwork = netip.MustParsePrefix("10.88.0.0/16")
 	}
 	if !o.PodNetwork.Addr().Is4() {
-		return fmt.Errorf("%w: pod network %s is not IPv4", ErrInvalidOptions, o.PodNetwork)
+		return fmt.Errorf("%w: pod network %s is not IPv4", ErrInvalidConfig, o.PodNetwork)
 	}
 	if o.Workers <= 0 {
 		o.Workers = 4
@@ -80,12 +80,12 @@ func (o *Options) fill() error {
 	return nil
 }
 
-// Agent plays the node agent of Options.Nodes nodes. It is safe for
+// Agent plays the node agent of Config.Nodes nodes. It is safe for
 // concurrent use; Run runs it once, and every goroutine it starts ends
 // before Run returns.
 type Agent struct {
 	c    *client.Client
-	opts Options
+	opts Config
 
 	nodesMu sync.RWMutex
 	nodes   []string       // in order of addition
@@ -105,9 +105,9 @@ type Agent struct {
 }
 
 // New returns a stopped agent that talks through c.
-func New(c *client.Client, opts Options) (*Agent, error) {
+func New(c *client.Client, opts Config) (*Agent, error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: no client", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: no client", ErrInvalidConfig)
 	}
 	if err := opts.fill(); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func New(c *client.Client, opts Options) (*Agent, error) {
 	f := FateFunc(AlwaysReady)
 	a.fate.Store(&f)
 	lw := informer.NewListerWatcher(client.For[core.Pod](c, ""), "", "")
-	a.pods = informer.New[*core.Pod](lw, informer.Options[*core.Pod]{Name: "testnode-pods", Logger: opts.Logger})
+	a.pods = informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "testnode-pods", Logger: opts.Logger})
 	return a, nil
 }
 

@@ -21,15 +21,15 @@ func testPod(name string) *core.Pod {
 }
 
 func TestNewRejectsBadOptions(t *testing.T) {
-	_, err := testnode.New(nil, testnode.Options{})
-	assert.ErrorIs(t, err, testnode.ErrInvalidOptions)
+	_, err := testnode.New(nil, testnode.Config{})
+	assert.ErrorIs(t, err, testnode.ErrInvalidConfig)
 }
 
 func TestAgentLifecycle(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
 	ctx := context.Background()
-	a := testnode.RunAgent(t, c, testnode.Options{Nodes: 2, Bind: true, ReadyDelay: 50 * time.Millisecond})
+	a := testnode.RunAgent(t, c, testnode.Config{Nodes: 2, Bind: true, ReadyDelay: 50 * time.Millisecond})
 	assert.Equal(t, []string{"test-node-0", "test-node-1"}, a.NodeNames())
 
 	nodes, err := client.For[core.Node](c, "").List(ctx, client.ListOptions{})
@@ -101,7 +101,7 @@ func TestAddRemoveNode(t *testing.T) {
 	cl := testnode.StartCluster(t)
 	c := cl.Client(t, cl.AdminKubeconfig)
 	ctx := context.Background()
-	a := testnode.RunAgent(t, c, testnode.Options{Nodes: 1})
+	a := testnode.RunAgent(t, c, testnode.Config{Nodes: 1})
 	require.NoError(t, a.AddNode(ctx, "extra"))
 	assert.Equal(t, []string{"test-node-0", "extra"}, a.NodeNames())
 	n, err := client.For[core.Node](c, "").Get(ctx, "extra")

@@ -75,7 +75,7 @@ func QuietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // RunAgent starts an agent with opts on c until the test ends and waits
 // until it is ready.
-func RunAgent(t testing.TB, c *client.Client, opts Options) *Agent {
+func RunAgent(t testing.TB, c *client.Client, opts Config) *Agent {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = QuietLogger()

@@ -12,7 +12,7 @@
 // without deleting the Node object leaves a silent node, as a crash
 // would).
 //
-//	agent, _ := testnode.New(c, testnode.Options{Nodes: 3, Bind: true})
+//	agent, _ := testnode.New(c, testnode.Config{Nodes: 3, Bind: true})
 //	go agent.Run(ctx) // every goroutine stops when ctx ends
 //
 // Nothing here talks to anything but the API server: the node addresses

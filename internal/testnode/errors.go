@@ -2,5 +2,5 @@ package testnode
 
 import "errors"
 
-// ErrInvalidOptions: New was given options it cannot use.
-var ErrInvalidOptions = errors.New("testnode: invalid options")
+// ErrInvalidConfig: New was given options it cannot use.
+var ErrInvalidConfig = errors.New("testnode: invalid options")

@@ -96,10 +96,10 @@ func TestOpenRejectsDamagedFiles(t *testing.T) {
 			tt.damage(t, path)
 			before, err := os.ReadFile(path)
 			require.NoError(t, err)
-			_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second})
+			_, err = bbolt.Open(path, &bbolt.Config{LockTimeout: time.Second})
 			require.ErrorIs(t, err, store.ErrCorrupt)
 			t.Log(err)
-			_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second})
+			_, err = bbolt.Open(path, &bbolt.Config{LockTimeout: time.Second})
 			require.ErrorIs(t, err, store.ErrCorrupt, "a refused file is not left locked")
 			after, err := os.ReadFile(path)
 			require.NoError(t, err)
@@ -122,10 +122,10 @@ func TestDamagedPagesNeverPanic(t *testing.T) {
 		for _, skip := range []bool{false, true} {
 			path := copyFile(t, good)
 			overwriteRandomWith(t, rng, path, int64(pg+2)*4096, 4096)
-			s, err := bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second, SkipVerify: skip})
+			s, err := bbolt.Open(path, &bbolt.Config{LockTimeout: time.Second, SkipVerify: skip})
 			if err != nil {
 				require.ErrorIs(t, err, store.ErrCorrupt, "page %d", pg+2)
-				_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: time.Second, SkipVerify: skip})
+				_, err = bbolt.Open(path, &bbolt.Config{LockTimeout: time.Second, SkipVerify: skip})
 				require.ErrorIs(t, err, store.ErrCorrupt, "page %d: a refused file is not left locked", pg+2)
 				refused++
 				continue
@@ -225,7 +225,7 @@ func TestOpenIsExclusive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	s, err := bbolt.Open(path, nil)
 	require.NoError(t, err)
-	_, err = bbolt.Open(path, &bbolt.Options{LockTimeout: 100 * time.Millisecond})
+	_, err = bbolt.Open(path, &bbolt.Config{LockTimeout: 100 * time.Millisecond})
 	require.ErrorIs(t, err, bbolt.ErrLocked)
 	require.NoError(t, s.Close())
 	s, err = bbolt.Open(path, nil)

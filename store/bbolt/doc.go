@@ -25,7 +25,7 @@
 // Writers validate their input (store.ValidateKey, store.ValidateValue:
 // nothing is queued for bad input), append an op to the Store's queue and
 // wait. One committer goroutine, owned by the Store, takes everything
-// queued (up to Options.MaxBatchOps / MaxBatchBytes), applies each op in
+// queued (up to Config.MaxBatchOps / MaxBatchBytes), applies each op in
 // order inside ONE bbolt read-write transaction — each op checks its own
 // precondition, so a conflicting op fails alone and takes no revision —
 // commits (bbolt fsyncs the data and then the meta page), publishes the
@@ -41,7 +41,7 @@
 // Live watchers are grouped by prefix in a hub; after each commit the
 // committer hands each matching watcher its events without blocking:
 // straight into the watch channel (16 slots) while the watcher's goroutine
-// is idle, else into a bounded pending buffer (Options.WatchBuffer) that
+// is idle, else into a bounded pending buffer (Config.WatchBuffer) that
 // the goroutine drains in order; a watcher whose buffer would overflow is removed
 // and, after its pending events, receives a final Event with
 // store.ErrWatcherTooSlow. Writers and other watchers never wait for a
@@ -53,7 +53,7 @@
 // and no duplicate. A live watcher whose prefix a commit did not touch is
 // told how far the store got with a store.EventProgress; progress is
 // coalesced (only the latest is sent, after any pending events) and wakes
-// an idle watcher at most once per Options.ProgressInterval, so a thousand
+// an idle watcher at most once per Config.ProgressInterval, so a thousand
 // idle watchers cost a commit little.
 //
 // # Keys, files and failure
@@ -68,5 +68,5 @@
 // that turns a panic or a memory fault into store.ErrCorrupt. One invalid
 // meta page of two is a crash during a commit, which bbolt tolerates: Open
 // rewrites it and goes on. The file lock makes a second Open, in any process,
-// wait Options.LockTimeout and fail with ErrLocked.
+// wait Config.LockTimeout and fail with ErrLocked.
 package bbolt

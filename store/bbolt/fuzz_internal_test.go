@@ -60,7 +60,7 @@ func FuzzOpenFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "f.db")
 		require.NoError(t, os.WriteFile(path, data, 0o600))
-		s, err := Open(path, &Options{SkipVerify: len(data)%2 == 0})
+		s, err := Open(path, &Config{SkipVerify: len(data)%2 == 0})
 		if err != nil {
 			if len(data) > 0 && !errors.Is(err, store.ErrCorrupt) {
 				t.Logf("non-corrupt error: %v", err)

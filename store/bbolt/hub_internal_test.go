@@ -28,7 +28,7 @@ func eventually(t *testing.T, cond func() bool, what string) {
 // TestWatchersLeaveTheHub checks that cancelled and too-slow watchers are
 // removed from the hub and their goroutines end.
 func TestWatchersLeaveTheHub(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{WatchBuffer: 4})
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Config{WatchBuffer: 4})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -57,7 +57,7 @@ func TestWatchersLeaveTheHub(t *testing.T) {
 // writes still learns the latest revision (the deferred progress is
 // delivered by the timer), and progress never runs ahead of an event.
 func TestProgressIsCoalescedAndDelivered(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{ProgressInterval: 20 * time.Millisecond})
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Config{ProgressInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := t.Context()
@@ -92,7 +92,7 @@ func TestProgressIsCoalescedAndDelivered(t *testing.T) {
 }
 
 func TestProgressDisabled(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{ProgressInterval: -1})
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Config{ProgressInterval: -1})
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := t.Context()

@@ -28,7 +28,7 @@ var _ store.Interface = (*Store)(nil)
 type Store struct {
 	db   *bolt.DB
 	path string
-	opts Options
+	opts Config
 	log  *slog.Logger
 
 	// mu guards queue and closed, and orders watch registration against
@@ -56,7 +56,7 @@ type Store struct {
 
 // Open opens the store at path, creating the file if it does not exist.
 // opts may be nil for defaults. The file is locked for the Store's lifetime;
-// ErrLocked if it stays locked for Options.LockTimeout.
+// ErrLocked if it stays locked for Config.LockTimeout.
 //
 // A file that is damaged (truncated, bad header, unreadable pages, broken
 // records) or that is a bbolt file of another program fails with an error
@@ -65,7 +65,7 @@ type Store struct {
 // crash during a commit leaves behind: Open rewrites it from the valid one
 // (losing at most that unacknowledged commit) and goes on. An unfinished
 // compaction is completed before Open returns.
-func Open(path string, opts *Options) (*Store, error) {
+func Open(path string, opts *Config) (*Store, error) {
 	o := opts.withDefaults()
 	torn, err := checkFile(path)
 	if err != nil {
@@ -111,7 +111,7 @@ func Open(path string, opts *Options) (*Store, error) {
 // openBolt opens the bbolt file with a guard: bbolt may panic or fault on
 // pages that passed the header check but are still damaged. If it does,
 // the file bbolt opened is closed here, which also releases its lock.
-func openBolt(path string, o Options) (db *bolt.DB, err error) {
+func openBolt(path string, o Config) (db *bolt.DB, err error) {
 	var file *os.File
 	err = guard(path, func() error {
 		var err error

@@ -13,7 +13,7 @@ import (
 )
 
 // openTemp opens a new store in a temporary directory, closed at cleanup.
-func openTemp(t testing.TB, opts *bbolt.Options) *bbolt.Store {
+func openTemp(t testing.TB, opts *bbolt.Config) *bbolt.Store {
 	t.Helper()
 	s, err := bbolt.Open(filepath.Join(t.TempDir(), "store.db"), opts)
 	require.NoError(t, err)
@@ -27,12 +27,12 @@ func TestConformance(t *testing.T) {
 
 func TestConformanceSmallBuffers(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Interface {
-		return openTemp(t, &bbolt.Options{WatchBuffer: 300, MaxBatchOps: 7})
+		return openTemp(t, &bbolt.Config{WatchBuffer: 300, MaxBatchOps: 7})
 	})
 }
 
 func TestDurability(t *testing.T) {
 	storetest.RunDurable(t, func(t *testing.T, dir string) (store.Interface, error) {
-		return bbolt.Open(filepath.Join(dir, "store.db"), &bbolt.Options{LockTimeout: 10 * time.Second})
+		return bbolt.Open(filepath.Join(dir, "store.db"), &bbolt.Config{LockTimeout: 10 * time.Second})
 	})
 }

@@ -14,7 +14,7 @@ const replayChunk = 512
 
 // outBuffer is the capacity of a watch's channel: room for the hub to hand
 // a consumer that keeps up its events directly, without waking the watch
-// goroutine. It adds to Options.WatchBuffer.
+// goroutine. It adds to Config.WatchBuffer.
 const outBuffer = 16
 
 // Watch delivers, in revision order, every event under prefix with a
@@ -28,7 +28,7 @@ const outBuffer = 16
 //
 // The channel is closed when ctx is done, after a final Event with Err
 // store.ErrWatcherTooSlow when the consumer falls more than
-// Options.WatchBuffer events behind the live stream, with Err
+// Config.WatchBuffer events behind the live stream, with Err
 // store.ErrTooOld if a compaction overtakes the replay, or with Err
 // store.ErrClosed when the Store closes (delivered only if the consumer is
 // ready for it). Each watch owns one goroutine, which ends with the channel.

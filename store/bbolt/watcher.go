@@ -93,7 +93,7 @@ func (w *watcher) sendNow(events []store.Event) []store.Event {
 // under its prefix than what it was already given (store.EventProgress).
 // Progress is coalesced and rate-limited: the forwarder sends only the
 // latest, after any pending events, and is woken for progress alone at most
-// once per Options.ProgressInterval (a timer delivers the deferred one), so
+// once per Config.ProgressInterval (a timer delivers the deferred one), so
 // idle watchers cost a commit almost nothing. Called by the hub with hub.mu
 // held; now is the publish time.
 func (w *watcher) progress(rev int64, now time.Time) {

@@ -56,7 +56,7 @@ func benchStore(b *testing.B, members int) (*etcd.Store, string) {
 		defer cancel()
 		var err error
 		c, err = etcdtest.StartCluster(ctx, bin, fmt.Sprintf("%s/m%d", benchClusters.dir, members),
-			etcdtest.Options{Members: members})
+			etcdtest.Config{Members: members})
 		require.NoError(b, err)
 		benchClusters.by[members] = c
 	}

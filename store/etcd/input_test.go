@@ -192,7 +192,7 @@ func TestPrefixes(t *testing.T) {
 // certificates: with the cluster's CA and a client certificate the store
 // works; without them New fails.
 func TestTLS(t *testing.T) {
-	c := etcdtest.StartWith(t, etcdtest.Options{Members: 3, TLS: true})
+	c := etcdtest.StartWith(t, etcdtest.Config{Members: 3, TLS: true})
 	ctx := testCtx(t, time.Minute)
 	s := connect(t, c.Endpoints(), etcd.Config{TLS: c.ClientTLS()})
 	first, err := s.Create(ctx, "/tls/a", []byte("v"))

@@ -14,15 +14,15 @@ import (
 	containerd "github.com/containerd/containerd"
 )
 
-// Opt configures Start.
-type Opt func(*options)
+// Option configures Start.
+type Option func(*options)
 
 type options struct{ tmpfsRoot bool }
 
 // WithTmpfsRoot puts the daemon's root (metadata database, content,
 // snapshots) on a tmpfs mounted at <dir>/root: no fsync cost, nothing
 // survives a reboot. Clean unmounts it. For tests and benchmarks.
-func WithTmpfsRoot() Opt { return func(o *options) { o.tmpfsRoot = true } }
+func WithTmpfsRoot() Option { return func(o *options) { o.tmpfsRoot = true } }
 
 // mountTmpfs mounts a tmpfs at path unless one is mounted there already.
 func mountTmpfs(path string) error {
@@ -88,7 +88,7 @@ func (d *Daemon) PID() int { return d.cmd.Process.Pid }
 // the socket path must fit in 108 bytes) and starts containerd on it,
 // returning once it answers. Starting again on the same dir resumes its
 // state. The daemon is not tied to ctx; stop it with Stop or Kill.
-func Start(ctx context.Context, dir string, opts ...Opt) (*Daemon, error) {
+func Start(ctx context.Context, dir string, opts ...Option) (*Daemon, error) {
 	if err := CheckPrerequisites(); err != nil {
 		return nil, err
 	}

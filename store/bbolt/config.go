@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// Options tunes a Store. The zero value (and a nil *Options passed to Open)
-// selects the documented defaults. Options are read once by Open; changing
+// Config tunes a Store. The zero value (and a nil *Config passed to Open)
+// selects the documented defaults. Config is read once by Open; changing
 // them afterwards has no effect.
-type Options struct {
+type Config struct {
 	// LockTimeout is how long Open waits for the file lock that keeps two
 	// stores (in any processes) from opening one file. Zero means 5s.
 	LockTimeout time.Duration
@@ -45,8 +45,8 @@ type Options struct {
 }
 
 // withDefaults returns a copy of o with zero fields filled in.
-func (o *Options) withDefaults() Options {
-	var r Options
+func (o *Config) withDefaults() Config {
+	var r Config
 	if o != nil {
 		r = *o
 	}
