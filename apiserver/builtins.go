@@ -60,6 +60,11 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = namespaceTable, namespaceFields
 			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
 		},
+		coreGVR("serviceaccounts"): func(r *Resource) {
+			if s.cfg.ServiceAccountTokens != nil {
+				r.Subresources = map[string]SubresourceHandler{"token": SubresourceFunc(s.serveServiceAccountToken)}
+			}
+		},
 		coreGVR("services"):    func(r *Resource) { r.Table, r.Fields = serviceTable, serviceFields },
 		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/orkit/orkit/api/authentication"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 )
@@ -48,6 +49,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		writeError(w, apierrors.NewPathNotFound())
 	case info.APIVersion != "":
 		s.serveResourceList(w, meta.GroupVersion{Group: info.APIGroup, Version: info.APIVersion})
+	case p == pathOIDCDiscovery || p == pathOIDCKeySet:
+		s.serveOIDC(w, p)
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
 	default:
@@ -134,6 +137,7 @@ var (
 	subresourceVerb = map[string][]string{
 		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"},
 		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"}, "finalize": {"update"},
+		"token": {"create"},
 	}
 )
 
@@ -151,6 +155,9 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 			Verbs: resourceVerbs(r), ShortNames: t.ShortNames, Categories: t.Categories,
 		})
 		for _, sub := range t.Subresources {
+			if sub == "token" && s.cfg.ServiceAccountTokens == nil {
+				continue // no issuer: not served
+			}
 			kind, group, version := t.Kind.Kind, "", ""
 			switch sub {
 			case "scale":
@@ -159,6 +166,8 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 				kind = "PodExecOptions"
 			case "eviction": // kubectl drain evicts only when this names policy/v1 Eviction
 				kind, group, version = "Eviction", "policy", "v1"
+			case "token":
+				kind, group, version = "TokenRequest", authentication.GroupName, authentication.Version
 			}
 			list = append(list, apiResource{Name: t.Resource + "/" + sub, Namespaced: t.Namespaced, Kind: kind,
 				Group: group, Version: version, Verbs: subresourceVerb[sub]})

@@ -238,7 +238,7 @@ func (ti *TokenIssuer) Issue(t ServiceAccountToken) (string, error) {
 	claims := tokenClaims{
 		Issuer: ti.cfg.Issuer, Subject: ServiceAccountUsername(t.Namespace, t.ServiceAccount.Name),
 		Audience: t.Audiences, Expiry: t.Expiration.Unix(), IssuedAt: t.IssuedAt.Unix(), NotBefore: t.IssuedAt.Unix(),
-		ID: t.ID,
+		ID:   t.ID,
 		Kube: kubernetesClaim{Namespace: t.Namespace, ServiceAccount: t.ServiceAccount, Pod: t.Pod, Secret: t.Secret, Node: t.Node},
 	}
 	header, err := json.Marshal(jwtHeader{Alg: ti.alg, Kid: ti.kid})

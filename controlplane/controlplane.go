@@ -31,7 +31,9 @@ const readyTimeout = 30 * time.Second
 // authorizers, DefaultAdmission, the built-in kinds.
 type Config struct {
 	// DataDir holds the control plane's state: pki/ (the CA, unless
-	// PKI.CA is given), store.db (the default store) and admin.kubeconfig.
+	// PKI.CA is given), sa.key (the service-account signing key, unless
+	// ServiceAccounts.SigningKeyFile is given), store.db (the default
+	// store) and admin.kubeconfig.
 	// Created (mode 0700) if missing. Required.
 	DataDir string
 	// Listen is the API server address; default DefaultListen
@@ -44,6 +46,10 @@ type Config struct {
 	// is client certificates signed by the CA with the Node and RBAC
 	// authorizers. See AuthConfig.
 	Auth AuthConfig
+	// ServiceAccounts chooses the issuer and keys of service-account
+	// tokens; the zero value signs with DataDir/sa.key. See
+	// ServiceAccountConfig.
+	ServiceAccounts ServiceAccountConfig
 	// Admission builds the admission chain; nil means DefaultAdmission.
 	// Start from DefaultAdmission to add plugins and choose their order:
 	//
@@ -194,9 +200,13 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	tokens, err := cfg.tokenIssuer()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
-		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
+		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator, ServiceAccountTokens: tokens,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
 		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory,

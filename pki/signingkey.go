@@ -65,6 +65,17 @@ func LoadOrCreateSigningKey(path string) (crypto.Signer, error) {
 	return parseSigningKey(path, b)
 }
 
+// LoadSigningKey reads the private key in path as LoadOrCreateSigningKey
+// does, but never creates it: a missing file is an error (wrapping
+// fs.ErrNotExist).
+func LoadSigningKey(path string) (crypto.Signer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("signing key %s: %w", path, err)
+	}
+	return parseSigningKey(path, b)
+}
+
 func parseSigningKey(path string, b []byte) (crypto.Signer, error) {
 	key, err := ParsePrivateKey(b)
 	if err != nil {
