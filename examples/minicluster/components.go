@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/nodeipam"
+	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
 	"github.com/orkit/orkit/controller/volumebinding"
@@ -49,7 +50,12 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var rootCA rootcacert.Config
+	if c.cp != nil {
+		rootCA.RootCA = c.cp.CA.CertPEM
+	}
 	_, err = standard.Add(m, standard.Config{
+		RootCACert:    rootCA,
 		NodeIPAM:      nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
 		ServiceLB:     servicelb.Config{Provider: lb},
 		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: filepath.Join(c.opts.DataDir, "volumes")},
