@@ -11,6 +11,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 )
 
 // The OIDC discovery paths of the service-account issuer, as
@@ -112,6 +113,9 @@ func (s *Server) serveServiceAccountToken(ctx context.Context, w http.ResponseWr
 	}
 	sa := obj.(*core.ServiceAccount)
 	tok, err := s.tokenFor(ctx, sa, tr)
+	if err == nil {
+		err = checkNodeToken(req, tok)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -193,6 +197,26 @@ func (s *Server) tokenFor(ctx context.Context, sa *core.ServiceAccount, tr *auth
 		tok.Node = bound
 	}
 	return tok, nil
+}
+
+// checkNodeToken refuses a node's token that is not bound to one of its
+// own pods, as kube-apiserver's NodeRestriction does.
+func checkNodeToken(req *Request, tok authn.ServiceAccountToken) error {
+	node, ok := authz.NodeName(req.User)
+	if !ok {
+		return nil
+	}
+	why := ""
+	switch {
+	case tok.Pod == nil:
+		why = "node requested token not bound to a pod"
+	case tok.Node == nil || tok.Node.Name != node:
+		why = "node requested token bound to a pod scheduled on a different node"
+	default:
+		return nil
+	}
+	gr := req.resource.gr()
+	return apierrors.NewForbidden(gr, req.Info.Name, fmt.Sprintf("%s %q is forbidden: %s", gr.Resource, req.Info.Name, why))
 }
 
 // boundObject reads the object a token is to be bound to and checks the

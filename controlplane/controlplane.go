@@ -172,8 +172,12 @@ func (cfg *Config) setDefaults() error {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Admission == nil {
+		var opts []admission.ServiceAccountOption
+		if cfg.ServiceAccounts.MountTokenVolume {
+			opts = append(opts, admission.WithTokenVolume())
+		}
 		cfg.Admission = func(_ context.Context, srv *apiserver.Server) (*admission.Chain, error) {
-			return DefaultAdmission(srv), nil
+			return DefaultAdmission(srv, opts...), nil
 		}
 	}
 	if cfg.Store == nil {
@@ -272,12 +276,15 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // The scheduler still resolves priorityClassName for a pod that reaches
 // it without spec.priority (one written past admission); with Priority in
 // the chain every pod created through the API has it.
-func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
+//
+// saOpts configure the ServiceAccount plugin (admission.WithTokenVolume
+// mounts the API access volume in every pod).
+func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountOption) *admission.Chain {
 	src := srv.AdmissionSources()
 	lr := admission.NewLimitRanger(src)
 	prio := admission.NewPriority(priorityClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}), lr, prio},
+		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(),

@@ -33,6 +33,15 @@ type ServiceAccountConfig struct {
 	// APIAudiences (--api-audiences) are the audiences the API server
 	// accepts and a TokenRequest gets by default; default [Issuer].
 	APIAudiences []string
+	// MountTokenVolume makes the default admission chain's ServiceAccount
+	// plugin mount the API access volume (kube-api-access-*: a token,
+	// ca.crt of kube-root-ca.crt, the namespace) in every pod, as
+	// Kubernetes does (admission.WithTokenVolume). Kubelets then need the
+	// root CA publisher running (controller/standard's RootCACert) to
+	// start such pods. The zero value mounts nothing: a cluster without
+	// the controller manager still starts pods. Ignored when
+	// Config.Admission is set.
+	MountTokenVolume bool
 }
 
 // tokenIssuer builds the service-account token issuer of cfg. Errors
