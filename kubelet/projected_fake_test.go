@@ -99,3 +99,34 @@ func TestFakeProjectedVolumes(t *testing.T) {
 	_, err = whoAmI(t, tc, tok)
 	assert.True(t, apierrors.IsUnauthorized(err), "the deleted pod's token: %v", err)
 }
+
+// TestRealKubeletServiceAccountToken: on a real node the container reads
+// the kube-api-access volume where in-cluster clients look for it, and
+// the token it reads authenticates as its account, bound to the pod.
+func TestRealKubeletServiceAccountToken(t *testing.T) {
+	n := newRealNode(t, "real-sa-node")
+	ctx := context.Background()
+	_, err := client.For[core.ServiceAccount](n.tc.admin, "default").Create(ctx, &core.ServiceAccount{ObjectMeta: meta.ObjectMeta{Name: "robot"}})
+	require.NoError(t, err)
+	_, err = client.For[core.ConfigMap](n.tc.admin, "default").Create(ctx, &core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: admission.RootCAConfigMap},
+		Data: map[string]string{"ca.crt": string(n.tc.cp.CA.CertPEM)}})
+	require.NoError(t, err)
+	p := helloPod("sa", "real-sa-node")
+	p.Spec.ServiceAccountName = "robot"
+	p.Spec.Volumes = []core.Volume{{Name: "kube-api-access-xyz12", VolumeSource: core.VolumeSource{Projected: admission.TokenVolumeSource()}}}
+	p.Spec.Containers[0].VolumeMounts = []core.VolumeMount{{Name: "kube-api-access-xyz12", MountPath: admission.TokenMountPath, ReadOnly: true}}
+	created, err := pods(n.tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	got := waitPod(t, n.tc.admin, "default", "sa", 60*time.Second, "Running", func(p *core.Pod) bool { return running(p) && isReady(p) })
+
+	assert.Equal(t, "default", n.exec(t, got, "app", "/hello", "cat", admission.TokenMountPath+"/namespace"))
+	assert.Equal(t, string(n.tc.cp.CA.CertPEM), n.exec(t, got, "app", "/hello", "cat", admission.TokenMountPath+"/ca.crt"))
+	tok := n.exec(t, got, "app", "/hello", "cat", admission.TokenMountPath+"/token")
+	assert.True(t, isMountPoint(filepath.Join(n.cfg.RootDir, "pods", string(created.UID), "volumes", pluginProjected, "kube-api-access-xyz12")),
+		"the token volume is a tmpfs")
+	who, err := whoAmI(t, n.tc, tok)
+	require.NoError(t, err)
+	assert.Equal(t, "system:serviceaccount:default:robot", who.Username)
+	assert.Equal(t, authentication.ExtraValue{"sa"}, who.Extra["authentication.kubernetes.io/pod-name"])
+	assert.Equal(t, authentication.ExtraValue{string(created.UID)}, who.Extra["authentication.kubernetes.io/pod-uid"])
+}
