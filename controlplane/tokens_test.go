@@ -265,3 +265,60 @@ func TestSigningKeyPersists(t *testing.T) {
 	code, who := whoami(t, cp2, bearer(tok))
 	assert.Equal(t, http.StatusCreated, code, "a token of the first run is valid after a restart: %s", who)
 }
+
+// TestTokenRequestBadInput: bodies kube-apiserver refuses are refused
+// with its status and wording, and a node may mint only tokens bound to
+// its own pods.
+func TestTokenRequestBadInput(t *testing.T) {
+	kubectlOrSkip(t)
+	cp := start(t, Config{})
+	runKubectl(t, cp, "create", "serviceaccount", "robot")
+	const path = "/api/v1/namespaces/default/serviceaccounts/robot/token"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"malformed JSON", `{"spec":`, "the object provided is unrecognized or malformed"},
+		{"name differs", `{"metadata":{"name":"other"},"spec":{}}`, "name in URL does not match name in TokenRequest body"},
+		{"namespace differs", `{"metadata":{"namespace":"kube-system"},"spec":{}}`, "namespace in URL does not match namespace in TokenRequest body"},
+		{"too long", `{"spec":{"expirationSeconds":5000000000}}`, "may not specify a duration larger than 2^32 seconds"},
+		{"empty audience", `{"spec":{"audiences":[""]}}`, "spec.audiences[0]"},
+		{"bound to a Deployment", `{"spec":{"boundObjectRef":{"kind":"Deployment","apiVersion":"apps/v1","name":"web"}}}`,
+			"cannot bind token to object of type apps/v1, Deployment"},
+		{"bound to a missing pod", `{"spec":{"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"ghost"}}}`, `pods "ghost" not found`},
+		{"bound to a missing secret", `{"spec":{"boundObjectRef":{"kind":"Secret","apiVersion":"v1","name":"ghost"}}}`, `secrets "ghost" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := writeFile(t, "body.json", tt.body)
+			out, err := kubectlOut(t, cp, "create", "--raw", path, "-f", f)
+			require.Error(t, err, out)
+			assert.Contains(t, out, tt.want)
+		})
+	}
+
+	// A kubelet: only tokens of its pods' accounts, bound to such a pod.
+	cfg, err := cp.ClientConfig("admin", "system:masters")
+	require.NoError(t, err)
+	c, err := client.New(cfg)
+	require.NoError(t, err)
+	pod := podFor(t, c, "web", "robot")
+	_, err = client.For[core.Node](c, "").Create(context.Background(), &core.Node{ObjectMeta: meta.ObjectMeta{Name: "n1"}})
+	require.NoError(t, err)
+	pod.Spec.NodeName = "n1"
+	require.NoError(t, c.Bind(context.Background(), &core.Binding{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
+		Target: core.ObjectReference{Kind: "Node", Name: "n1"}}))
+	nodeKC := filepath.Join(t.TempDir(), "node.kubeconfig")
+	require.NoError(t, cp.WriteKubeconfig(nodeKC, "system:node:n1", "system:nodes"))
+	asNode := func(args ...string) (string, error) { return kubectlOut(t, cp, append([]string{"--kubeconfig", nodeKC}, args...)...) }
+	require.Eventually(t, func() bool {
+		out, err := asNode("create", "token", "robot", "--bound-object-kind", "Pod", "--bound-object-name", "web")
+		return err == nil && strings.Count(out, ".") == 2
+	}, 10*time.Second, 100*time.Millisecond, "the node mints a token bound to its pod")
+	out, err := asNode("create", "token", "robot")
+	require.Error(t, err)
+	assert.Contains(t, out, "node requested token not bound to a pod")
+	runKubectl(t, cp, "create", "serviceaccount", "stranger")
+	out, err = asNode("create", "token", "stranger")
+	require.Error(t, err)
+	assert.Contains(t, out, "no relationship found between node")
+}
