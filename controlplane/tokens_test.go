@@ -309,7 +309,9 @@ func TestTokenRequestBadInput(t *testing.T) {
 		Target: core.ObjectReference{Kind: "Node", Name: "n1"}}))
 	nodeKC := filepath.Join(t.TempDir(), "node.kubeconfig")
 	require.NoError(t, cp.WriteKubeconfig(nodeKC, "system:node:n1", "system:nodes"))
-	asNode := func(args ...string) (string, error) { return kubectlOut(t, cp, append([]string{"--kubeconfig", nodeKC}, args...)...) }
+	asNode := func(args ...string) (string, error) {
+		return kubectlOut(t, cp, append([]string{"--kubeconfig", nodeKC}, args...)...)
+	}
 	require.Eventually(t, func() bool {
 		out, err := asNode("create", "token", "robot", "--bound-object-kind", "Pod", "--bound-object-name", "web")
 		return err == nil && strings.Count(out, ".") == 2
