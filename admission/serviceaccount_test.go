@@ -3,6 +3,8 @@ package admission
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +82,71 @@ func TestServiceAccountAdmit(t *testing.T) {
 			assert.Equal(t, tc.wantPull, pod.Spec.ImagePullSecrets)
 		})
 	}
+}
+
+func TestServiceAccountTokenVolume(t *testing.T) {
+	no, yes := false, true
+	robot := &core.ServiceAccount{ObjectMeta: meta.ObjectMeta{Name: "robot", Namespace: "ns"}, AutomountServiceAccountToken: &no}
+	def := &core.ServiceAccount{ObjectMeta: meta.ObjectMeta{Name: "default", Namespace: "ns"}}
+	accts := accounts{m: map[string]*core.ServiceAccount{"ns/robot": robot, "ns/default": def}}
+	tests := []struct {
+		name      string
+		pod       func(*core.Pod)
+		wantMount []bool // per init container, then container
+		wantVols  int
+	}{
+		{"every container mounts it", nil, []bool{true, true, true}, 1},
+		{"the pod opts out", func(p *core.Pod) { p.Spec.AutomountServiceAccountToken = &no }, []bool{false, false, false}, 0},
+		{"the account opts out", func(p *core.Pod) { p.Spec.ServiceAccountName = "robot" }, []bool{false, false, false}, 0},
+		{"the pod overrides its account", func(p *core.Pod) {
+			p.Spec.ServiceAccountName, p.Spec.AutomountServiceAccountToken = "robot", &yes
+		}, []bool{true, true, true}, 1},
+		{"a container with its own mount there keeps it", func(p *core.Pod) {
+			p.Spec.Containers[0].VolumeMounts = []core.VolumeMount{{Name: "mine", MountPath: TokenMountPath}}
+		}, []bool{true, false, true}, 1},
+		{"every container has its own: no volume", func(p *core.Pod) {
+			for _, cs := range [][]core.Container{p.Spec.InitContainers, p.Spec.Containers} {
+				for i := range cs {
+					cs[i].VolumeMounts = []core.VolumeMount{{Name: "mine", MountPath: TokenMountPath}}
+				}
+			}
+		}, []bool{false, false, false}, 0},
+		{"an existing kube-api-access volume is reused", func(p *core.Pod) {
+			p.Spec.Volumes = []core.Volume{{Name: TokenVolumePrefix + "bcdfg", VolumeSource: core.VolumeSource{Projected: TokenVolumeSource()}}}
+		}, []bool{true, true, true}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: core.PodSpec{
+				InitContainers: []core.Container{{Name: "init"}}, Containers: []core.Container{{Name: "a"}, {Name: "b"}}}}
+			if tc.pod != nil {
+				tc.pod(pod)
+			}
+			a := &Attributes{Operation: Create, Resource: meta.GroupVersionResource{Version: "v1", Resource: "pods"},
+				Namespace: "ns", Name: "p", Object: pod}
+			require.NoError(t, NewServiceAccount(accts, WithTokenVolume()).Admit(context.Background(), a))
+			var vol string
+			for _, v := range pod.Spec.Volumes {
+				if strings.HasPrefix(v.Name, TokenVolumePrefix) {
+					vol = v.Name
+					assert.Equal(t, TokenVolumeSource(), v.Projected)
+				}
+			}
+			if tc.wantVols == 0 {
+				assert.Empty(t, vol)
+			} else {
+				assert.Regexp(t, `^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$`, vol)
+			}
+			cs := append(append([]core.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
+			for i, want := range tc.wantMount {
+				got := slices.Contains(cs[i].VolumeMounts, core.VolumeMount{Name: vol, ReadOnly: true, MountPath: TokenMountPath})
+				assert.Equal(t, want, got, "container %s", cs[i].Name)
+			}
+		})
+	}
+	// Without the option nothing is mounted.
+	pod := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: core.PodSpec{Containers: []core.Container{{Name: "a"}}}}
+	a := &Attributes{Operation: Create, Resource: meta.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: "ns", Name: "p", Object: pod}
+	require.NoError(t, NewServiceAccount(accts).Admit(context.Background(), a))
+	assert.Empty(t, pod.Spec.Volumes)
 }

@@ -64,6 +64,11 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = namespaceTable, namespaceFields
 			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
 		},
+		coreGVR("serviceaccounts"): func(r *Resource) {
+			if s.cfg.ServiceAccountTokens != nil {
+				r.Subresources = map[string]SubresourceHandler{"token": SubresourceFunc(s.serveServiceAccountToken)}
+			}
+		},
 		coreGVR("services"): func(r *Resource) {
 			r.Table, r.Fields = serviceTable, serviceFields
 			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateService)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/orkit/orkit/api/authentication"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 )
@@ -52,6 +53,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		writeError(w, apierrors.NewPathNotFound())
 	case info.APIVersion != "":
 		s.serveResourceList(w, meta.GroupVersion{Group: info.APIGroup, Version: info.APIVersion})
+	case p == pathOIDCDiscovery || p == pathOIDCKeySet:
+		s.serveOIDC(w, p)
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
 	default:
@@ -138,6 +141,7 @@ var (
 	subresourceVerb = map[string][]string{
 		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"}, "approval": {"get", "patch", "update"},
 		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"}, "finalize": {"update"},
+		"token": {"create"},
 	}
 )
 
@@ -155,6 +159,9 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 			Verbs: resourceVerbs(r), ShortNames: t.ShortNames, Categories: t.Categories,
 		})
 		for _, sub := range t.Subresources {
+			if sub == "token" && s.cfg.ServiceAccountTokens == nil {
+				continue // no issuer: not served
+			}
 			kind, group, version := t.Kind.Kind, "", ""
 			switch sub {
 			case "scale":
@@ -163,6 +170,8 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 				kind = "PodExecOptions"
 			case "eviction": // kubectl drain evicts only when this names policy/v1 Eviction
 				kind, group, version = "Eviction", "policy", "v1"
+			case "token":
+				kind, group, version = "TokenRequest", authentication.GroupName, authentication.Version
 			}
 			list = append(list, apiResource{Name: t.Resource + "/" + sub, Namespaced: t.Namespaced, Kind: kind,
 				Group: group, Version: version, Verbs: subresourceVerb[sub]})

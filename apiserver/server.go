@@ -50,6 +50,14 @@ type Config struct {
 	ClientCA *x509.CertPool
 	// Authenticator finds the user; nil rejects every request with 401.
 	Authenticator authn.Authenticator
+	// ServiceAccountTokens is the service-account token issuer: it signs
+	// the tokens of serviceaccounts/<name>/token (TokenRequest), its
+	// authenticator is asked before Authenticator (it claims only JWTs of
+	// its issuer, and checks the objects they are bound to in this
+	// server's storage), and it answers /.well-known/openid-configuration
+	// and /openid/v1/jwks. nil: no tokens (the subresource and the
+	// discovery paths answer 404).
+	ServiceAccountTokens *authn.TokenIssuer
 	// Authorizer builds the authorizer when Start runs (the usual chain
 	// reads the server's own caches: RBACSource, NodeGraph); nil allows
 	// only system:masters. An error fails Start.
@@ -142,6 +150,9 @@ type Server struct {
 	flow         *flowControl
 	initializers *initializerSet
 	kubelet      *kubeletclient.Client // nil without Config.Kubelet
+	// saAuth authenticates Config.ServiceAccountTokens' tokens; nil
+	// without an issuer.
+	saAuth *authn.ServiceAccountAuthenticator
 
 	// authorizer and admission are the defaults of New, replaced by what
 	// the Config's factories build in Start before it serves.
@@ -217,6 +228,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Kubelet != nil {
 		s.kubelet = kubeletclient.New(*cfg.Kubelet, nodeStorage{s})
+	}
+	if cfg.ServiceAccountTokens != nil {
+		s.saAuth = cfg.ServiceAccountTokens.Authenticator(storageObjects{s})
 	}
 	return s, nil
 }
@@ -502,15 +516,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) authenticate(r *http.Request) (*authn.User, error) {
-	if s.cfg.Authenticator == nil {
-		return nil, apierrors.NewUnauthorized("")
-	}
-	u, ok, err := s.cfg.Authenticator.AuthenticateRequest(r)
+	u, ok, err := s.authenticateRequest(r)
 	if err != nil || !ok {
 		s.log.Debug("apiserver: unauthenticated request", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
 		return nil, apierrors.NewUnauthorized("")
 	}
 	return u, nil
+}
+
+// authenticateRequest asks the service-account authenticator, then
+// Config.Authenticator.
+func (s *Server) authenticateRequest(r *http.Request) (*authn.User, bool, error) {
+	if u, ok, err := s.authenticateServiceAccount(r); ok || err != nil {
+		return u, ok, err
+	}
+	if s.cfg.Authenticator == nil {
+		return nil, false, nil
+	}
+	return s.cfg.Authenticator.AuthenticateRequest(r)
 }
 
 func (s *Server) authorize(ctx context.Context, u *authn.User, info *RequestInfo, r *http.Request) error {

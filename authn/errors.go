@@ -37,6 +37,10 @@ var (
 	// ErrInvalidClaims: a JWT's iss, aud, nbf, iat, username, groups,
 	// email_verified or required claims do not hold.
 	ErrInvalidClaims = fmt.Errorf("%w: invalid token claims", ErrUnauthorized)
+	// ErrTokenInvalidated: a service-account token verifies but the
+	// account, or the pod, secret or node it is bound to, is gone or was
+	// replaced (another UID), as kube-apiserver words it.
+	ErrTokenInvalidated = fmt.Errorf("%w: service account token has been invalidated", ErrUnauthorized)
 	// ErrProviderUnavailable: the OIDC discovery document or key set could
 	// not be fetched or parsed.
 	ErrProviderUnavailable = fmt.Errorf("%w: identity provider unavailable", ErrUnauthorized)

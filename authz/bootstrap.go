@@ -93,6 +93,10 @@ func BootstrapPolicy() *Policy {
 	bind("system:public-info-viewer", "system:public-info-viewer",
 		group(authn.GroupAuthenticated), group(authn.GroupUnauthenticated))
 
+	add("system:service-account-issuer-discovery", rules(verbs("get").urls(
+		"/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/")))
+	bind("system:service-account-issuer-discovery", "system:service-account-issuer-discovery", group(authn.GroupServiceAccounts))
+
 	add("system:kube-scheduler", schedulerRules())
 	bind("system:kube-scheduler", "system:kube-scheduler", user(KubeSchedulerUser))
 	add("system:kube-controller-manager", controllerManagerRules())

@@ -74,6 +74,9 @@ func NodeName(u *authn.User) (node string, ok bool) {
 //     certificatesigningrequests/selfnodeclient (the right the approver
 //     checks before it approves a renewal of the node's own client
 //     certificate; Kubernetes grants both by RBAC);
+//   - create serviceaccounts/<name>/token for the service accounts its
+//     pods run as (the API server checks the token is bound to such a
+//     pod, as NodeRestriction does);
 //   - get the discovery and health paths.
 //
 // Creating a Node or Lease carries no name in the attributes: admission
@@ -97,6 +100,8 @@ func (z *NodeAuthorizer) Authorize(_ context.Context, a Attributes) (Decision, s
 		return z.pods(node, a)
 	case "/secrets", "/configmaps", "/persistentvolumeclaims":
 		return z.podReferenced(node, a)
+	case "/serviceaccounts":
+		return z.serviceAccountToken(node, a)
 	case "/persistentvolumes":
 		return z.persistentVolume(node, a)
 	case "/nodes":
@@ -187,6 +192,20 @@ func (z *NodeAuthorizer) podReferenced(node string, a Attributes) (Decision, str
 	}
 	for _, p := range z.graph.PodsOnNode(node) {
 		if p.Namespace == a.Namespace && slices.Contains(podReferences(p, a.Resource), name) {
+			return DecisionAllow, "", nil
+		}
+	}
+	return noRelationship(node)
+}
+
+// serviceAccountToken allows creating a token of an account one of the
+// node's pods runs as.
+func (z *NodeAuthorizer) serviceAccountToken(node string, a Attributes) (Decision, string, error) {
+	if a.Subresource != "token" || a.Verb != VerbCreate || a.Name == "" || a.Namespace == "" {
+		return denyNode(node, a, "can only create tokens for individual service accounts")
+	}
+	for _, p := range z.graph.PodsOnNode(node) {
+		if p.Namespace == a.Namespace && p.Spec.ServiceAccountName == a.Name {
 			return DecisionAllow, "", nil
 		}
 	}

@@ -46,8 +46,9 @@ func ref(name string) core.LocalObjectReference { return core.LocalObjectReferen
 
 func testGraph() *fakeGraph {
 	web := &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: "web"}, Spec: core.PodSpec{
-		NodeName:         "n1",
-		ImagePullSecrets: []core.LocalObjectReference{ref("regcred")},
+		NodeName:           "n1",
+		ServiceAccountName: "robot",
+		ImagePullSecrets:   []core.LocalObjectReference{ref("regcred")},
 		Volumes: []core.Volume{
 			{Name: "a", VolumeSource: core.VolumeSource{Secret: &core.SecretVolumeSource{SecretName: "vol-secret"}}},
 			{Name: "b", VolumeSource: core.VolumeSource{ConfigMap: &core.ConfigMapVolumeSource{LocalObjectReference: ref("vol-cm")}}},
@@ -70,7 +71,7 @@ func testGraph() *fakeGraph {
 		}},
 	}}
 	other := &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: "db"}, Spec: core.PodSpec{
-		NodeName: "n2",
+		NodeName: "n2", ServiceAccountName: "dba",
 		Volumes: []core.Volume{{Name: "s", VolumeSource: core.VolumeSource{Secret: &core.SecretVolumeSource{SecretName: "db-secret"}}},
 			{Name: "c", VolumeSource: core.VolumeSource{PersistentVolumeClaim: &core.PersistentVolumeClaimVolumeSource{ClaimName: "dbdata"}}}},
 	}}
@@ -167,6 +168,10 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"watch services", res(n1, "watch", "", "", "services", "", ""), allow},
 		{"get endpoints", res(n1, "get", "default", "", "endpoints", "", "kubernetes"), allow},
 		{"update service", res(n1, "update", "default", "", "services", "", "s"), deny},
+		{"token of own pod's account", res(n1, "create", "default", "", "serviceaccounts", "token", "robot"), allow},
+		{"token of other node's pod's account", res(n1, "create", "default", "", "serviceaccounts", "token", "dba"), deny},
+		{"token in other namespace", res(n1, "create", "prod", "", "serviceaccounts", "token", "robot"), deny},
+		{"get service account", res(n1, "get", "default", "", "serviceaccounts", "", "robot"), deny},
 		{"create tokenreview", res(n1, "create", "", "authentication.k8s.io", "tokenreviews", "", ""), allow},
 		{"deployments", res(n1, "list", "", "apps", "deployments", "", ""), deny},
 		{"clusterroles", res(n1, "get", "", "rbac.authorization.k8s.io", "clusterroles", "", "admin"), deny},

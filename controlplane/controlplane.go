@@ -33,7 +33,9 @@ const readyTimeout = 30 * time.Second
 // authorizers, DefaultAdmission, the built-in kinds.
 type Config struct {
 	// DataDir holds the control plane's state: pki/ (the CA, unless
-	// PKI.CA is given), store.db (the default store) and admin.kubeconfig.
+	// PKI.CA is given), sa.key (the service-account signing key, unless
+	// ServiceAccounts.SigningKeyFile is given), store.db (the default
+	// store) and admin.kubeconfig.
 	// Created (mode 0700) if missing. Required.
 	DataDir string
 	// Listen is the API server address; default DefaultListen
@@ -46,6 +48,10 @@ type Config struct {
 	// is client certificates signed by the CA with the Node and RBAC
 	// authorizers. See AuthConfig.
 	Auth AuthConfig
+	// ServiceAccounts chooses the issuer and keys of service-account
+	// tokens; the zero value signs with DataDir/sa.key. See
+	// ServiceAccountConfig.
+	ServiceAccounts ServiceAccountConfig
 	// Admission builds the admission chain; nil means DefaultAdmission.
 	// Start from DefaultAdmission to add plugins and choose their order:
 	//
@@ -181,8 +187,12 @@ func (cfg *Config) setDefaults() error {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Admission == nil {
+		var opts []admission.ServiceAccountOption
+		if cfg.ServiceAccounts.MountTokenVolume {
+			opts = append(opts, admission.WithTokenVolume())
+		}
 		cfg.Admission = func(_ context.Context, srv *apiserver.Server) (*admission.Chain, error) {
-			return DefaultAdmission(srv), nil
+			return DefaultAdmission(srv, opts...), nil
 		}
 	}
 	if cfg.Store == nil {
@@ -210,9 +220,13 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	tokens, err := cfg.tokenIssuer()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
-		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
+		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator, ServiceAccountTokens: tokens,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
 		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
@@ -280,12 +294,15 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // The scheduler still resolves priorityClassName for a pod that reaches
 // it without spec.priority (one written past admission); with Priority in
 // the chain every pod created through the API has it.
-func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
+//
+// saOpts configure the ServiceAccount plugin (admission.WithTokenVolume
+// mounts the API access volume in every pod).
+func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountOption) *admission.Chain {
 	src := srv.AdmissionSources()
 	lr := admission.NewLimitRanger(src)
 	prio := admission.NewPriority(priorityClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}), lr, prio},
+		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(src),

@@ -84,6 +84,12 @@ func TestConfigErrors(t *testing.T) {
 			wantIs: ErrInvalidConfig, wantMsg: "no store"},
 		{name: "admission factory fails", cfg: Config{Admission: func(context.Context, *apiserver.Server) (*admission.Chain, error) { return nil, errBoom }},
 			wantIs: errBoom, wantMsg: "admission"},
+		{name: "missing signing key file", cfg: Config{ServiceAccounts: ServiceAccountConfig{SigningKeyFile: "/nonexistent/sa.key"}},
+			wantIs: ErrInvalidConfig, wantMsg: "service-account-signing-key-file"},
+		{name: "missing key file", cfg: Config{ServiceAccounts: ServiceAccountConfig{KeyFiles: []string{"/nonexistent/sa.pub"}}},
+			wantIs: ErrInvalidConfig, wantMsg: "service-account-key-file"},
+		{name: "bad issuer", cfg: Config{ServiceAccounts: ServiceAccountConfig{Issuer: "ht tp://x:y"}},
+			wantIs: ErrInvalidConfig, wantMsg: "issuer"},
 		{name: "resource twice", cfg: Config{Resources: []apiserver.Resource{{Type: gadgetType()}, {Type: gadgetType()}}},
 			wantMsg: "already registered"},
 	}

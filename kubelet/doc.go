@@ -9,7 +9,7 @@
 //	  ─▶ compute PodStatus ─▶ sync handlers (activeDeadlineSeconds)
 //	  ─▶ admission handlers (resources fit, security profile)
 //	  ─▶ cgroups per QoS (kubepods/<qos>/pod<uid>) ─▶ pod dirs (pods/<uid>/...)
-//	  ─▶ volumes (emptyDir, hostPath, secret, configMap, downwardAPI, PVC)
+//	  ─▶ volumes (emptyDir, hostPath, secret, configMap, downwardAPI, projected with service-account tokens, PVC)
 //	  ─▶ sandbox (cri.RunPodSandbox) ─▶ network (cni SetUp, pod IP)
 //	  ─▶ init containers in order ─▶ image pulls ─▶ containers ─▶ postStart
 //	  ─▶ probes ─▶ status manager (async, coalesced pods/status writes)

@@ -48,6 +48,8 @@ type Kubelet struct {
 	logServerPort atomic.Int32
 
 	node nodeState
+	// tokens are the service-account tokens of projected volumes.
+	tokens *tokenManager
 }
 
 var _ informer.Handler[*core.Pod] = (*Kubelet)(nil)
@@ -66,6 +68,7 @@ func New(cfg Config) (*Kubelet, error) {
 		sandboxes: map[string]meta.UID{},
 		ips:       newIPAllocator(cfg.FakePodCIDR),
 		synced:    make(chan struct{}),
+		tokens:    newTokenManager(cfg.Client, nil),
 	}
 	if k.rec, k.events, err = newRecorder(cfg); err != nil {
 		return nil, err

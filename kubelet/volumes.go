@@ -150,6 +150,8 @@ func (k *Kubelet) setUpVolume(ctx context.Context, src *refSource, pod *core.Pod
 			return prev, err
 		}
 		return mountedVolume{path: dir, readOnly: true}, writeAtomic(dir, files)
+	case v.Projected != nil:
+		return k.setUpProjected(ctx, src, pod, v, prev)
 	case v.PersistentVolumeClaim != nil:
 		return k.setUpClaim(ctx, pod, v.PersistentVolumeClaim)
 	}
@@ -288,6 +290,7 @@ func (k *Kubelet) teardownVolumes(pod *core.Pod, ps *podState) error {
 	if k.cfg.RootDir == "" {
 		return nil
 	}
+	k.tokens.forget(string(pod.UID))
 	unmountUnder(filepath.Join(k.podDir(string(pod.UID)), "volumes"))
 	if ms := mountsUnder(k.podDir(string(pod.UID))); len(ms) > 0 {
 		return fmt.Errorf("%w: mounts left under pod dir: %v", ErrVolume, ms)

@@ -107,10 +107,10 @@ func configTypes() []scheme.Type {
 		},
 		{
 			Kind: GroupVersion().WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
-			ShortNames: []string{"sa"},
-			New:        func() meta.Object { return &ServiceAccount{} },
-			NewList:    func() meta.ListObject { return &ServiceAccountList{} },
-			Validate:   validator(ValidateServiceAccount),
+			ShortNames: []string{"sa"}, Subresources: []string{"token"},
+			New:      func() meta.Object { return &ServiceAccount{} },
+			NewList:  func() meta.ListObject { return &ServiceAccountList{} },
+			Validate: validator(ValidateServiceAccount),
 			ValidateUpdate: updateValidator(func(n, o *ServiceAccount) field.ErrorList {
 				return append(metaUpdate(&n.ObjectMeta, &o.ObjectMeta), ValidateServiceAccount(n)...)
 			}),

@@ -35,7 +35,7 @@ func TestRegister(t *testing.T) {
 		{"limitranges", "LimitRange", true, []string{"limits"}, nil, nil},
 		{"persistentvolumes", "PersistentVolume", false, []string{"pv"}, nil, []string{"status"}},
 		{"persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}, nil, []string{"status"}},
-		{"serviceaccounts", "ServiceAccount", true, []string{"sa"}, nil, nil},
+		{"serviceaccounts", "ServiceAccount", true, []string{"sa"}, nil, []string{"token"}},
 	}
 	require.Len(t, s.Types(), len(tests))
 	for _, tt := range tests {

@@ -13,12 +13,16 @@ import (
 func init() { klog.InitFlags(nil) }
 
 // TestMain runs the test binary as a leader-election candidate when
-// TestLeaderElectionHandover starts it as one (candidateEnv set), and
-// as the tests otherwise.
+// TestLeaderElectionHandover starts it as one (candidateEnv set), as the
+// in-cluster program in the child TestInClusterConfig starts, and as the
+// tests otherwise.
 func TestMain(m *testing.M) {
 	if id := os.Getenv(candidateEnv); id != "" {
 		flag.Parse()
 		os.Exit(runCandidate(id, os.Getenv("KUBECONFIG")))
+	}
+	if os.Getenv(envChild) != "" {
+		os.Exit(inClusterChild())
 	}
 	os.Exit(m.Run())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/podgc"
 	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/serviceaccount"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/statefulset"
@@ -28,19 +29,24 @@ import (
 // its own Config, whose zero value means that controller's defaults (its
 // Logger and Recorder default to the manager's). The zero Config is
 // usable: every controller but the service load balancer, which needs
-// ServiceLB.Provider.
+// ServiceLB.Provider, and the root CA publisher, which needs
+// RootCACert.RootCA.
 type Config struct {
-	ReplicaSet       replicaset.Config
-	Deployment       deployment.Config
-	StatefulSet      statefulset.Config
-	DaemonSet        daemonset.Config
-	Job              job.Config
-	CronJob          cronjob.Config
-	Disruption       disruption.Config
-	Endpoints        endpoints.Config
-	EndpointSlice    endpointslice.Config // the EndpointSlice and mirroring controllers
-	Namespace        namespace.Config
-	ServiceAccount   serviceaccount.Config
+	ReplicaSet     replicaset.Config
+	Deployment     deployment.Config
+	StatefulSet    statefulset.Config
+	DaemonSet      daemonset.Config
+	Job            job.Config
+	CronJob        cronjob.Config
+	Disruption     disruption.Config
+	Endpoints      endpoints.Config
+	EndpointSlice  endpointslice.Config // the EndpointSlice and mirroring controllers
+	Namespace      namespace.Config
+	ServiceAccount serviceaccount.Config
+	// RootCACert runs the root CA publisher (kube-root-ca.crt in every
+	// namespace) when its RootCA is set; without one no namespace gets
+	// the ConfigMap, and pods' kube-api-access volumes wait for it.
+	RootCACert       rootcacert.Config
 	NodeIPAM         nodeipam.Config
 	NodeLifecycle    nodelifecycle.Config
 	PodGC            podgc.Config
@@ -69,6 +75,7 @@ type Controllers struct {
 	Mirroring        *endpointslice.Mirroring
 	Namespace        *namespace.Controller
 	ServiceAccount   *serviceaccount.Controller
+	RootCACert       *rootcacert.Controller
 	NodeIPAM         *nodeipam.Controller
 	ServiceLB        *servicelb.Controller
 	VolumeBinding    *volumebinding.Controller
@@ -82,7 +89,7 @@ type Controllers struct {
 // controllers' names in logs and metrics.
 func Names() []string {
 	return []string{"replicaset", "deployment", "statefulset", "daemonset", "job", "cronjob", "disruption",
-		"endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+		"endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount", "root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -103,7 +110,8 @@ func Add(m *controller.Manager, cfg Config) (*Controllers, error) {
 	}
 	var out Controllers
 	for _, s := range steps(m, cfg, &out) {
-		if slices.Contains(cfg.Disabled, s.name) || s.name == "servicelb" && cfg.ServiceLB.Provider == nil {
+		if slices.Contains(cfg.Disabled, s.name) || s.name == "servicelb" && cfg.ServiceLB.Provider == nil ||
+			s.name == "root-ca-cert-publisher" && len(cfg.RootCACert.RootCA) == 0 {
 			continue
 		}
 		r, err := s.make()
@@ -155,6 +163,9 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		stepOf("namespace", &out.Namespace, func() (*namespace.Controller, error) { return namespace.New(m, cfg.Namespace) }),
 		stepOf("serviceaccount", &out.ServiceAccount, func() (*serviceaccount.Controller, error) {
 			return serviceaccount.New(m, cfg.ServiceAccount)
+		}),
+		stepOf("root-ca-cert-publisher", &out.RootCACert, func() (*rootcacert.Controller, error) {
+			return rootcacert.New(m, cfg.RootCACert)
 		}),
 		stepOf("nodeipam", &out.NodeIPAM, func() (*nodeipam.Controller, error) { return nodeipam.New(m, cfg.NodeIPAM) }),
 		stepOf("servicelb", &out.ServiceLB, func() (*servicelb.Controller, error) { return servicelb.New(m, cfg.ServiceLB) }),

@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
 	"github.com/orkit/orkit/internal/testnode"
@@ -40,13 +41,14 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 	require.NoError(t, err)
 	lb, err := servicelb.NewLoopback(mustPrefix("127.0.100.0/24"))
 	require.NoError(t, err)
-	got, err := standard.Add(m, standard.Config{ServiceLB: servicelb.Config{Provider: lb}, Disabled: []string{"podgc"}})
+	got, err := standard.Add(m, standard.Config{ServiceLB: servicelb.Config{Provider: lb}, Disabled: []string{"podgc"},
+		RootCACert: rootcacert.Config{RootCA: cl.CP.CA.CertPEM}})
 	require.NoError(t, err)
 	assert.Nil(t, got.PodGC, "disabled")
 	for name, c := range map[string]any{"replicaset": got.ReplicaSet, "deployment": got.Deployment, "statefulset": got.StatefulSet,
 		"daemonset": got.DaemonSet, "job": got.Job, "cronjob": got.CronJob, "disruption": got.Disruption, "endpoints": got.Endpoints,
 		"endpointslice": got.EndpointSlice, "endpointslicemirroring": got.Mirroring,
-		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
+		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "root-ca-cert-publisher": got.RootCACert, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
 		"volumebinding": got.VolumeBinding, "nodelifecycle": got.NodeLifecycle, "garbagecollector": got.GarbageCollector} {
 		assert.NotNil(t, c, name)
 	}
@@ -70,6 +72,10 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 		_, err := client.For[core.ServiceAccount](admin, "team").Get(ctx, "default")
 		return err == nil
 	}, "the new namespace's default service account")
+	testnode.Eventually(t, time.Minute, func() bool {
+		_, err := client.For[core.ConfigMap](admin, "team").Get(ctx, rootcacert.ConfigMapName)
+		return err == nil
+	}, "the new namespace's kube-root-ca.crt")
 	testnode.Eventually(t, time.Minute, func() bool {
 		nodes, err := client.For[core.Node](admin, "").List(ctx, client.ListOptions{})
 		return err == nil && len(nodes.Items) == 2 && nodes.Items[0].Spec.PodCIDR != "" && nodes.Items[1].Spec.PodCIDR != ""

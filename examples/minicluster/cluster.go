@@ -200,7 +200,8 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 // allocator, last (it reserves addresses when it admits). The allocator
 // runs until the control plane stops (ctx).
 func admissionChain(ctx context.Context, srv *apiserver.Server) (*admission.Chain, error) {
-	chain := controlplane.DefaultAdmission(srv)
+	// Pods get the API access volume (kube-api-access-*), as on Kubernetes.
+	chain := controlplane.DefaultAdmission(srv, admission.WithTokenVolume())
 	alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("service allocator: %w", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/controller/certificates/approver"
 	"github.com/orkit/orkit/controller/certificates/signer"
 	"github.com/orkit/orkit/controller/nodeipam"
+	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
 	"github.com/orkit/orkit/controller/volumebinding"
@@ -50,7 +51,12 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var rootCA rootcacert.Config
+	if c.cp != nil {
+		rootCA.RootCA = c.cp.CA.CertPEM
+	}
 	_, err = standard.Add(m, standard.Config{
+		RootCACert:    rootCA,
 		NodeIPAM:      nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
 		ServiceLB:     servicelb.Config{Provider: lb},
 		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: filepath.Join(c.opts.DataDir, "volumes")},
