@@ -246,3 +246,35 @@ func TestApplyBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestKubectlMigrateClientSideApply: an object kubectl applied client-side
+// moves to server-side apply with a changed manifest without conflicts on
+// the fields it applied before, and kubectl's last-applied annotation
+// follows the server-side apply so that client-side apply still works.
+func TestKubectlMigrateClientSideApply(t *testing.T) {
+	c := startCluster(t)
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mig, namespace: default}\ndata: {a: \"1\", b: \"2\"}\n"
+	mustKubectl(t, c.admin, cm, "apply", "-f", "-")
+	_, ok := managerEntry(managedFieldsOf(t, c, "configmap/mig"), "kubectl-client-side-apply", "Update")
+	require.True(t, ok)
+
+	changed := strings.Replace(cm, `a: "1"`, `a: "10"`, 1)
+	out := mustKubectl(t, c.admin, changed, "apply", "--server-side", "-f", "-")
+	assert.Contains(t, out, "configmap/mig serverside-applied")
+	assert.Equal(t, "10", mustKubectl(t, c.admin, "", "get", "configmap", "mig", "-o", "jsonpath={.data.a}"))
+	e, ok := managerEntry(managedFieldsOf(t, c, "configmap/mig"), "kubectl", "Apply")
+	require.True(t, ok)
+	assert.Contains(t, string(e.FieldsV1), `"f:a":{}`)
+	last := mustKubectl(t, c.admin, "", "get", "configmap", "mig", "-o", `jsonpath={.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`)
+	assert.Contains(t, last, `"a":"10"`)
+
+	// A field kubectl never applied (set by another writer) still conflicts.
+	mustKubectl(t, c.admin, "", "patch", "configmap", "mig", "--type=merge", "-p", `{"data":{"c":"3"}}`, "--field-manager=other")
+	_, errOut, err := kubectl(t, c.admin, strings.Replace(changed, `b: "2"}`, `b: "2", c: "4"}`, 1), "apply", "--server-side", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `conflict with "other" using v1: .data.c`)
+
+	// Client-side apply after server-side apply removes b, as last-applied says.
+	mustKubectl(t, c.admin, strings.Replace(changed, `, b: "2"`, "", 1), "apply", "-f", "-")
+	assert.Equal(t, "", mustKubectl(t, c.admin, "", "get", "configmap", "mig", "-o", "jsonpath={.data.b}"))
+}

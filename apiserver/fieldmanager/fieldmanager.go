@@ -174,8 +174,11 @@ func (f *FieldManager) Apply(live, config map[string]any, manager string, force,
 	key := ManagerKey(meta.ManagedFieldsEntry{Manager: manager, Operation: OperationApply, Subresource: f.cfg.Subresource})
 	before := managed.Fields.Copy()
 	out, fields, err := f.updater.Apply(liveTV, configTV, f.version, managed.Fields.Copy(), key, force)
+	var conflicts merge.Conflicts
+	if errors.As(err, &conflicts) {
+		out, fields, err = f.forgiveLastApplied(live, liveTV, configTV, managed.Fields.Copy(), key, conflicts)
+	}
 	if err != nil {
-		var conflicts merge.Conflicts
 		if errors.As(err, &conflicts) {
 			return Result{}, &ConflictError{Conflicts: conflicts}
 		}
@@ -185,7 +188,11 @@ func (f *FieldManager) Apply(live, config map[string]any, manager string, force,
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Object: ToUnstructured(out), ManagedFields: entries}, nil
+	merged := ToUnstructured(out)
+	if err := syncLastApplied(live, config, merged, manager); err != nil {
+		return Result{}, err
+	}
+	return Result{Object: merged, ManagedFields: entries}, nil
 }
 
 // ownBeforeFirstApply gives every field of an object that has no
