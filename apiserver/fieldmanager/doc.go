@@ -24,7 +24,15 @@
 // and manager. Manager identity follows kube-apiserver: an applier is its
 // name; an updater is its name, API version and subresource.
 //
+// As in kube-apiserver: apiVersion, kind and identity metadata are owned by
+// nobody; an object without managedFields that is applied to gives its
+// fields to "before-first-apply"; more than ten Update managers are merged
+// into "ancient-changes"; a manager's time moves only when its write
+// changed something; and for the move from client-side apply, conflicts
+// on fields in kubectl.kubernetes.io/last-applied-configuration are
+// forgiven and kubectl's server-side applies keep that annotation current.
+//
 // Not done: conversion of field sets between API versions (each kind has
-// one version here, so sets recorded under another version are kept as
-// they are), and capping the number of Update managers at ten.
+// one version here, so sets recorded under another version are compared
+// as they are), and unions (discriminated one-of fields).
 package fieldmanager

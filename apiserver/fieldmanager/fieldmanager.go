@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/orkit/orkit/api/meta"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // Config describes the writes one FieldManager records: one resource (or
@@ -101,12 +103,108 @@ func (f *FieldManager) Update(live, next map[string]any, manager string) ([]meta
 		return nil, err
 	}
 	key := ManagerKey(meta.ManagedFieldsEntry{Manager: manager, Operation: OperationUpdate, APIVersion: f.cfg.APIVersion, Subresource: f.cfg.Subresource})
-	before := managed.Fields.Copy()
-	_, fields, err := f.updater.Update(liveTV, nextTV, f.version, managed.Fields.Copy(), key)
+	// As kube-apiserver does, the write's own changes are collected under
+	// a temporary manager and then added to the manager's earlier fields;
+	// the manager's time moves only when it changed something.
+	_, fields, err := f.updater.Update(liveTV, nextTV, f.version, managed.Fields.Copy(), currentOperation)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 	}
-	return f.finish(before, fields, managed.Times, key)
+	changed := false
+	if vs, ok := fields[currentOperation]; ok {
+		delete(fields, currentOperation)
+		set := vs.Set().Difference(f.strip)
+		if !set.Empty() {
+			changed = true
+			if prev, ok := fields[key]; ok {
+				set = set.Union(prev.Set())
+			}
+			fields[key] = fieldpath.NewVersionedSet(set, vs.APIVersion(), false)
+		}
+	}
+	out := Managed{Fields: fields, Times: copyTimes(managed.Times)}
+	if changed {
+		t := f.cfg.Now()
+		out.Times[key] = &t
+	}
+	capUpdateManagers(out, maxUpdateManagers)
+	return out.Encode()
+}
+
+// currentOperation is the temporary manager of an update's changes.
+const currentOperation = "current-operation"
+
+// maxUpdateManagers is how many Update managers an object keeps; older
+// ones are merged into AncientChanges, as in kube-apiserver.
+const maxUpdateManagers = 10
+
+// AncientChanges owns the fields of the oldest Update managers once an
+// object has more than ten.
+const AncientChanges = "ancient-changes"
+
+// capUpdateManagers merges the oldest Update managers of m into one
+// AncientChanges manager per API version until at most max remain.
+func capUpdateManagers(m Managed, max int) {
+	var updaters []string
+	for k, vs := range m.Fields {
+		if !vs.Applied() {
+			updaters = append(updaters, k)
+		}
+	}
+	if len(updaters) <= max {
+		return
+	}
+	sec := func(k string) int64 {
+		if t := m.Times[k]; t != nil {
+			return t.Unix()
+		}
+		return 0
+	}
+	sort.Slice(updaters, func(i, j int) bool {
+		if a, b := sec(updaters[i]), sec(updaters[j]); a != b {
+			return a < b
+		}
+		return updaters[i] < updaters[j]
+	})
+	for _, k := range updaters {
+		if len(updaterKeys(m)) <= max {
+			return
+		}
+		vs := m.Fields[k]
+		bucket := ManagerKey(meta.ManagedFieldsEntry{Manager: AncientChanges, Operation: OperationUpdate, APIVersion: string(vs.APIVersion())})
+		if k == bucket {
+			continue
+		}
+		set := vs.Set()
+		if prev, ok := m.Fields[bucket]; ok {
+			set = set.Union(prev.Set())
+		}
+		m.Fields[bucket] = fieldpath.NewVersionedSet(set, vs.APIVersion(), false)
+		if t := m.Times[k]; t != nil && (m.Times[bucket] == nil || t.After(m.Times[bucket].Time)) {
+			m.Times[bucket] = t
+		}
+		delete(m.Fields, k)
+		delete(m.Times, k)
+	}
+}
+
+// updaterKeys returns the Update managers of m.
+func updaterKeys(m Managed) []string {
+	var out []string
+	for k, vs := range m.Fields {
+		if !vs.Applied() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func copyTimes(in map[string]*meta.Time) map[string]*meta.Time {
+	out := make(map[string]*meta.Time, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
 }
 
 // managedForUpdate picks the managedFields an update starts from.
@@ -184,7 +282,7 @@ func (f *FieldManager) Apply(live, config map[string]any, manager string, force,
 		}
 		return Result{}, fmt.Errorf("%w: %v", ErrInvalidObject, err)
 	}
-	entries, err := f.finish(before, fields, managed.Times, key)
+	entries, err := f.finishApply(before, fields, managed.Times, key, !value.Equals(liveTV.AsValue(), out.AsValue()))
 	if err != nil {
 		return Result{}, err
 	}
@@ -212,25 +310,25 @@ func (f *FieldManager) ownBeforeFirstApply(managed Managed, live *typed.TypedVal
 	return nil
 }
 
-// finish strips the fields nobody owns from manager's set, stamps the
-// time of every manager whose set changed, and encodes the result.
-func (f *FieldManager) finish(before, fields fieldpath.ManagedFields, times map[string]*meta.Time, manager string) ([]meta.ManagedFieldsEntry, error) {
-	if vs, ok := fields[manager]; ok {
-		set := vs.Set().Difference(f.strip)
-		if set.Empty() {
-			delete(fields, manager)
-		} else {
-			fields[manager] = fieldpath.NewVersionedSet(set, vs.APIVersion(), vs.Applied())
-		}
+// finishApply strips the fields nobody owns from the applier's set and
+// encodes the result; the applier's time moves when the object or its
+// fields changed, as kube-apiserver keeps times of no-op writes.
+func (f *FieldManager) finishApply(before, fields fieldpath.ManagedFields, times map[string]*meta.Time, manager string, objectChanged bool) ([]meta.ManagedFieldsEntry, error) {
+	out := Managed{Fields: fields, Times: copyTimes(times)}
+	vs, ok := fields[manager]
+	if !ok {
+		return out.Encode()
 	}
-	now := f.cfg.Now()
-	out := Managed{Fields: fields, Times: map[string]*meta.Time{}}
-	for key, vs := range fields {
-		out.Times[key] = times[key]
-		if old, ok := before[key]; !ok || !old.Set().Equals(vs.Set()) || old.APIVersion() != vs.APIVersion() {
-			t := now
-			out.Times[key] = &t
-		}
+	set := vs.Set().Difference(f.strip)
+	if set.Empty() {
+		delete(fields, manager)
+		return out.Encode()
+	}
+	fields[manager] = fieldpath.NewVersionedSet(set, vs.APIVersion(), true)
+	old, had := before[manager]
+	if objectChanged || !had || !old.Set().Equals(set) || old.APIVersion() != vs.APIVersion() {
+		t := f.cfg.Now()
+		out.Times[manager] = &t
 	}
 	return out.Encode()
 }

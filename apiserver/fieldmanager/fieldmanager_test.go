@@ -1,12 +1,15 @@
 package fieldmanager_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver/fieldmanager"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,4 +119,44 @@ spec:
 			assert.NotContains(t, c, "env")
 		}
 	}
+}
+
+func TestUpdateCapsManagersAndKeepsTimesOfNoOps(t *testing.T) {
+	fm := newManager(t, reflect.TypeFor[core.ConfigMap](), "v1")
+	live := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
+	for i := 0; i < 12; i++ {
+		next := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
+		data := map[string]any{}
+		if d, ok := live["data"].(map[string]any); ok {
+			for k, v := range d {
+				data[k] = v
+			}
+		}
+		data[fmt.Sprintf("k%02d", i)] = "v"
+		next["data"] = data
+		entries, err := fm.Update(live, next, fmt.Sprintf("m%02d", i))
+		require.NoError(t, err)
+		live = withManaged(t, next, entries)
+	}
+	entries, err := fieldmanager.DecodeManagedFields(mustEntries(t, live))
+	require.NoError(t, err)
+	assert.Len(t, entries.Fields, 10, "ten Update managers at most")
+	got := fieldsOf(mustEntries(t, live))
+	assert.Contains(t, got, "ancient-changes/Update")
+	assert.Contains(t, got["ancient-changes/Update"], `"f:k00"`)
+
+	// An update that changes nothing keeps every entry as it was.
+	before := mustEntries(t, live)
+	after, err := fm.Update(live, live, "someone")
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+}
+
+func mustEntries(t *testing.T, o map[string]any) []meta.ManagedFieldsEntry {
+	t.Helper()
+	b, err := json.Marshal(o["metadata"].(map[string]any)["managedFields"])
+	require.NoError(t, err)
+	var out []meta.ManagedFieldsEntry
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
 }
