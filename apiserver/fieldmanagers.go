@@ -17,8 +17,19 @@ import (
 	"github.com/orkit/orkit/apiserver/fieldmanager"
 )
 
-// fieldManagers holds one FieldManager per kind and subresource, built
-// on first use from the kind's Go type. Safe for concurrent use.
+// FieldSchemaProvider is an optional ability of a resource's Strategy:
+// objects described by a schema rather than by their Go type (custom
+// resources) have their ownership recorded and their applies merged from
+// FieldSchema, an OpenAPI v3 schema with Kubernetes' list and map
+// extensions (see fieldmanager.NewTypeConverter). A new root (a changed
+// CRD) is compiled again; the same root is reused. Without it, the kind's
+// Go type is described by fieldmanager.SchemaOf.
+type FieldSchemaProvider interface {
+	FieldSchema() (root *apischema.JSONSchemaProps, defs map[string]*apischema.JSONSchemaProps)
+}
+
+// fieldManagers holds one FieldManager per kind, subresource and schema,
+// built on first use. Safe for concurrent use.
 type fieldManagers struct {
 	mu sync.Mutex
 	m  map[fieldManagerKey]*fieldManagerEntry
@@ -30,30 +41,39 @@ type fieldManagerKey struct {
 }
 
 type fieldManagerEntry struct {
-	fm  *fieldmanager.FieldManager
-	err error
+	root *apischema.JSONSchemaProps // the provider's schema it was built from, or nil
+	fm   *fieldmanager.FieldManager
+	err  error
 }
 
 // forResource returns the FieldManager of res's kind for writes through
 // subresource ("" or "status").
 func (f *fieldManagers) forResource(res *served, subresource string) (*fieldmanager.FieldManager, error) {
 	key := fieldManagerKey{gvk: res.Type.Kind, subresource: subresource}
+	typ := reflect.TypeOf(res.Type.New()).Elem()
+	var root *apischema.JSONSchemaProps
+	var defs map[string]*apischema.JSONSchemaProps
+	provider, hasSchema := res.Strategy.(FieldSchemaProvider)
+	if hasSchema {
+		root, defs = provider.FieldSchema()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
 		f.m = map[fieldManagerKey]*fieldManagerEntry{}
 	}
-	if e, ok := f.m[key]; ok {
+	if e, ok := f.m[key]; ok && e.root == root {
 		return e.fm, e.err
 	}
-	typ := reflect.TypeOf(res.Type.New()).Elem()
-	e := &fieldManagerEntry{}
-	root, defs := fieldmanager.SchemaOf(typ)
+	e := &fieldManagerEntry{root: root}
+	if !hasSchema {
+		root, defs = fieldmanager.SchemaOf(typ)
+	}
 	tc, err := fieldmanager.NewTypeConverter(root, defs)
 	if err == nil {
 		e.fm, err = fieldmanager.New(fieldmanager.Config{
 			TypeConverter: tc, APIVersion: res.Type.Kind.GroupVersion().String(),
-			Subresource: subresource, ResetFields: resetFields(typ, subresource),
+			Subresource: subresource, ResetFields: resetFields(typ, root, subresource),
 		})
 	}
 	e.err = err
@@ -65,9 +85,15 @@ func (f *fieldManagers) forResource(res *served, subresource string) (*fieldmana
 // as the strategies reset them: a kind's status on the main resource, its
 // spec and the metadata the status strategy keeps on the status
 // subresource.
-func resetFields(typ reflect.Type, subresource string) []string {
+func resetFields(typ reflect.Type, schema *apischema.JSONSchemaProps, subresource string) []string {
 	if subresource == "status" {
 		return []string{"spec", "metadata.labels", "metadata.annotations", "metadata.finalizers", "metadata.ownerReferences"}
+	}
+	if schema != nil {
+		if _, ok := schema.Properties["status"]; ok {
+			return []string{"status"}
+		}
+		return nil
 	}
 	if f, ok := typ.FieldByName("Status"); ok && strings.HasPrefix(f.Tag.Get("json"), "status") {
 		return []string{"status"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/orkit/orkit/api/meta"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -24,10 +25,11 @@ type Config struct {
 	// Subresource is the subresource whose writes are recorded ("status"),
 	// or "" for the resource itself.
 	Subresource string
-	// ResetFields are top-level fields that writes through this endpoint
-	// cannot change and so never own, as kube-apiserver's strategies reset
-	// them: "status" for a resource with a status subresource, "spec" and
-	// "metadata" for its status subresource. Zero: none.
+	// ResetFields are fields (dotted paths: "status", "metadata.labels")
+	// that writes through this endpoint cannot change and so never own, as
+	// kube-apiserver's strategies reset them: "status" for a resource with
+	// a status subresource; "spec" and the metadata the status strategy
+	// keeps for its status subresource. Zero: none.
 	ResetFields []string
 	// Now returns the time recorded for a manager whose fields changed.
 	// Nil means meta.Now.
@@ -57,7 +59,11 @@ func New(cfg Config) (*FieldManager, error) {
 	version := fieldpath.APIVersion(cfg.APIVersion)
 	reset := fieldpath.NewSet()
 	for _, f := range cfg.ResetFields {
-		reset.Insert(fieldpath.MakePathOrDie(f))
+		var parts []any
+		for _, p := range strings.Split(f, ".") {
+			parts = append(parts, p)
+		}
+		reset.Insert(fieldpath.MakePathOrDie(parts...))
 	}
 	b := &merge.UpdaterBuilder{
 		Converter:         identityConverter{},
