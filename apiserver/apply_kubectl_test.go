@@ -278,3 +278,27 @@ func TestKubectlMigrateClientSideApply(t *testing.T) {
 	mustKubectl(t, c.admin, strings.Replace(changed, `, b: "2"`, "", 1), "apply", "-f", "-")
 	assert.Equal(t, "", mustKubectl(t, c.admin, "", "get", "configmap", "mig", "-o", "jsonpath={.data.b}"))
 }
+
+// TestKubectlApplyDryRunAndClusterScope: a server-side dry-run apply
+// stores nothing, kubectl diff --server-side shows the change an apply
+// would make, and cluster-scoped kinds apply too.
+func TestKubectlApplyDryRunAndClusterScope(t *testing.T) {
+	c := startCluster(t)
+	ns := "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied, labels: {team: a}}\n"
+	out := mustKubectl(t, c.admin, ns, "apply", "--server-side", "--dry-run=server", "-f", "-")
+	assert.Contains(t, out, "namespace/applied serverside-applied (server dry run)")
+	_, _, err := kubectl(t, c.admin, "", "get", "namespace", "applied")
+	assert.Error(t, err, "a dry run stores nothing")
+
+	mustKubectl(t, c.admin, ns, "apply", "--server-side", "-f", "-")
+	e, ok := managerEntry(managedFieldsOf(t, c, "namespace/applied"), "kubectl", "Apply")
+	require.True(t, ok)
+	assert.JSONEq(t, `{"f:metadata":{"f:labels":{"f:team":{}}}}`, string(e.FieldsV1))
+
+	changed := strings.Replace(ns, "team: a", "team: b", 1)
+	diff, _, err := kubectl(t, c.admin, changed, "diff", "--server-side", "-f", "-")
+	require.Error(t, err, "kubectl diff exits 1 when there are differences")
+	assert.Contains(t, diff, "-    team: a")
+	assert.Contains(t, diff, "+    team: b")
+	assert.Equal(t, "a", mustKubectl(t, c.admin, "", "get", "namespace", "applied", "-o", "jsonpath={.metadata.labels.team}"))
+}
