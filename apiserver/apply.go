@@ -28,6 +28,14 @@ type applyRequest struct {
 	force   bool
 }
 
+// resourceVersion is the configuration's metadata.resourceVersion: a
+// precondition on the stored object when set.
+func (a *applyRequest) resourceVersion() string {
+	md, _ := a.config["metadata"].(map[string]any)
+	rv, _ := md["resourceVersion"].(string)
+	return rv
+}
+
 // parseApply reads an apply patch body (YAML or JSON) and its options:
 // fieldManager is required, force must be a boolean, the configuration
 // must name the resource's apiVersion and kind and, where it names them,
@@ -116,6 +124,9 @@ func (s *Server) applyCreate(ctx context.Context, req *Request, fm *fieldmanager
 	if _, err := res.storage.Get(ctx, req.Info.Namespace, req.Info.Name); !apierrors.IsNotFound(err) {
 		return nil, false, nil
 	}
+	if a.resourceVersion() != "" {
+		return nil, false, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
 	live := map[string]any{
 		"apiVersion": res.Type.Kind.GroupVersion().String(), "kind": res.Type.Kind.Kind,
 		"metadata": map[string]any{"name": req.Info.Name},
@@ -148,6 +159,9 @@ func (s *Server) applyUpdate(ctx context.Context, req *Request, fm *fieldmanager
 	return res.storage.GuaranteedUpdate(ctx, req.Info.Namespace, req.Info.Name, true, func(cur meta.Object) (meta.Object, error) {
 		if !cur.GetObjectMeta().IsInitialized() && !includeUninitialized(req.Query) {
 			return nil, apierrors.NewNotFound(res.gr(), req.Info.Name)
+		}
+		if rv := a.resourceVersion(); rv != "" && rv != cur.GetObjectMeta().ResourceVersion {
+			return nil, apierrors.NewConflict(res.gr(), req.Info.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 		}
 		live, err := toUnstructured(cur)
 		if err != nil {

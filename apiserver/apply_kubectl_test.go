@@ -218,11 +218,15 @@ func TestApplyBadInput(t *testing.T) {
 		{"managedFields in config", "c9", "?fieldManager=m", strings.Replace(good, "{name: NAME}", "{name: c9, managedFields: [{manager: x, operation: Apply}]}", 1), "", 400, "managedFields must be nil"},
 		{"bad force", "c10", "?fieldManager=m&force=maybe", good, "", 400, "invalid value for force"},
 		{"force on merge patch", "c11", "?force=true", `{"data":{"a":"2"}}`, "application/merge-patch+json", 422, "force: Forbidden: may not be specified for non-apply patch"},
+		{"resourceVersion on create", "c13", "?fieldManager=m", strings.Replace(good, "{name: NAME}", "{name: NAME, resourceVersion: \"5\"}", 1), "", 400, "resourceVersion should not be set on objects to be created"},
 		{"long field manager", "c12", "?fieldManager=" + strings.Repeat("m", 129), good, "", 422, "fieldManager: Too long"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := strings.ReplaceAll(tc.body, "NAME", tc.obj)
+			if strings.Contains(tc.name, "resourceVersion") {
+				body = strings.ReplaceAll(body, "name: NAME", "name: "+tc.obj)
+			}
 			if tc.name == "name mismatch" {
 				body = strings.ReplaceAll(tc.body, "NAME", "other")
 			}
@@ -301,4 +305,37 @@ func TestKubectlApplyDryRunAndClusterScope(t *testing.T) {
 	assert.Contains(t, diff, "-    team: a")
 	assert.Contains(t, diff, "+    team: b")
 	assert.Equal(t, "a", mustKubectl(t, c.admin, "", "get", "namespace", "applied", "-o", "jsonpath={.metadata.labels.team}"))
+}
+
+// TestApplyResourceVersionPrecondition: an apply configuration that
+// carries a resourceVersion applies only to that version, as in
+// kube-apiserver.
+func TestApplyResourceVersionPrecondition(t *testing.T) {
+	c := startCluster(t)
+	hc := rawClient(t, c)
+	url := c.cp.URL + "/api/v1/namespaces/default/configmaps/rv?fieldManager=m"
+	send := func(body string) (int, string) {
+		req, err := http.NewRequest(http.MethodPatch, url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/apply-patch+yaml")
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := send("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rv}\ndata: {a: \"1\"}\n")
+	require.Equal(t, http.StatusCreated, code, body)
+	var cm struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &cm))
+	stale := cm.Metadata.ResourceVersion + "0" // any other version
+	code, body = send("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rv, resourceVersion: \"" + stale + "\"}\ndata: {a: \"2\"}\n")
+	assert.Equal(t, http.StatusConflict, code, body)
+	assert.Contains(t, body, "the object has been modified")
+	code, body = send("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rv, resourceVersion: \"" + cm.Metadata.ResourceVersion + "\"}\ndata: {a: \"2\"}\n")
+	assert.Equal(t, http.StatusOK, code, body)
 }
