@@ -2,9 +2,14 @@ package fieldmanager_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
+	"github.com/orkit/orkit/api/apiextensions/schema"
+	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver/fieldmanager"
@@ -67,4 +72,50 @@ func toAny(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// FuzzApplyConfiguration: any apply body (YAML or JSON) either fails with
+// ErrInvalidObject or ErrConflict, or merges into an object that decodes
+// into the kind's Go type and whose managedFields decode again.
+func FuzzApplyConfiguration(f *testing.F) {
+	f.Add([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 3}\n"))
+	f.Add([]byte("spec:\n  template:\n    spec:\n      containers:\n      - {name: a, ports: [{containerPort: 80}, {containerPort: 80}]}\n"))
+	f.Add([]byte("spec: {selector: {matchLabels: {a: b}}, template: {spec: {containers: [{name: a, env: [{name: X}]}]}}}"))
+	f.Add([]byte(`{"spec":{"replicas":"three"}}`))
+	f.Add([]byte("metadata: {finalizers: [a, a]}"))
+	fm := newManager(&testing.T{}, reflect.TypeFor[apps.Deployment](), "apps/v1", "status")
+	liveYAML := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: a, image: x}]\n"
+	f.Fuzz(func(t *testing.T, body []byte) {
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return
+		}
+		v, err := schema.DecodeJSON(j)
+		if err != nil {
+			return
+		}
+		cfg, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		live := obj(t, liveYAML)
+		res, err := fm.Apply(live, cfg, "fuzz", false, false)
+		if err != nil {
+			if !errors.Is(err, fieldmanager.ErrInvalidObject) && !errors.Is(err, fieldmanager.ErrConflict) {
+				t.Fatalf("unexpected error kind: %v", err)
+			}
+			return
+		}
+		b, err := json.Marshal(res.Object)
+		if err != nil {
+			t.Fatalf("marshal merged object: %v", err)
+		}
+		var d apps.Deployment
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("merged object does not decode as a Deployment: %v\n%s", err, b)
+		}
+		if _, err := fieldmanager.DecodeManagedFields(res.ManagedFields); err != nil {
+			t.Fatalf("managedFields do not decode: %v", err)
+		}
+	})
 }
