@@ -31,6 +31,12 @@ type Request struct {
 	// from the stored bytes, so the response needs no second encoding;
 	// nil when the object was not sent as stored.
 	created []byte
+	// userAgent is the client's User-Agent, which names the field manager
+	// of a write without a fieldManager parameter.
+	userAgent string
+	// applying is set while a server-side apply writes: the apply has
+	// recorded ownership itself.
+	applying bool
 }
 
 // Storage returns the storage of the addressed resource.
@@ -167,6 +173,9 @@ func (s *Server) decodeRequestObject(w http.ResponseWriter, r *http.Request, req
 	if err != nil {
 		return nil, err
 	}
+	if err := validateFieldManager(req, optionsKind, false); err != nil {
+		return nil, err
+	}
 	body, _, err := readBody(r, "application/json", "application/yaml")
 	if err != nil {
 		return nil, err
@@ -226,6 +235,7 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 		res.Type.Default(obj)
 	}
 	res.Strategy.PrepareForCreate(ctx, obj)
+	s.trackUpdate(req, obj, nil)
 	attrs := s.admissionAttrs(req, admission.Create, obj, nil)
 	if err := s.admission.Admit(ctx, attrs); err != nil {
 		return nil, admissionError(res, m.Name, err)
@@ -358,6 +368,7 @@ func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta
 		res.Type.Default(next)
 	}
 	res.Strategy.PrepareForUpdate(ctx, next, cur, req.Info.Subresource)
+	s.trackUpdate(req, next, cur)
 	attrs := s.admissionAttrs(req, admission.Update, next, cur)
 	if err := s.admission.Admit(ctx, attrs); err != nil {
 		return nil, admissionError(res, nm.Name, err)

@@ -31,6 +31,14 @@ func (s *Server) handlePatch(ctx context.Context, w http.ResponseWriter, r *http
 		writeError(w, err)
 		return
 	}
+	if mt == string(patch.ApplyPatch) {
+		s.handleApply(ctx, w, r, req, body)
+		return
+	}
+	if err := checkNonApplyPatch(req); err != nil {
+		writeError(w, err)
+		return
+	}
 	var warnings []string // of the last attempt: a conflict retries the patch
 	out, err := res.storage.GuaranteedUpdate(ctx, req.Info.Namespace, req.Info.Name, true, func(cur meta.Object) (meta.Object, error) {
 		if !cur.GetObjectMeta().IsInitialized() && !includeUninitialized(req.Query) {

@@ -169,6 +169,9 @@ type Server struct {
 	runCtx    context.Context // the caches' context, once started
 	ready     chan struct{}
 	addr      net.Addr
+
+	// fieldManagers record field ownership (managedFields) per kind.
+	fieldManagers fieldManagers
 }
 
 // PostCreateHook runs after an object is created and the response is
@@ -576,7 +579,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo
 		return
 	}
 	r = r.WithContext(authn.WithUser(r.Context(), u))
-	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res})
+	s.handleResource(w, r, &Request{Info: info, User: u, Query: r.URL.Query(), resource: res, userAgent: r.UserAgent()})
 }
 
 // checkScope answers, as kube-apiserver's router does, for the paths it

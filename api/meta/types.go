@@ -71,8 +71,11 @@ type OwnerReference struct {
 	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
 }
 
-// ManagedFieldsEntry is carried so that server-side-apply metadata written by
-// clients survives a round trip; orkit does not interpret it.
+// ManagedFieldsEntry records the fields one manager owns, as
+// metadata.managedFields carries it on the wire: the API server keeps them
+// on every write and for server-side apply (apiserver/fieldmanager).
+// Operation is "Apply" or "Update", FieldsType "FieldsV1", and FieldsV1
+// the owned fields in Kubernetes' f:/k:/v:/i: encoding.
 type ManagedFieldsEntry struct {
 	Manager     string  `json:"manager,omitempty"`
 	Operation   string  `json:"operation,omitempty"`

@@ -10,7 +10,8 @@ import (
 // Type is a PATCH request's media type; it selects the patch format.
 type Type string
 
-// The patch types Kubernetes defines. Apply implements all but ApplyPatch.
+// The patch types Kubernetes defines. Apply implements all but ApplyPatch,
+// which the API server serves with apiserver/fieldmanager.
 const (
 	// JSONPatch is RFC 6902: an array of add/remove/replace/move/copy/test
 	// operations addressed by JSON pointers.
@@ -23,8 +24,8 @@ const (
 	// $patch, $retainKeys, $setElementOrder and $deleteFromPrimitiveList
 	// directives.
 	StrategicMerge Type = "application/strategic-merge-patch+json"
-	// ApplyPatch is server-side apply. Not supported: Apply returns
-	// ErrUnsupported.
+	// ApplyPatch is server-side apply. Apply returns ErrUnsupported for
+	// it: it needs field ownership, which apiserver/fieldmanager keeps.
 	ApplyPatch Type = "application/apply-patch+yaml"
 )
 
