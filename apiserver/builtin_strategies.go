@@ -26,6 +26,8 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "batch", Kind: "Job"}:                                    {generation: GenerationOnSpec},
 	{Group: "batch", Kind: "CronJob"}:                                {generation: GenerationOnSpec},
 	{Group: "policy", Kind: "PodDisruptionBudget"}:                   {generation: GenerationOnSpec},
+	{Kind: "ReplicationController"}:                                  {generation: GenerationOnSpec},
+	{Kind: "PodTemplate"}:                                            {generation: GenerationNone},
 	{Kind: "Node"}:                                                   {generation: GenerationNone, keepStatusOnCreate: true},
 	{Kind: "Namespace"}:                                              {generation: GenerationNone},
 	{Kind: "Binding"}:                                                {generation: GenerationNone},

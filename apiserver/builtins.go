@@ -60,13 +60,17 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = namespaceTable, namespaceFields
 			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
 		},
-		coreGVR("services"):    func(r *Resource) { r.Table, r.Fields = serviceTable, serviceFields },
-		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
-		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
-		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
-		coreGVR("events"):      func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },
-		appsGVR("deployments"): func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
-		appsGVR("replicasets"): func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
+		coreGVR("services"):   func(r *Resource) { r.Table, r.Fields = serviceTable, serviceFields },
+		coreGVR("configmaps"): func(r *Resource) { r.Table = configMapTable },
+		coreGVR("replicationcontrollers"): func(r *Resource) {
+			r.Table, r.Scale = replicationControllerTable, replicationControllerScale
+		},
+		coreGVR("podtemplates"): func(r *Resource) { r.Table = podTemplateTable },
+		coreGVR("secrets"):      func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
+		coreGVR("endpoints"):    func(r *Resource) { r.Table = endpointsTable },
+		coreGVR("events"):       func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },
+		appsGVR("deployments"):  func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
+		appsGVR("replicasets"):  func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
 		appsGVR("statefulsets"): func(r *Resource) {
 			r.Table = statefulSetTable
 			r.Scale = statefulSetScale

@@ -17,6 +17,8 @@ import (
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/podgc"
 	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/replication"
+	"github.com/orkit/orkit/controller/resourcequota"
 	"github.com/orkit/orkit/controller/serviceaccount"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/statefulset"
@@ -30,12 +32,14 @@ import (
 // ServiceLB.Provider.
 type Config struct {
 	ReplicaSet       replicaset.Config
+	Replication      replication.Config
 	Deployment       deployment.Config
 	StatefulSet      statefulset.Config
 	DaemonSet        daemonset.Config
 	Job              job.Config
 	CronJob          cronjob.Config
 	Disruption       disruption.Config
+	ResourceQuota    resourcequota.Config
 	Endpoints        endpoints.Config
 	Namespace        namespace.Config
 	ServiceAccount   serviceaccount.Config
@@ -56,12 +60,14 @@ type Config struct {
 // manager; one left out is nil.
 type Controllers struct {
 	ReplicaSet       *replicaset.Controller
+	Replication      *replication.Controller
 	Deployment       *deployment.Controller
 	StatefulSet      *statefulset.Controller
 	DaemonSet        *daemonset.Controller
 	Job              *job.Controller
 	CronJob          *cronjob.Controller
 	Disruption       *disruption.Controller
+	ResourceQuota    *resourcequota.Controller
 	Endpoints        *endpoints.Controller
 	Namespace        *namespace.Controller
 	ServiceAccount   *serviceaccount.Controller
@@ -77,8 +83,8 @@ type Controllers struct {
 // makes them: the names Config.Disabled takes, which are also the
 // controllers' names in logs and metrics.
 func Names() []string {
-	return []string{"replicaset", "deployment", "statefulset", "daemonset", "job", "cronjob", "disruption",
-		"endpoints", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
+		"disruption", "resourcequota", "endpoints", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -135,12 +141,18 @@ func stepOf[C controller.Runnable](name string, dst *C, mk func() (C, error)) st
 func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 	return []step{
 		stepOf("replicaset", &out.ReplicaSet, func() (*replicaset.Controller, error) { return replicaset.New(m, cfg.ReplicaSet) }),
+		stepOf("replicationcontroller", &out.Replication, func() (*replication.Controller, error) {
+			return replication.New(m, cfg.Replication)
+		}),
 		stepOf("deployment", &out.Deployment, func() (*deployment.Controller, error) { return deployment.New(m, cfg.Deployment) }),
 		stepOf("statefulset", &out.StatefulSet, func() (*statefulset.Controller, error) { return statefulset.New(m, cfg.StatefulSet) }),
 		stepOf("daemonset", &out.DaemonSet, func() (*daemonset.Controller, error) { return daemonset.New(m, cfg.DaemonSet) }),
 		stepOf("job", &out.Job, func() (*job.Controller, error) { return job.New(m, cfg.Job) }),
 		stepOf("cronjob", &out.CronJob, func() (*cronjob.Controller, error) { return cronjob.New(m, cfg.CronJob) }),
 		stepOf("disruption", &out.Disruption, func() (*disruption.Controller, error) { return disruption.New(m, cfg.Disruption) }),
+		stepOf("resourcequota", &out.ResourceQuota, func() (*resourcequota.Controller, error) {
+			return resourcequota.New(m, cfg.ResourceQuota)
+		}),
 		stepOf("endpoints", &out.Endpoints, func() (*endpoints.Controller, error) { return endpoints.New(m, cfg.Endpoints) }),
 		stepOf("namespace", &out.Namespace, func() (*namespace.Controller, error) { return namespace.New(m, cfg.Namespace) }),
 		stepOf("serviceaccount", &out.ServiceAccount, func() (*serviceaccount.Controller, error) {
