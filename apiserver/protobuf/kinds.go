@@ -24,6 +24,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",
 		"Event", "ResourceQuota", "LimitRange", "PersistentVolumeClaim", "PersistentVolume", "Node", "Binding",
+		"ReplicationController",
 	} {
 		t[core.WithKind(k)] = "core." + k
 	}

@@ -102,3 +102,57 @@ func TestDownwardAPIResourceFieldRef(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "spec.volumes[0].downwardAPI.items[0].resourceFieldRef.containerName: Required value")
 }
+
+// TestReplicationControllerAndPodTemplate drives the core/v1 kinds the
+// conformance suite's ReplicationController and PodTemplate tests use
+// through client-go with protobuf bodies: create, get, scale through the
+// scale subresource, update the status, list, delete.
+func TestReplicationControllerAndPodTemplate(t *testing.T) {
+	c := cluster.Start(t, cluster.Options{})
+	cs := e2eClient(t, c)
+	ctx := context.Background()
+	two := int32(2)
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"name": "rc-test"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "httpd", Image: "httpd"}}}}
+	rc, err := cs.CoreV1().ReplicationControllers("default").Create(ctx, &corev1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Name: "rc-test"},
+		Spec:       corev1.ReplicationControllerSpec{Replicas: &two, Template: &tmpl},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"name": "rc-test"}, rc.Spec.Selector)
+	assert.Equal(t, "Always", string(rc.Spec.Template.Spec.RestartPolicy))
+
+	scale, err := cs.CoreV1().ReplicationControllers("default").GetScale(ctx, "rc-test", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), scale.Spec.Replicas)
+	scale.Spec.Replicas = 5
+	_, err = cs.CoreV1().ReplicationControllers("default").UpdateScale(ctx, "rc-test", scale, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	rc, err = cs.CoreV1().ReplicationControllers("default").Get(ctx, "rc-test", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(5), *rc.Spec.Replicas)
+	assert.Equal(t, int64(2), rc.Generation)
+
+	rc.Status.Replicas, rc.Status.ReadyReplicas = 1, 1
+	rc, err = cs.CoreV1().ReplicationControllers("default").UpdateStatus(ctx, rc, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), rc.Status.ReadyReplicas)
+
+	list, err := cs.CoreV1().ReplicationControllers("").List(ctx, metav1.ListOptions{LabelSelector: "name=rc-test"})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	require.NoError(t, cs.CoreV1().ReplicationControllers("default").Delete(ctx, "rc-test", metav1.DeleteOptions{}))
+
+	pt, err := cs.CoreV1().PodTemplates("default").Create(ctx, &corev1.PodTemplate{ObjectMeta: metav1.ObjectMeta{Name: "nginx-pod-template",
+		Labels: map[string]string{"podtemplate-static": "true"}}, Template: tmpl}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	pt.Labels["podtemplate"] = "patched"
+	_, err = cs.CoreV1().PodTemplates("default").Update(ctx, pt, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	pts, err := cs.CoreV1().PodTemplates("").List(ctx, metav1.ListOptions{LabelSelector: "podtemplate-static=true"})
+	require.NoError(t, err)
+	require.Len(t, pts.Items, 1)
+	assert.Equal(t, "patched", pts.Items[0].Labels["podtemplate"])
+	require.NoError(t, cs.CoreV1().PodTemplates("default").DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "podtemplate-static=true"}))
+}
