@@ -9,6 +9,7 @@ import (
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/node"
 	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
@@ -28,6 +29,7 @@ func NewScheme() *scheme.Scheme {
 	rbac.Register(s)
 	coordination.Register(s)
 	scheduling.Register(s)
+	node.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)
 	authentication.Register(s)

@@ -48,6 +48,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: {generation: GenerationNone},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                    {generation: GenerationNone},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              {generation: GenerationNone},
+	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                     {generation: GenerationNone},
 	{Group: "admissionregistration.k8s.io", Kind: "InitializerConfiguration"}: {generation: GenerationNone},
 	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:              {generation: GenerationNone},
 	{Group: "authorization.k8s.io", Kind: "SelfSubjectAccessReview"}:          {generation: GenerationNone},

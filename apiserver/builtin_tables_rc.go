@@ -4,9 +4,10 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/node"
 )
 
-// The columns of ReplicationControllers and PodTemplates, as
+// The columns of ReplicationControllers, PodTemplates and RuntimeClasses, as
 // kube-apiserver's printers define them, and the scale of a
 // ReplicationController.
 var (
@@ -40,6 +41,10 @@ var (
 			names, images := containersOf(&t.Template.Spec)
 			return []any{t.Name, names, images, orNone(labels.Set(t.Template.Labels).String())}
 		},
+	}
+	runtimeClassTable = &TableConvertor{
+		Columns: []TableColumn{col("Handler", "string", "Handler is the CRI handler that runs the class's pods.", 0)},
+		Cells:   func(obj meta.Object) []any { return []any{obj.(*node.RuntimeClass).Handler} },
 	}
 	replicationControllerScale = &ScaleAccessor{
 		Get: func(obj meta.Object) (int32, int32, string) {

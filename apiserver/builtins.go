@@ -66,11 +66,12 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Scale = replicationControllerTable, replicationControllerScale
 		},
 		coreGVR("podtemplates"): func(r *Resource) { r.Table = podTemplateTable },
-		coreGVR("secrets"):      func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
-		coreGVR("endpoints"):    func(r *Resource) { r.Table = endpointsTable },
-		coreGVR("events"):       func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },
-		appsGVR("deployments"):  func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
-		appsGVR("replicasets"):  func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
+		{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}: func(r *Resource) { r.Table = runtimeClassTable },
+		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
+		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
+		coreGVR("events"):      func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },
+		appsGVR("deployments"): func(r *Resource) { r.Table = deploymentTable; r.Scale = deploymentScale },
+		appsGVR("replicasets"): func(r *Resource) { r.Table = replicaSetTable; r.Scale = replicaSetScale },
 		appsGVR("statefulsets"): func(r *Resource) {
 			r.Table = statefulSetTable
 			r.Scale = statefulSetScale
