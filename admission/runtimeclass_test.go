@@ -57,7 +57,9 @@ func TestRuntimeClass(t *testing.T) {
 		}},
 		{name: "matching overhead accepted", mutate: func(pod *core.Pod) {
 			pod.Spec.RuntimeClassName, pod.Spec.Overhead = name("kata"), rl("memory", "120Mi", "cpu", "0.25")
-		}, want: func(t *testing.T, pod *core.Pod) { assertRL(t, rl("cpu", "250m", "memory", "120Mi"), pod.Spec.Overhead) }},
+		}, want: func(t *testing.T, pod *core.Pod) {
+			assertRL(t, rl("cpu", "250m", "memory", "120Mi"), pod.Spec.Overhead)
+		}},
 		{name: "class without overhead or scheduling", mutate: func(pod *core.Pod) { pod.Spec.RuntimeClassName = name("plain") },
 			want: func(t *testing.T, pod *core.Pod) { assert.Nil(t, pod.Spec.Overhead) }},
 		{name: "unknown class", mutate: func(pod *core.Pod) { pod.Spec.RuntimeClassName = name("gvisor") },

@@ -80,7 +80,7 @@ func TestDownwardAPIResourceFieldRef(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "downward"},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "client-container", Image: "busybox", Resources: res,
-				Env: []corev1.EnvVar{env("CPU_LIMIT", "limits.cpu"), env("MEMORY_REQUEST", "requests.memory")},
+				Env:          []corev1.EnvVar{env("CPU_LIMIT", "limits.cpu"), env("MEMORY_REQUEST", "requests.memory")},
 				VolumeMounts: []corev1.VolumeMount{{Name: "podinfo", MountPath: "/etc/podinfo"}}}},
 			Volumes: []corev1.Volume{{Name: "podinfo", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
 				Items: []corev1.DownwardAPIVolumeFile{{Path: "cpu_limit", ResourceFieldRef: &corev1.ResourceFieldSelector{
