@@ -18,6 +18,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):               "autoscaling.Scale",
 		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"): "scheduling.PriorityClass",
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):       "coordination.Lease",
+		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):        "node.RuntimeClass",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):     "meta.DeleteOptions",
 		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                 "policy.Eviction",
 	}

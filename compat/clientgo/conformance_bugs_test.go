@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -155,4 +156,31 @@ func TestReplicationControllerAndPodTemplate(t *testing.T) {
 	assert.Equal(t, "patched", pts.Items[0].Labels["podtemplate"])
 	require.NoError(t, cs.CoreV1().PodTemplates("default").DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "podtemplate-static=true"}))
+}
+
+// TestRuntimeClassClientGo creates, reads and lists a RuntimeClass with
+// client-go's protobuf bodies, as the conformance suite's RuntimeClass
+// API test does, and checks a pod naming it gets its overhead.
+func TestRuntimeClassClientGo(t *testing.T) {
+	c := cluster.Start(t, cluster.Options{})
+	cs := e2eClient(t, c)
+	ctx := context.Background()
+	rc, err := cs.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "conformance"},
+		Handler:  "runc",
+		Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{"rc": "yes"},
+			Tolerations: []corev1.Toleration{{Key: "t", Operator: corev1.TolerationOpExists}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "runc", rc.Handler)
+	list, err := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	name := "conformance"
+	pod, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{RuntimeClassName: &name, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "100m", pod.Spec.Overhead.Cpu().String())
+	assert.Equal(t, "yes", pod.Spec.NodeSelector["rc"])
+	require.NoError(t, cs.NodeV1().RuntimeClasses().Delete(ctx, "conformance", metav1.DeleteOptions{}))
 }
