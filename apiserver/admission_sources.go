@@ -26,6 +26,7 @@ var (
 	_ admission.LimitRangeLister = AdmissionSources{}
 	_ admission.QuotaStore       = AdmissionSources{}
 	_ admission.ObjectSource     = AdmissionSources{}
+	_ admission.NodeGetter       = AdmissionSources{}
 )
 
 // GetNamespace reads a namespace from the watch cache.
@@ -46,6 +47,24 @@ func (a AdmissionSources) LookupNamespace(ctx context.Context, name string) (*co
 		return nil, err
 	}
 	return obj.(*core.Namespace), nil
+}
+
+// GetNode reads a Node from storage (a mirror pod's owner may have been
+// registered a moment ago); a missing one is a NotFound Status.
+func (a AdmissionSources) GetNode(ctx context.Context, name string) (*core.Node, error) {
+	st, ok := a.s.Storage(coreGVR("nodes"))
+	if !ok {
+		return nil, apierrors.NewNotFound(meta.GroupResource{Resource: "nodes"}, name)
+	}
+	obj, err := st.Get(ctx, "", name)
+	if err != nil {
+		return nil, err
+	}
+	n, ok := obj.(*core.Node)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("node %q is a %T", name, obj))
+	}
+	return n, nil
 }
 
 // LimitRanges lists the namespace's LimitRanges from the watch cache.

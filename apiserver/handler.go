@@ -210,8 +210,9 @@ func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *htt
 }
 
 // create runs the create pipeline on a decoded object: metadata, defaults,
-// prepare, mutating admission, validation, validating admission,
-// initializers, store, read back, wait for initialization.
+// prepare, mutating admission, validation, RBAC escalation checks,
+// validating admission, initializers, store, read back, wait for
+// initialization.
 func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error) {
 	res := req.resource
 	m := obj.GetObjectMeta()
@@ -231,6 +232,9 @@ func (s *Server) create(ctx context.Context, req *Request, obj meta.Object) (met
 	}
 	if errs := res.Strategy.Validate(ctx, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Type.Kind, m.Name, errs)
+	}
+	if err := s.checkEscalation(ctx, req, obj, nil); err != nil {
+		return nil, err
 	}
 	if err := s.admission.Validate(ctx, attrs); err != nil {
 		return nil, admissionError(res, m.Name, err)
@@ -337,7 +341,8 @@ func (s *Server) handleUpdate(ctx context.Context, w http.ResponseWriter, r *htt
 }
 
 // prepareUpdate runs the update pipeline on next replacing cur: carry
-// over what clients cannot change, prepare, admission, validation.
+// over what clients cannot change, prepare, admission, validation, RBAC
+// escalation checks.
 func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta.Object) (meta.Object, error) {
 	res := req.resource
 	nm, cm := next.GetObjectMeta(), cur.GetObjectMeta()
@@ -359,6 +364,9 @@ func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta
 	}
 	if errs := res.Strategy.ValidateUpdate(ctx, next, cur); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Type.Kind, nm.Name, errs)
+	}
+	if err := s.checkEscalation(ctx, req, next, cur); err != nil {
+		return nil, err
 	}
 	if err := s.admission.Validate(ctx, attrs); err != nil {
 		return nil, admissionError(res, nm.Name, err)

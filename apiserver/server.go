@@ -21,6 +21,7 @@ import (
 	"github.com/orkit/orkit/apiserver/kubeletclient"
 	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/authz"
+	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
 )
 
@@ -67,12 +68,21 @@ type Config struct {
 	// system namespaces, the RBAC bootstrap policy, system PriorityClasses)
 	// before it serves; an error fails Start. False: Start writes nothing.
 	Bootstrap bool
+	// Serving are the listener's protections: read-header and idle
+	// timeouts, the header size limit and the cap on connections per
+	// unauthenticated client address; the zero value is serving's
+	// defaults (10 s, 90 s, 1 MiB, 100).
+	Serving serving.Limits
 	// Kubelet is how the server reaches kubelets for pods/log and
 	// pods/exec (its client certificate and the CA of the kubelets'
 	// serving certificates; see kubeletclient.Config). nil reaches none:
 	// those subresources answer 400.
 	Kubelet *kubeletclient.Config
-	// MaxInFlight caps concurrent non-watch requests (429 beyond); default 400.
+	// MaxInFlight caps concurrent non-watch requests, split among priority
+	// levels as API Priority and Fairness splits it (flowcontrol.go):
+	// system:masters is never limited, nodes and the control plane have
+	// seats of their own, and a request finding its level full gets 429.
+	// Zero means 400.
 	MaxInFlight int
 	// MaxWatchTimeout ends watches after this long; default 30 minutes.
 	MaxWatchTimeout time.Duration
@@ -84,6 +94,15 @@ type Config struct {
 	// WatchHistory is how many events each resource's cache keeps for
 	// resuming watches; default 10,000.
 	WatchHistory int
+	// CompactionInterval is how often the server compacts its store
+	// (store.Compactor, as kube-apiserver's --etcd-compaction-interval):
+	// each time to the revision seen one interval before, so clients keep
+	// at least one interval of history; older resourceVersions and
+	// continue tokens get 410 Expired. Zero means
+	// store.DefaultCompactionInterval (5 minutes); negative turns
+	// compaction off (another process compacts the store). Servers sharing
+	// a store take turns (see store.Compactor).
+	CompactionInterval time.Duration
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -120,7 +139,7 @@ type Server struct {
 	cfg          Config
 	log          *slog.Logger
 	metrics      *metrics
-	inflight     chan struct{}
+	flow         *flowControl
 	initializers *initializerSet
 	kubelet      *kubeletclient.Client // nil without Config.Kubelet
 
@@ -128,6 +147,9 @@ type Server struct {
 	// the Config's factories build in Start before it serves.
 	authorizer authz.Authorizer
 	admission  *admission.Chain
+	// rbacRules resolves a user's RBAC rules from the watch caches for the
+	// escalation checks (checkEscalation), whatever the authorizer is.
+	rbacRules authz.PolicyResolver
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -163,6 +185,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval <= 0 {
 		cfg.BookmarkInterval = 10 * time.Second
 	}
+	if cfg.CompactionInterval == 0 {
+		cfg.CompactionInterval = store.DefaultCompactionInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -170,12 +195,13 @@ func New(cfg Config) (*Server, error) {
 		cfg:        cfg,
 		log:        cfg.Logger,
 		metrics:    newMetrics(),
-		inflight:   make(chan struct{}, cfg.MaxInFlight),
+		flow:       newFlowControl(cfg.MaxInFlight),
 		resources:  map[meta.GroupVersionResource]*served{},
 		ready:      make(chan struct{}),
 		authorizer: authz.Masters(),
 		admission:  &admission.Chain{},
 	}
+	s.rbacRules = authz.RBAC(cacheSource{s})
 	for _, r := range cfg.Resources {
 		if err := s.Register(r); err != nil {
 			return nil, err
@@ -301,6 +327,7 @@ func (s *Server) Start(ctx context.Context) (retErr error) {
 		}
 	}
 	s.startCaches(ctx)
+	s.startCompactor(ctx)
 	s.serve(ctx, cancel, ln)
 	return nil
 }
@@ -340,12 +367,9 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
-	srv := &http.Server{
-		Handler:           s,
-		TLSConfig:         tlsCfg,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-	}
+	srv := s.cfg.Serving.HTTPServer(s, tlsCfg, slog.NewLogLogger(s.log.Handler(), slog.LevelDebug))
+	guard := serving.NewGuard(ln, s.cfg.Serving)
+	guard.Attach(srv)
 	s.mu.Lock()
 	s.addr = ln.Addr()
 	s.mu.Unlock()
@@ -360,7 +384,7 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		}
 	}()
 	go func() {
-		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.ServeTLS(guard, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
@@ -422,8 +446,9 @@ func (s *Server) Addr() net.Addr {
 // Registry returns the Prometheus registry holding the server's metrics.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
 
-// ServeHTTP runs the handler chain: metrics and panic recovery, the
-// in-flight limit, authentication, authorization, then routing.
+// ServeHTTP runs the handler chain: metrics and panic recovery,
+// authentication, the in-flight limit of the user's priority level,
+// authorization, then routing (kube-apiserver's order).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
@@ -442,15 +467,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.metrics.observe(info, rw.code, time.Since(start))
 	}()
-	if !info.LongRunning() && !isHealthPath(r.URL.Path) {
-		select {
-		case s.inflight <- struct{}{}:
-			defer func() { <-s.inflight }()
-		default:
-			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
-			return
-		}
-	}
 	r.Body = http.MaxBytesReader(rw, r.Body, MaxRequestBodyBytes+1)
 	if isHealthPath(r.URL.Path) || r.URL.Path == "/version" {
 		// Health and version answer without credentials, as kube-apiserver
@@ -460,11 +476,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := s.authenticate(r)
 	if err == nil {
+		if user.Name != authn.AnonymousUser {
+			serving.Authenticated(r.Context()) // off the unauthenticated-connections cap
+		}
 		user, err = s.impersonate(r, user)
 	}
 	if err != nil {
 		writeError(rw, err)
 		return
+	}
+	if !info.LongRunning() {
+		level, release, ok := s.flow.acquire(user, info)
+		if !ok {
+			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path)
+			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
+			return
+		}
+		defer release()
 	}
 	if err := s.authorize(r.Context(), user, info, r); err != nil {
 		writeError(rw, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/authn"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/store/bbolt"
 )
@@ -34,6 +35,7 @@ type testServer struct {
 	url  string
 	http *http.Client
 	anon *http.Client
+	ca   *pki.CA
 }
 
 func newTestServer(t testing.TB, tweak func(*Config)) *testServer {
@@ -70,7 +72,7 @@ func newTestServer(t testing.TB, tweak func(*Config)) *testServer {
 	t.Cleanup(tr.CloseIdleConnections)
 	anonTr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}
 	t.Cleanup(anonTr.CloseIdleConnections)
-	return &testServer{srv: srv, url: "https://" + srv.Addr().String(), http: &http.Client{Transport: tr}, anon: &http.Client{Transport: anonTr}}
+	return &testServer{srv: srv, url: "https://" + srv.Addr().String(), http: &http.Client{Transport: tr}, anon: &http.Client{Transport: anonTr}, ca: ca}
 }
 
 // do sends a request and returns the status code and body.
@@ -216,9 +218,31 @@ func TestConflictOnStaleUpdate(t *testing.T) {
 	assert.Contains(t, string(body), `"a":"2"`, "the stale write changed nothing")
 }
 
+// clientAs returns an HTTP client with a client certificate for user in
+// groups.
+func (ts *testServer) clientAs(t testing.TB, user string, groups ...string) *http.Client {
+	t.Helper()
+	kp, err := ts.ca.IssueClient(user, groups...)
+	require.NoError(t, err)
+	cert, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
+	require.NoError(t, err)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.ca.Pool(), Certificates: []tls.Certificate{cert}}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestTooManyRequests: with one seat per priority level, a request of an
+// ordinary user holding its level's seat makes the next one of that level
+// 429 (Retry-After: 1), while system:masters (exempt) and a node (its own
+// levels) are still served: a flood of low-priority requests cannot
+// starve them.
 func TestTooManyRequests(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.MaxInFlight = 1 })
-	// Hold the only slot with a request blocked on its body.
+	ts := newTestServer(t, func(c *Config) {
+		c.MaxInFlight = 1
+		c.Authorizer = StaticAuthorizer(authz.AlwaysAllow())
+	})
+	alice := ts.clientAs(t, "alice")
+	// Hold global-default's only seat with a request blocked on its body.
 	pr, pw := io.Pipe()
 	req, err := http.NewRequest("POST", ts.url+"/api/v1/namespaces/default/configmaps", pr)
 	require.NoError(t, err)
@@ -227,24 +251,36 @@ func TestTooManyRequests(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if resp, err := ts.http.Do(req); err == nil {
+		if resp, err := alice.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	// Wait until the holder owns the slot before probing: a probe sent
-	// earlier could itself hold the slot and get the holder refused.
+	defer func() { pw.Close(); wg.Wait() }()
+	// Wait until the holder owns the seat before probing: a probe sent
+	// earlier could itself hold the seat and get the holder refused.
+	seats := ts.srv.flow.seats[PriorityLevelGlobalDefault]
+	require.Equal(t, 1, cap(seats))
 	deadline := time.Now().Add(10 * time.Second)
-	for len(ts.srv.inflight) == 0 && time.Now().Before(deadline) {
+	for len(seats) == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	require.Equal(t, 1, len(ts.srv.inflight), "the blocked request never took the slot")
-	resp, err := ts.http.Get(ts.url + "/api/v1/namespaces")
-	require.NoError(t, err)
-	resp.Body.Close()
+	require.Equal(t, 1, len(seats), "the blocked request never took the seat")
+
+	get := func(c *http.Client, path string) *http.Response {
+		resp, err := c.Get(ts.url + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	resp := get(ts.clientAs(t, "bob", "developers"), "/api/v1/namespaces")
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
-	pw.Close()
-	wg.Wait()
+	assert.Equal(t, http.StatusOK, get(ts.http, "/api/v1/namespaces").StatusCode, "system:masters is exempt")
+	node := ts.clientAs(t, "system:node:n1", "system:nodes")
+	assert.Equal(t, http.StatusNotFound, get(node, "/api/v1/nodes/n1").StatusCode, "a node has seats of its own")
+	assert.Equal(t, http.StatusOK, get(ts.anon, "/healthz").StatusCode, "health is never limited")
+	// A failed authentication takes no seat (kube-apiserver limits after it).
+	assert.Equal(t, http.StatusUnauthorized, get(ts.anon, "/api/v1/namespaces").StatusCode)
 }
 
 func TestWatchResumeGoneAndBookmarks(t *testing.T) {

@@ -283,24 +283,33 @@ func (s *Storage) Delete(ctx context.Context, ns, name, rv string) (meta.Object,
 	return obj, s.apiError(err, name)
 }
 
-// ListRaw lists the stored objects of namespace ns ("" for all).
+// ListRaw lists the stored objects of namespace ns ("" for all). A
+// revision or continue token the store has compacted away gets 410
+// Expired with kube-apiserver's messages.
 func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions) (store.ListResult, error) {
 	res, err := s.store.List(ctx, s.KeyPrefix(ns), opts)
-	if errors.Is(err, store.ErrTooOld) && opts.Continue != "" {
+	switch {
+	case errors.Is(err, store.ErrTooOld) && opts.Continue != "":
 		return res, apierrors.NewResourceExpired(continueExpired)
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrTooOld):
+		return res, apierrors.NewResourceExpired(listExpired)
+	case err != nil:
 		return res, s.apiError(err, "")
 	}
 	return res, nil
 }
 
-// continueExpired is kube-apiserver's answer to a continue token whose
-// revision has been compacted.
-const continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
-	"You can start a new list without the continue parameter, or use the continue token in this response to " +
-	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
-	"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+// kube-apiserver's answers to a list whose revision has been compacted:
+// an exact list (resourceVersion with resourceVersionMatch=Exact), and a
+// continue token. kube-apiserver sends a longer continue message ("... or
+// use the continue token in this response ...") only along with a fresh
+// token for the rest of the list at the latest revision; orkit sends no
+// such token, so it sends the message kube-apiserver sends without one.
+const (
+	listExpired     = "The resourceVersion for the provided list is too old."
+	continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter."
+)
 
 // apiError maps a store error to the API's Status for this resource. It is
 // the one place where storage errors become HTTP errors. The store's own

@@ -105,14 +105,17 @@ type WatchCache struct {
 	history    int
 	log        *slog.Logger
 
-	mu       sync.RWMutex
-	objects  map[string]*cachedObject
-	events   []cacheEvent // ring of recent events, oldest first after start
-	start    int          // index of the oldest event in events
-	count    int
-	rv       int64 // revision the cache reflects
-	oldest   int64 // the oldest rv a watcher may resume from
-	watchers map[*cacheWatcher]struct{}
+	mu      sync.RWMutex
+	objects map[string]*cachedObject
+	events  []cacheEvent // ring of recent events, oldest first after start
+	start   int          // index of the oldest event in events
+	count   int
+	rv      int64 // revision the cache reflects
+	oldest  int64 // the oldest rv a watcher may resume from
+	// compacted is the store's compacted revision as the server's
+	// compactor reported it: watches from below it expire too.
+	compacted int64
+	watchers  map[*cacheWatcher]struct{}
 	// index maps the value of indexField to the keys holding it.
 	indexField string
 	index      map[string]map[string]*cachedObject
@@ -590,8 +593,10 @@ func (c *WatchCache) WatchWith(ns string, f Filter, opts WatchOptions) ([]WatchE
 	case StartNow:
 	case StartAfter:
 		rv := opts.ResourceVersion
-		if rv < c.oldest {
-			return nil, nil, fmt.Errorf("%w: %d (oldest available %d)", ErrResourceVersionTooOld, rv, c.oldest)
+		if floor := max(c.oldest, c.compacted); rv < floor {
+			// kube-apiserver's wording: the second number is the oldest
+			// resourceVersion a watch may start from.
+			return nil, nil, fmt.Errorf("%w: %d (%d)", ErrResourceVersionTooOld, rv, floor)
 		}
 		for i := 0; i < c.count; i++ {
 			ce := c.events[(c.start+i)%len(c.events)]
@@ -608,6 +613,14 @@ func (c *WatchCache) WatchWith(ns string, f Filter, opts WatchOptions) ([]WatchE
 	w.startRV = c.rv
 	c.watchers[w] = struct{}{}
 	return initial, w, nil
+}
+
+// setCompacted records that the store was compacted to rev: from then on
+// a watch from below rev gets ErrResourceVersionTooOld.
+func (c *WatchCache) setCompacted(rev int64) {
+	c.mu.Lock()
+	c.compacted = max(c.compacted, rev)
+	c.mu.Unlock()
 }
 
 // Changes returns a number that moves whenever the cached objects change

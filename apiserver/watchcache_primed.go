@@ -12,7 +12,8 @@ import (
 )
 
 // maxPrimed bounds the writes a watch cache holds primed at once (writes in
-// flight; the server admits at most MaxInFlight requests).
+// flight; the server admits about MaxInFlight requests besides those of
+// system:masters, which are not limited).
 const maxPrimed = 4096
 
 // primedWrite is what a writer in this process knows of a value it is

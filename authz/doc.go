@@ -19,6 +19,13 @@
 // RBAC, ABAC, AlwaysAllow and AlwaysDeny list theirs; Node (for nodes) and
 // Webhook cannot, which marks the answer incomplete.
 //
+// Escalation prevention (ConfirmNoEscalation, RoleEscalationAuthorized,
+// BindingAuthorized, EscalationAllowed, FullAuthority) is what the API
+// server asks before it stores a Role, ClusterRole or binding written by a
+// user outside system:masters: the user must hold every rule granted
+// (rbac.Covers) or be allowed "escalate" (roles) or "bind" (the referenced
+// role), as kube-apiserver's RBAC storage has it.
+//
 // BootstrapPolicy gives the default ClusterRoles and ClusterRoleBindings the
 // server seeds at start. Every authorizer is safe for concurrent use.
 //

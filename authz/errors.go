@@ -22,6 +22,14 @@ var (
 	// for nodes, Webhook); the RuleSet is then Incomplete. The error that
 	// wraps it names the authorizer.
 	ErrRulesUnsupported = errors.New("does not support user rule resolution")
+	// ErrEscalation: a user would grant RBAC permissions it does not hold
+	// (ConfirmNoEscalation; the concrete error is an *EscalationError).
+	ErrEscalation = errors.New("RBAC escalation")
+	// ErrAggregationRule: a user without FullAuthority would set or change
+	// a ClusterRole's aggregationRule. Its text is kube-apiserver's, which
+	// the server puts after `clusterroles.rbac.authorization.k8s.io
+	// "<name>" is forbidden: `.
+	ErrAggregationRule = errors.New("must have cluster-admin privileges to use the aggregationRule")
 )
 
 // LineError reports a malformed line of a policy file. It wraps

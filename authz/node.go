@@ -58,7 +58,8 @@ func NodeName(u *authn.User) (node string, ok bool) {
 
 // Authorize implements Authorizer. A node may:
 //   - get its pods; list/watch pods with field selector spec.nodeName=<node>;
-//     update/patch pods/status and delete pods bound to it;
+//     update/patch pods/status and delete pods bound to it; create pods
+//     (NodeRestriction admits only mirror pods bound to and owned by it);
 //   - get (or list/watch by metadata.name) secrets, configmaps and
 //     persistentvolumeclaims its pods reference (volumes, projected
 //     volumes, CSI secrets, env valueFrom, envFrom, imagePullSecrets), and
@@ -139,6 +140,11 @@ func (z *NodeAuthorizer) pods(node string, a Attributes) (Decision, string, erro
 			return DecisionAllow, "", nil
 		}
 		return denyNode(node, a, "can only list/watch pods with field selector spec.nodeName="+node)
+	case a.Subresource == "" && a.Verb == VerbCreate:
+		// Mirror pods of its static pods; the NodeRestriction admission
+		// plugin refuses anything else (as kube's system:node rules and
+		// NodeRestriction split it).
+		return DecisionAllow, "", nil
 	case a.Subresource == "" && (a.Verb == VerbGet || a.Verb == VerbDelete),
 		a.Subresource == "status" && (a.Verb == VerbGet || a.Verb == VerbUpdate || a.Verb == VerbPatch):
 		if a.Name == "" {

@@ -77,3 +77,12 @@ func containerReferences(c core.Container, resource string, add func(string)) {
 		}
 	}
 }
+
+// PodReferences returns the names of the objects of resource ("secrets",
+// "configmaps" or "persistentvolumeclaims") pod p uses, in p's namespace,
+// as the Node authorizer sees them: volumes (projected and CSI too),
+// imagePullSecrets, env valueFrom and envFrom of every container. Another
+// resource has none. Pure; p is not changed.
+func PodReferences(p *core.Pod, resource string) []string {
+	return podReferences(p, resource)
+}

@@ -113,7 +113,8 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"delete own pod", res(n1, "delete", "default", "", "pods", "", "web"), allow},
 		{"delete other pod", res(n1, "delete", "default", "", "pods", "", "db"), deny},
 		{"update own pod spec", res(n1, "update", "default", "", "pods", "", "web"), deny},
-		{"create pod", res(n1, "create", "default", "", "pods", "", ""), deny},
+		{"create pod (NodeRestriction admits only its mirror pods)", res(n1, "create", "default", "", "pods", "", ""), allow},
+		{"create pods/eviction", res(n1, "create", "default", "", "pods", "eviction", "p1"), deny},
 		{"exec own pod", res(n1, "create", "default", "", "pods", "exec", "web"), deny},
 
 		{"secret volume", res(n1, "get", "default", "", "secrets", "", "vol-secret"), allow},

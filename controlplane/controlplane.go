@@ -15,7 +15,9 @@ import (
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/pki"
+	"github.com/orkit/orkit/serving"
 	"github.com/orkit/orkit/store"
+	"github.com/orkit/orkit/store/bbolt"
 )
 
 // DefaultListen is the API server address when Config.Listen is empty.
@@ -60,13 +62,26 @@ type Config struct {
 	// Resource of a built-in kind replaces its default serving). More may
 	// be added while running with Server.Register.
 	Resources []apiserver.Resource
-	// Store opens the store the objects are kept in; nil means
-	// BboltStore(nil): bbolt in DataDir/store.db. Use ExistingStore for a
-	// store the caller opened and keeps owning.
+	// Store opens the store the objects are kept in; nil means bbolt in
+	// DataDir/store.db logging to Logger (BboltStore with
+	// bbolt.Config{Logger: Logger}). Use ExistingStore for a store the
+	// caller opened and keeps owning.
 	Store StoreFactory
 	// WatchHistory is how many events per resource the watch caches keep
 	// for resuming watches (older resourceVersions get 410); default 10,000.
 	WatchHistory int
+	// CompactionInterval is how often the API server compacts the store,
+	// each time to the revision seen one interval before (see
+	// apiserver.Config.CompactionInterval): watches, exact lists and
+	// continue tokens older than that get 410 Expired, and the bbolt file
+	// stops growing under steady churn. Zero means 5 minutes, as
+	// kube-apiserver; negative turns compaction off.
+	CompactionInterval time.Duration
+	// Serving are the API server listener's protections (read-header and
+	// idle timeouts, header limit, connections per unauthenticated client
+	// address); the zero value is serving's defaults (10 s, 90 s, 1 MiB,
+	// 100).
+	Serving serving.Limits
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -171,7 +186,7 @@ func (cfg *Config) setDefaults() error {
 		}
 	}
 	if cfg.Store == nil {
-		cfg.Store = BboltStore(nil)
+		cfg.Store = BboltStore(&bbolt.Config{Logger: cfg.Logger})
 	}
 	return nil
 }
@@ -199,7 +214,8 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
 		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
-		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory,
+		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
+		Serving: cfg.Serving,
 	})
 	if err != nil {
 		return fmt.Errorf("controlplane: %w", err)
@@ -273,7 +289,7 @@ func DefaultAdmission(srv *apiserver.Server) *admission.Chain {
 		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}), lr, prio, rtc},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
-			admission.NewNodeRestriction(),
+			admission.NewNodeRestriction(src),
 			lr,
 			prio,
 			rtc,

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/orkit/orkit/store"
@@ -18,11 +19,22 @@ import (
 type StoreFactory func(ctx context.Context, dataDir string) (store.Interface, error)
 
 // BboltStore returns the default StoreFactory: a bbolt store in
-// dataDir/store.db with opts (nil means bbolt's defaults). The file is
-// locked while open, so one control plane at a time uses a data dir.
+// dataDir/store.db with opts (nil means bbolt's defaults, except that a
+// nil Logger means slog.Default(): the store's warnings, such as a commit
+// lost to a damaged meta page, must reach someone). The file is locked
+// while open, so one control plane at a time uses a data dir: another
+// fails once opts.LockTimeout (default 5s) passes, with bbolt.ErrLocked
+// naming the file and the process holding it.
 func BboltStore(opts *bbolt.Config) StoreFactory {
+	var o bbolt.Config
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
 	return func(_ context.Context, dataDir string) (store.Interface, error) {
-		st, err := bbolt.Open(filepath.Join(dataDir, "store.db"), opts)
+		st, err := bbolt.Open(filepath.Join(dataDir, "store.db"), &o)
 		if err != nil {
 			return nil, err
 		}

@@ -134,6 +134,22 @@ func (k *Kubelet) removeCgroup(pod *core.Pod, ps *podState) error {
 	return nil
 }
 
+// RemovePodCgroups removes the cgroups of the pod with uid under the
+// cgroup root (every QoS parent, every v1 hierarchy or the v2 tree) and
+// the container cgroups runc left below them; cgroups still holding
+// processes are left, with an error. The kubelet removes a pod's cgroup
+// when the pod ends; this is for whoever tears a node down after its
+// kubelet stopped (the minicluster does on stop).
+func RemovePodCgroups(root, uid string) error {
+	m := newCgroupManager(root)
+	var errs []error
+	for _, name := range []string{filepath.Join("kubepods", "pod"+uid), filepath.Join("kubepods", "burstable", "pod"+uid),
+		filepath.Join("kubepods", "besteffort", "pod"+uid)} {
+		errs = append(errs, m.remove(name))
+	}
+	return errors.Join(errs...)
+}
+
 func (m *cgroupManager) ensure(name string, l podLimits) error {
 	if m.v2 {
 		return m.ensureV2(name, l)

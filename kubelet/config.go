@@ -14,6 +14,7 @@ import (
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
+	"github.com/orkit/orkit/serving"
 )
 
 // Defaults applied to zero Config fields.
@@ -67,7 +68,12 @@ type Config struct {
 	Reserved core.ResourceList
 	// NodeIP is the node's InternalIP; zero means 127.0.0.1.
 	NodeIP netip.Addr
-	// Labels are added to the Node's well-known labels.
+	// Labels are added to the Node's well-known labels. Under the
+	// NodeRestriction admission plugin a node may not set labels in the
+	// node-restriction.kubernetes.io namespace nor kubernetes.io / k8s.io
+	// labels outside the kubelet's set (node-role.kubernetes.io/ among
+	// them): registration with one fails, as in Kubernetes; the admin sets
+	// those.
 	Labels map[string]string
 	// Taints are set on the Node when it registers.
 	Taints []core.Taint
@@ -104,6 +110,10 @@ type Config struct {
 	ServerAddr  string
 	ServingCert *tls.Certificate
 	ClientCA    *x509.CertPool
+	// Serving are the endpoint's protections (read-header and idle
+	// timeouts, header limit, connections per unauthenticated client);
+	// the zero value is serving's defaults.
+	Serving serving.Limits
 
 	// Recorder records the kubelet's Events (Pulled, Created, Started,
 	// Killing, Unhealthy, BackOff, ...). Nil means a record.Writer of the

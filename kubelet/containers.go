@@ -39,6 +39,9 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 		c := &pod.Spec.InitContainers[i]
 		cs := ps.ctr(c.Name, true)
 		st := k.containerStatus(ctx, cs)
+		if cs.statusErr != nil {
+			return retryAfterError // unknown: wait for the runtime
+		}
 		if st != nil && st.State == cri.ContainerExited && st.ExitCode == 0 {
 			continue // done
 		}
@@ -72,6 +75,9 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 // syncAppContainer brings one app container to its wanted state.
 func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time) time.Duration {
 	st := k.containerStatus(ctx, cs)
+	if cs.statusErr != nil {
+		return retryAfterError // unknown, not gone: wait for the runtime
+	}
 	if st != nil && st.State == cri.ContainerRunning {
 		if cs.killReason == "" {
 			return 0
@@ -138,7 +144,8 @@ func (k *Kubelet) restartDue(pod *core.Pod, cs *ctrState, now time.Time) bool {
 }
 
 // containerStatus asks the runtime for the container's status; nil when
-// there is none.
+// there is none, or when the runtime could not tell (cs.statusErr is then
+// set: callers must not take the container for gone).
 func (k *Kubelet) containerStatus(ctx context.Context, cs *ctrState) *cri.ContainerStatus {
 	if cs.id == "" {
 		return nil
@@ -150,10 +157,12 @@ func (k *Kubelet) containerStatus(ctx context.Context, cs *ctrState) *cri.Contai
 	if err != nil {
 		if errors.Is(err, cri.ErrNotFound) {
 			cs.id = ""
+		} else {
+			cs.statusErr = err
 		}
 		return nil
 	}
-	cs.cached = &st
+	cs.cached, cs.statusErr = &st, nil
 	return &st
 }
 
@@ -402,6 +411,9 @@ func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podStat
 // with what is left of grace.
 func (k *Kubelet) killContainer(ctx context.Context, pod *core.Pod, c *core.Container, cs *ctrState, grace time.Duration) error {
 	st := k.containerStatus(ctx, cs)
+	if st == nil && cs.statusErr != nil {
+		return fmt.Errorf("stop container %s of pod %s: %w", c.Name, podKey(pod), cs.statusErr)
+	}
 	if st == nil {
 		return nil
 	}

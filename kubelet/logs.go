@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/cri"
+	"github.com/orkit/orkit/serving"
 )
 
 // maxLogLine bounds one CRI log line read back.
@@ -42,15 +44,15 @@ func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
 		return nil, fmt.Errorf("kubelet server: %w", err)
 	}
 	k.logServerPort.Store(int32(ln.Addr().(*net.TCPAddr).Port))
-	srv := &http.Server{
-		Handler:           http.HandlerFunc(k.serveHTTP),
-		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{*k.cfg.ServingCert}, ClientCAs: k.cfg.ClientCA,
+	srv := k.cfg.Serving.HTTPServer(http.HandlerFunc(k.serveHTTP),
+		&tls.Config{Certificates: []tls.Certificate{*k.cfg.ServingCert}, ClientCAs: k.cfg.ClientCA,
 			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
-		BaseContext: func(net.Listener) context.Context { return ctx },
-	}
+		slog.NewLogLogger(k.cfg.Logger.Handler(), slog.LevelDebug))
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	guard := serving.NewGuard(ln, k.cfg.Serving)
+	guard.Attach(srv)
 	k.goRun(func() {
-		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.ServeTLS(guard, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			k.cfg.Logger.Warn("kubelet server", "err", err)
 		}
 	})
@@ -65,6 +67,7 @@ func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden: only the API server may call the kubelet", http.StatusForbidden)
 		return
 	}
+	serving.Authenticated(r.Context())
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if len(parts) == 4 && parts[0] == "exec" {
 		k.serveExec(w, r, parts[1], parts[2], parts[3])

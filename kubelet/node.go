@@ -33,7 +33,15 @@ type nodeState struct {
 	lastReport time.Time
 	lastLease  time.Time
 	lease      *coordination.Lease
+	// runtimeVersion is the runtime's last reported version, kept while
+	// the runtime does not answer.
+	runtimeVersion string
 }
+
+// runtimeProbeTimeout bounds each runtime call of a heartbeat, so a dead
+// runtime makes the node NotReady instead of stopping its heartbeats
+// (which would make the node controller mark it Unknown).
+const runtimeProbeTimeout = 5 * time.Second
 
 // registerNode creates the Node, or updates the existing one's status (a
 // restart), and writes the first Lease.
@@ -248,6 +256,8 @@ func (k *Kubelet) computeNodeStatus(ctx context.Context) core.NodeStatus {
 // readiness derives the Ready condition from the runtime's and the
 // network's health.
 func (k *Kubelet) readiness(ctx context.Context) (bool, string, string) {
+	ctx, cancel := context.WithTimeout(ctx, runtimeProbeTimeout)
+	defer cancel()
 	rs, err := k.cfg.Runtime.Status(ctx)
 	if err != nil {
 		return false, "KubeletNotReady", "container runtime is down: " + err.Error()
@@ -283,9 +293,15 @@ func (k *Kubelet) nodeInfo(ctx context.Context) core.NodeSystemInfo {
 	info := core.NodeSystemInfo{KubeletVersion: Version, OperatingSystem: runtime.GOOS, Architecture: runtime.GOARCH,
 		KernelVersion: kernelVersion(), OSImage: "orkit", MachineID: readTrim("/etc/machine-id"),
 		BootID: readTrim("/proc/sys/kernel/random/boot_id")}
-	if v, err := k.cfg.Runtime.Version(ctx); err == nil {
-		info.ContainerRuntimeVersion = v.RuntimeName + "://" + v.RuntimeVersion
+	ctx, cancel := context.WithTimeout(ctx, runtimeProbeTimeout)
+	defer cancel()
+	v, err := k.cfg.Runtime.Version(ctx)
+	k.node.mu.Lock()
+	defer k.node.mu.Unlock()
+	if err == nil {
+		k.node.runtimeVersion = v.RuntimeName + "://" + v.RuntimeVersion
 	}
+	info.ContainerRuntimeVersion = k.node.runtimeVersion
 	return info
 }
 

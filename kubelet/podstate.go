@@ -90,13 +90,29 @@ type ctrState struct {
 	// dropped at the start of each sync and by every call that changes
 	// the container, so one sync sees one consistent view.
 	cached *cri.ContainerStatus
+	// statusErr is why the runtime could not tell the container's status
+	// during the current sync (not "not found": it is down, or timed
+	// out). The container's state is then unknown, and nothing is done
+	// to it or reported about it until the runtime answers.
+	statusErr error
 }
 
 // dropCachedStatuses starts a sync with fresh runtime statuses.
 func (ps *podState) dropCachedStatuses() {
 	for _, cs := range ps.containers {
-		cs.cached = nil
+		cs.cached, cs.statusErr = nil, nil
 	}
+}
+
+// statusUnknown reports whether the runtime failed to tell the status of
+// one of the pod's containers during the current sync.
+func (ps *podState) statusUnknown() error {
+	for _, cs := range ps.containers {
+		if cs.statusErr != nil {
+			return cs.statusErr
+		}
+	}
+	return nil
 }
 
 // backoff is an exponential back-off: the next attempt is allowed at until.

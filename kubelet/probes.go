@@ -118,6 +118,9 @@ func (k *Kubelet) runProbes(ctx context.Context, pod *core.Pod, ps *podState) ti
 			continue
 		}
 		st := k.containerStatus(ctx, cs)
+		if cs.statusErr != nil {
+			continue // unknown: readiness stays as it was
+		}
 		if st == nil || st.State != cri.ContainerRunning || cs.killReason != "" {
 			cs.ready = false
 			continue

@@ -88,6 +88,12 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 		next = retryAfterError
 	}
 	next = min(next, k.runProbes(ctx, pod, ps))
+	if err := ps.statusUnknown(); err != nil {
+		// The runtime could not tell a container's state (it is down or
+		// restarting): report nothing rather than a guess.
+		k.cfg.Logger.Info("sync pod: container status unknown", "pod", podKey(pod), "err", err)
+		return retryAfterError, false
+	}
 	status := k.reportStatus(ctx, pod, ps)
 	if status.Phase == core.PodSucceeded || status.Phase == core.PodFailed {
 		return k.finishPod(ctx, pod, ps)

@@ -10,6 +10,7 @@ import (
 	"github.com/orkit/orkit/controller/deployment"
 	"github.com/orkit/orkit/controller/disruption"
 	"github.com/orkit/orkit/controller/endpoints"
+	"github.com/orkit/orkit/controller/endpointslice"
 	"github.com/orkit/orkit/controller/garbagecollector"
 	"github.com/orkit/orkit/controller/job"
 	"github.com/orkit/orkit/controller/namespace"
@@ -41,6 +42,7 @@ type Config struct {
 	Disruption       disruption.Config
 	ResourceQuota    resourcequota.Config
 	Endpoints        endpoints.Config
+	EndpointSlice    endpointslice.Config // the EndpointSlice and mirroring controllers
 	Namespace        namespace.Config
 	ServiceAccount   serviceaccount.Config
 	NodeIPAM         nodeipam.Config
@@ -69,6 +71,8 @@ type Controllers struct {
 	Disruption       *disruption.Controller
 	ResourceQuota    *resourcequota.Controller
 	Endpoints        *endpoints.Controller
+	EndpointSlice    *endpointslice.Controller
+	Mirroring        *endpointslice.Mirroring
 	Namespace        *namespace.Controller
 	ServiceAccount   *serviceaccount.Controller
 	NodeIPAM         *nodeipam.Controller
@@ -84,7 +88,8 @@ type Controllers struct {
 // controllers' names in logs and metrics.
 func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
-		"disruption", "resourcequota", "endpoints", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+		"disruption", "resourcequota", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
+		"nodeipam", "servicelb", "volumebinding", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -154,6 +159,12 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 			return resourcequota.New(m, cfg.ResourceQuota)
 		}),
 		stepOf("endpoints", &out.Endpoints, func() (*endpoints.Controller, error) { return endpoints.New(m, cfg.Endpoints) }),
+		stepOf("endpointslice", &out.EndpointSlice, func() (*endpointslice.Controller, error) {
+			return endpointslice.New(m, cfg.EndpointSlice)
+		}),
+		stepOf("endpointslicemirroring", &out.Mirroring, func() (*endpointslice.Mirroring, error) {
+			return endpointslice.NewMirroring(m, cfg.EndpointSlice)
+		}),
 		stepOf("namespace", &out.Namespace, func() (*namespace.Controller, error) { return namespace.New(m, cfg.Namespace) }),
 		stepOf("serviceaccount", &out.ServiceAccount, func() (*serviceaccount.Controller, error) {
 			return serviceaccount.New(m, cfg.ServiceAccount)

@@ -8,16 +8,28 @@
 //	kubectl create deployment web --image=orkit.local/hello:v1 --replicas=3
 //
 // Ctrl-C stops it cleanly; started again on the same data directory it
-// resumes the cluster's state.
+// resumes the cluster's state. A second minicluster on a data directory in
+// use is refused (the store's file lock), naming the process holding it.
+// The API server compacts the store every 5 minutes, so the file stops
+// growing under steady churn; with the cluster stopped,
+//
+//	go run ./examples/minicluster --data-dir /tmp/orkit --defragment
+//
+// gives the space compaction freed back to the file system.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/orkit/orkit/store/bbolt"
 )
 
 func main() {
@@ -26,8 +38,11 @@ func main() {
 	flag.StringVar(&opts.Listen, "listen", "127.0.0.1:6443", "address of the API server")
 	flag.IntVar(&opts.Nodes, "nodes", 1, "real nodes to run (0 for none)")
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
+	flag.BoolVar(&opts.SimNodeTaint, "sim-node-taint", false,
+		"taint the simulated nodes orkit.io/simulated=true:NoSchedule, so only pods tolerating it run there (set by --demo, whose pods run on real nodes)")
 	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
+	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)
 	flag.Parse()
 	if opts.DataDir == "" {
@@ -35,9 +50,19 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *defrag {
+		if err := defragment(opts.DataDir, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "minicluster:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if opts.Nodes < 0 || opts.Nodes > maxRealNodes {
 		fmt.Fprintf(os.Stderr, "minicluster: --nodes must be 0 to %d (real nodes take 10.244.<i>.0/24 of %s)\n", maxRealNodes, realNodeCIDR)
 		os.Exit(2)
+	}
+	if *demo {
+		opts.SimNodeTaint = true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -45,6 +70,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "minicluster:", err)
 		os.Exit(1)
 	}
+}
+
+// defragment runs bbolt.Defragment on the data directory's store.
+func defragment(dataDir string, out io.Writer) error {
+	path := filepath.Join(dataDir, "store.db")
+	res, err := bbolt.Defragment(path, &bbolt.Config{LockTimeout: time.Second})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s defragmented: %.1f MB -> %.1f MB\n", path, float64(res.Before)/(1<<20), float64(res.After)/(1<<20))
+	return nil
 }
 
 func run(ctx context.Context, opts options, demo bool) error {

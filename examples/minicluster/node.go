@@ -59,10 +59,11 @@ func checkNodePrerequisites() error {
 // realNode is one node running real containers: a kubelet on the shared
 // private containerd and its own CNI bridge.
 type realNode struct {
-	name    string
-	runtime *ctrd.Runtime
-	network *cni.LibCNI
-	bridge  string
+	name     string
+	runtime  *ctrd.Runtime
+	network  *cni.LibCNI
+	bridge   string
+	stateDir string // runtime and network state, DataDir/nodes/<name>
 }
 
 // ensureContainerd starts the private containerd (once) and imports the
@@ -72,13 +73,22 @@ func (c *cluster) ensureContainerd(ctx context.Context) (*daemon.Daemon, error) 
 		return c.containerd, nil
 	}
 	dir := filepath.Join(c.opts.DataDir, "containerd")
-	d, err := daemon.Start(ctx, dir)
+	// Supervised: if containerd dies, the daemon starts it again (with
+	// backoff); the pods' shims outlive it and the kubelet's runtime
+	// reconnects.
+	d, err := daemon.Start(ctx, dir, daemon.WithLogger(c.opts.Logger))
 	if err != nil {
 		return nil, fmt.Errorf("start containerd: %w", err)
 	}
 	c.containerd = d
 	c.onStop(func() {
-		d.Stop(10 * time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Whatever the nodes could not remove through it (a dead
+		// containerd): tasks, shims, their cgroups, mounts. Images stay.
+		if err := d.Shutdown(sctx); err != nil {
+			c.opts.Logger.Warn("containerd shutdown", "err", err)
+		}
 		c.step("containerd stopped")
 	})
 	c.step("private containerd started (pid %d, socket %s)", d.PID(), d.Address())
@@ -150,7 +160,7 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 		return err
 	}
 	subnet := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(i), 0}), 24)
-	n := &realNode{name: name, runtime: rt, bridge: fmt.Sprintf("orkit%d", i)}
+	n := &realNode{name: name, runtime: rt, bridge: fmt.Sprintf("orkit%d", i), stateDir: stateDir}
 	n.network, err = cni.New(cni.Config{StateDir: filepath.Join(stateDir, "cni"), PodCIDRs: []netip.Prefix{subnet},
 		BridgeName: n.bridge, NetworkName: "orkit-" + name, PluginDirs: []string{cniPluginDir}, Logger: c.opts.Logger})
 	if err != nil {
@@ -193,14 +203,20 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 		NodeName: n.name, Client: cl, Runtime: n.runtime, Network: n.network,
 		RootDir: filepath.Join(stateDir, "kubelet"), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(),
 		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
-		Labels:     map[string]string{"node-role.kubernetes.io/worker": ""},
 		ClusterDNS: []netip.Addr{clusterDNSIP}, ClusterDomain: "cluster.local",
 	})
 	if err != nil {
 		return err
 	}
 	c.goRun("kubelet "+n.name, func() error { return k.Run(ctx) })
-	return c.waitNodeReady(ctx, n.name)
+	if err := c.waitNodeReady(ctx, n.name); err != nil {
+		return err
+	}
+	// The role label is the admin's to set, as kubeadm does: NodeRestriction
+	// refuses node-role.kubernetes.io/ labels from the node itself.
+	_, err = client.For[core.Node](c.admin, "").Patch(ctx, n.name, client.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"node-role.kubernetes.io/worker":""}}}`))
+	return err
 }
 
 // waitNodeReady waits until the Node is Ready and advertises its kubelet
@@ -222,24 +238,127 @@ func (c *cluster) waitNodeReady(ctx context.Context, name string) error {
 	}
 }
 
-// stopRealNode stops every pod sandbox of the node (containers, network
-// namespaces, IPs), then removes the bridge. The pods stay in the API
-// server: started again, the minicluster runs them anew.
+// Bounds of a real node's stop: it waits this long for a (supervised,
+// restarting) containerd to answer, and each runtime call this long.
+const (
+	runtimeWaitOnStop = 15 * time.Second
+	runtimeCallOnStop = 10 * time.Second
+)
+
+// stopRealNode removes everything the node made on the host: its pod
+// sandboxes (containers, network namespaces) through the runtime, their
+// pod networks and IP reservations (from the CNI cache, which needs no
+// runtime, for whatever the runtime could not remove), the pods'
+// cgroups, and the bridge. Every step is bounded, so a dead runtime
+// delays the stop by at most runtimeWaitOnStop; what its shims and mounts
+// leave is removed by the containerd shutdown after it. The pods stay in
+// the API server: started again, the minicluster runs them anew.
 func (c *cluster) stopRealNode(n *realNode) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sbs, err := n.runtime.ListPodSandbox(ctx, cri.PodSandboxFilter{})
-	if err == nil {
+	uids := map[string]bool{}
+	removed, listed := 0, false
+	if c.runtimeAnswers(ctx, n) {
+		lctx, lcancel := context.WithTimeout(ctx, runtimeCallOnStop)
+		sbs, err := n.runtime.ListPodSandbox(lctx, cri.PodSandboxFilter{})
+		lcancel()
+		listed = err == nil
 		for _, sb := range sbs {
-			_ = n.network.TearDown(ctx, cni.PodNetwork{SandboxID: sb.ID, Name: sb.Metadata.Name, Namespace: sb.Metadata.Namespace, UID: sb.Metadata.UID})
-			_ = n.runtime.StopPodSandbox(ctx, sb.ID)
-			_ = n.runtime.RemovePodSandbox(ctx, sb.ID)
+			uids[sb.Metadata.UID] = true
+			if c.removeSandbox(ctx, n, sb) {
+				removed++
+			}
+		}
+	}
+	reclaimed, err := n.network.ReclaimLeaked(ctx, func(string) bool { return false })
+	if err != nil {
+		c.opts.Logger.Warn("release pod networks", "node", n.name, "err", err)
+	}
+	if !listed {
+		c.forceStop(ctx, n)
+	}
+	for _, uid := range c.podUIDs(ctx, n.name) {
+		uids[uid] = true
+	}
+	for uid := range uids {
+		if err := kubelet.RemovePodCgroups("/sys/fs/cgroup", uid); err != nil {
+			c.opts.Logger.Warn("remove pod cgroups", "node", n.name, "pod", uid, "err", err)
 		}
 	}
 	n.runtime.Close()
-	if err := exec.Command("ip", "link", "del", n.bridge).Run(); err == nil {
-		c.step("%s stopped: %d pod sandboxes removed, bridge %s deleted", n.name, len(sbs), n.bridge)
-	} else {
-		c.step("%s stopped: %d pod sandboxes removed", n.name, len(sbs))
+	msg := fmt.Sprintf("%s stopped: %d pod sandboxes removed", n.name, removed)
+	if !listed {
+		msg += " (the runtime did not answer; its shims and mounts go with containerd)"
 	}
+	if len(reclaimed) > 0 {
+		msg += fmt.Sprintf(", %d pod networks released", len(reclaimed))
+	}
+	if err := exec.Command("ip", "link", "del", n.bridge).Run(); err == nil {
+		msg += ", bridge " + n.bridge + " deleted"
+	}
+	c.step("%s", msg)
+}
+
+// forceStop removes, without the runtime, what the node's pods still run
+// and mount: the containerd shutdown kills the shims (and so the pods'
+// processes) by PID and unmounts their root filesystems; then the
+// network namespaces' bind mounts under the node's state directory go.
+func (c *cluster) forceStop(ctx context.Context, n *realNode) {
+	if err := c.containerd.Shutdown(ctx); err != nil {
+		c.opts.Logger.Warn("containerd shutdown", "err", err)
+	}
+	if err := daemon.UnmountUnder(n.stateDir); err != nil {
+		c.opts.Logger.Warn("unmount pod network namespaces", "node", n.name, "err", err)
+	}
+}
+
+// runtimeAnswers waits up to runtimeWaitOnStop for the node's runtime to
+// report ready (the daemon restarts a dead containerd meanwhile).
+func (c *cluster) runtimeAnswers(ctx context.Context, n *realNode) bool {
+	ctx, cancel := context.WithTimeout(ctx, runtimeWaitOnStop)
+	defer cancel()
+	for {
+		if st, err := n.runtime.Status(ctx); err == nil {
+			if cond, ok := st.Condition(cri.RuntimeReady); ok && cond.Status {
+				return true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// removeSandbox tears down one sandbox's network, stops and removes it,
+// each step bounded; it reports whether the sandbox is gone.
+func (c *cluster) removeSandbox(ctx context.Context, n *realNode, sb cri.PodSandbox) bool {
+	step := func(f func(context.Context) error) error {
+		sctx, cancel := context.WithTimeout(ctx, runtimeCallOnStop)
+		defer cancel()
+		return f(sctx)
+	}
+	_ = step(func(ctx context.Context) error {
+		return n.network.TearDown(ctx, cni.PodNetwork{SandboxID: sb.ID, Name: sb.Metadata.Name,
+			Namespace: sb.Metadata.Namespace, UID: sb.Metadata.UID})
+	})
+	_ = step(func(ctx context.Context) error { return n.runtime.StopPodSandbox(ctx, sb.ID) })
+	return step(func(ctx context.Context) error { return n.runtime.RemovePodSandbox(ctx, sb.ID) }) == nil
+}
+
+// podUIDs returns the UIDs of the pods bound to node (their cgroups may
+// be left when the runtime could not list its sandboxes).
+func (c *cluster) podUIDs(ctx context.Context, node string) []string {
+	ctx, cancel := context.WithTimeout(ctx, runtimeCallOnStop)
+	defer cancel()
+	pods, err := client.For[core.Pod](c.admin, "").List(ctx, client.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return nil
+	}
+	uids := make([]string, 0, len(pods.Items))
+	for _, p := range pods.Items {
+		uids = append(uids, string(p.UID))
+	}
+	return uids
 }

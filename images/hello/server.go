@@ -37,7 +37,7 @@ func serve(getenv func(string) string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, exitAfter)
 		defer cancel()
 	}
-	srv := &http.Server{Handler: newHandler(getenv, stdout), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newHandler(getenv, stdout), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 90 * time.Second}
 	fmt.Fprintf(stdout, "hello: listening on %s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

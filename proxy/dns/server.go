@@ -15,11 +15,12 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/proxy"
+	"github.com/orkit/orkit/serving"
 )
 
 // Config configures a Server.
 type Config struct {
-	// Client reads Services and Endpoints. Required.
+	// Client reads Services and EndpointSlices. Required.
 	Client *client.Client
 	// Listen is the address served over UDP and TCP, e.g.
 	// "10.244.0.1:53"; the port must be free for both. Required.
@@ -51,7 +52,7 @@ type Config struct {
 }
 
 // Server is the cluster's DNS server: it answers for the cluster domain
-// from the Services and Endpoints it watches, and forwards other names to
+// from the Services and EndpointSlices it watches, and forwards other names to
 // the node's upstream resolvers (Config.ResolvConf), passing their answer
 // through. Make one with New; Run owns its goroutines.
 type Server struct {
@@ -109,7 +110,7 @@ func (s *Server) Upstreams() []netip.AddrPort {
 	return append([]netip.AddrPort(nil), s.fwd.upstreams...)
 }
 
-// Run listens, follows Services and Endpoints and answers queries until ctx
+// Run listens, follows Services and EndpointSlices and answers queries until ctx
 // is done. It fails when the address cannot be bound or the resolv.conf
 // cannot be read.
 func (s *Server) Run(ctx context.Context) error {
@@ -162,7 +163,9 @@ func (s *Server) listen(ctx context.Context) error {
 		u.Close()
 		return fmt.Errorf("dns: listen tcp %s: %w", u.LocalAddr(), err)
 	}
-	s.udp, s.tcp = u, t
+	// Every TCP client is unauthenticated: serving's cap bounds the
+	// connections one address holds.
+	s.udp, s.tcp = u, serving.NewGuard(t, serving.Limits{})
 	return nil
 }
 
@@ -248,7 +251,9 @@ func (s *Server) serveTCP(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // serveConn answers length-prefixed queries on one TCP connection until
-// the client closes it, it idles 10 seconds, or ctx ends.
+// the client closes it, it idles 10 seconds, or ctx ends. The listener
+// (a serving.Guard) keeps at most serving.DefaultMaxUnauthenticatedConns
+// connections per client address, closing the oldest to make room.
 func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })

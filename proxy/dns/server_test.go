@@ -2,6 +2,7 @@ package dns_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/internal/testnode"
 	"github.com/orkit/orkit/proxy/dns"
+	"github.com/orkit/orkit/serving"
 )
 
 func TestServerFollowsServices(t *testing.T) {
@@ -61,4 +63,46 @@ func TestServerFollowsServices(t *testing.T) {
 	require.NoError(t, <-done)
 	_, err = dns.New(dns.Config{})
 	assert.ErrorIs(t, err, dns.ErrInvalidConfig)
+}
+
+// TestTCPConnectionsPerClientAreCapped: one client opening 300 idle TCP
+// connections keeps at most serving.DefaultMaxUnauthenticatedConns of
+// them; queries over a new connection are still answered.
+func TestTCPConnectionsPerClientAreCapped(t *testing.T) {
+	cl := testnode.StartCluster(t)
+	c := cl.Client(t, cl.AdminKubeconfig)
+	srv, err := dns.New(dns.Config{Client: c, Listen: "127.0.0.1:0", Logger: testnode.QuietLogger()})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+	<-srv.Ready()
+	var conns []net.Conn
+	for range 300 {
+		conn, err := net.Dial("tcp", srv.Addr().String())
+		require.NoError(t, err)
+		conns = append(conns, conn)
+	}
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", srv.Addr().String())
+	}}
+	_, err = r.LookupHost(ctx, "kubernetes.default.svc.cluster.local")
+	var dnsErr *net.DNSError
+	if err != nil {
+		require.ErrorAs(t, err, &dnsErr)
+		require.True(t, dnsErr.IsNotFound, "answered (NXDOMAIN without a kubernetes Service): %v", err)
+	}
+	open := 0
+	for _, conn := range conns {
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		_, err := conn.Read(make([]byte, 1))
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			open++
+		}
+		conn.Close()
+	}
+	assert.LessOrEqual(t, open, serving.DefaultMaxUnauthenticatedConns)
 }

@@ -78,6 +78,7 @@ func TestOpenRejectsDamagedFiles(t *testing.T) {
 		}},
 		{"both meta pages zeroed", func(t *testing.T, p string) { overwrite(t, p, 0, make([]byte, 8192)) }},
 		{"freelist count garbage", func(t *testing.T, p string) {
+			syncFreelist(t, p) // files of older orkits store their freelist
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			for off := 2 * 4096; off+4096 <= int(used); off += 4096 {
@@ -136,6 +137,16 @@ func TestDamagedPagesNeverPanic(t *testing.T) {
 		}
 	}
 	t.Logf("damaged %d pages: %d opens refused, %d served", len(pages), refused, opened)
+}
+
+// syncFreelist rewrites path's meta page with a stored freelist, as files
+// written before orkit stopped storing it (NoFreelistSync) have.
+func syncFreelist(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{NoFreelistSync: false})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(*bolt.Tx) error { return nil }))
+	require.NoError(t, db.Close())
 }
 
 // usedBytes returns the bytes of path's pages in use (bbolt's Tx.Size).

@@ -20,6 +20,14 @@
 // before rev, and deletes every older version and every delete record at or
 // before rev, so both paths stay answerable for every revision ≥ rev.
 //
+// # Space
+//
+// Compaction deletes history records in short transactions; bbolt reuses
+// the pages they free, so under steady churn with periodic compaction
+// (the API server compacts every 5 minutes) the file stops growing, but it
+// never shrinks. Defragment, offline, copies the live data into a fresh
+// file and renames it over the store, giving the freed space back.
+//
 // # Writes: group commit
 //
 // Writers validate their input (store.ValidateKey, store.ValidateValue:
@@ -66,7 +74,11 @@
 // the file; it then checks the schema and, by default, runs bbolt's
 // page-level check over the whole file. Every bbolt call runs under a guard
 // that turns a panic or a memory fault into store.ErrCorrupt. One invalid
-// meta page of two is a crash during a commit, which bbolt tolerates: Open
-// rewrites it and goes on. The file lock makes a second Open, in any process,
-// wait Config.LockTimeout and fail with ErrLocked.
+// meta page of two is a crash during a commit (or a damaged page), which
+// bbolt tolerates by serving the other page's, older, transaction: Open
+// compares both pages before bbolt maps the file, rewrites the invalid one
+// and logs a warning naming the lost transaction (the one after the valid
+// page's) and the revision the store went back to, then goes on. The file
+// lock makes a second Open, in any process, wait Config.LockTimeout and
+// fail with ErrLocked, naming the process that holds the file.
 package bbolt

@@ -51,9 +51,10 @@ func FuzzOpenFile(f *testing.F) {
 	require.NoError(f, err)
 	file, err := os.Open(seed)
 	require.NoError(f, err)
-	meta, valid, err := bestMeta(file, int64(len(b)))
+	h, err := readMetas(file, int64(len(b)))
 	require.NoError(f, err)
 	require.NoError(f, file.Close())
+	meta, valid := h.best()
 	require.Equal(f, 2, valid)
 	f.Add(b[:meta.pgid*uint64(meta.pageSize)]) // without bbolt's preallocated tail
 	f.Add([]byte("not a database"))

@@ -71,63 +71,112 @@ func parseMeta(page []byte) (boltMeta, bool) {
 	return meta, true
 }
 
+// tornMeta describes a file with exactly one valid meta page: the mark of
+// a crash during bbolt's meta write, or of a damaged page. bbolt opens such
+// a file from the valid page, so the transaction the other page may have
+// held, the one after the valid page's, is lost if it had committed.
+type tornMeta struct {
+	// bad is the invalid meta page (0 or 1), good the valid one.
+	bad, good int
+	// txid is the valid page's transaction id: the state Open serves.
+	txid uint64
+}
+
 // checkFile validates the header of an existing database file before bbolt
 // maps it: at least one valid meta page, and a file long enough to hold
 // every page that meta says is in use (a truncated file would make bbolt
 // fault on its first read). A missing or empty file passes: Open creates it.
 // Errors wrap store.ErrCorrupt, except I/O errors, which are returned as is.
-// torn reports that exactly one meta page is invalid: the mark of a crash
-// during bbolt's meta write, which bbolt survives by using the other page.
-func checkFile(path string) (torn bool, err error) {
+// torn is non-nil when exactly one meta page is invalid (see tornMeta).
+func checkFile(path string) (torn *tornMeta, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", path, err)
+		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	size := info.Size()
 	if size == 0 {
-		return false, nil
+		return nil, nil
 	}
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s: %w", path, fmt.Sprintf(format, args...), store.ErrCorrupt)
 	}
 	if info.IsDir() {
-		return false, corrupt("is a directory")
+		return nil, corrupt("is a directory")
 	}
 	if size < 2*boltMinPageSize {
-		return false, corrupt("file is %d bytes, shorter than a database header", size)
+		return nil, corrupt("file is %d bytes, shorter than a database header", size)
 	}
-	best, valid, err := bestMeta(f, size)
+	h, err := readMetas(f, size)
 	if err != nil {
-		return false, fmt.Errorf("read header of %s: %w", path, err)
+		return nil, fmt.Errorf("read header of %s: %w", path, err)
 	}
+	best, valid := h.best()
 	if valid == 0 {
-		return false, corrupt("no valid bbolt meta page (not a bbolt file, or its header is damaged)")
+		return nil, corrupt("no valid bbolt meta page (not a bbolt file, or its header is damaged)")
 	}
 	if need := int64(best.pgid) * int64(best.pageSize); best.pgid > 1<<40 || size < need {
-		return false, corrupt("file is truncated: %d bytes, header says %d pages of %d bytes (%d bytes)",
+		return nil, corrupt("file is truncated: %d bytes, header says %d pages of %d bytes (%d bytes)",
 			size, best.pgid, best.pageSize, need)
 	}
 	if reason, err := checkPages(f, best); err != nil {
-		return false, fmt.Errorf("read pages of %s: %w", path, err)
+		return nil, fmt.Errorf("read pages of %s: %w", path, err)
 	} else if reason != "" {
-		return false, corrupt("%s", reason)
+		return nil, corrupt("%s", reason)
 	}
-	return valid == 1, nil
+	if best.freelist == ^uint64(0) {
+		// bbolt rebuilds the freelist by walking every page, in a
+		// goroutine no guard reaches: walk them first.
+		if reason, err := walkPages(f, best); err != nil {
+			return nil, fmt.Errorf("read pages of %s: %w", path, err)
+		} else if reason != "" {
+			return nil, corrupt("%s", reason)
+		}
+	}
+	if valid == 1 {
+		good := 0
+		if h.ok[1] {
+			good = 1
+		}
+		return &tornMeta{bad: 1 - good, good: good, txid: best.txid}, nil
+	}
+	return nil, nil
 }
 
-// bestMeta reads both meta pages and returns the valid one with the higher
-// transaction id, as bbolt does, and how many are valid. The second page's
-// offset is the first's page size, or found by trying every legal page size
-// when page 0 is bad.
-func bestMeta(f *os.File, size int64) (boltMeta, int, error) {
+// metaPages are a file's two meta pages as read: ok[i] tells whether page
+// i is a valid bbolt meta page, m[i] is its content when it is.
+type metaPages struct {
+	m  [2]boltMeta
+	ok [2]bool
+}
+
+// best returns the valid page with the higher transaction id, as bbolt
+// picks it, and how many pages are valid.
+func (h metaPages) best() (boltMeta, int) {
+	switch {
+	case h.ok[0] && h.ok[1]:
+		if h.m[1].txid > h.m[0].txid {
+			return h.m[1], 2
+		}
+		return h.m[0], 2
+	case h.ok[0]:
+		return h.m[0], 1
+	case h.ok[1]:
+		return h.m[1], 1
+	}
+	return boltMeta{}, 0
+}
+
+// readMetas reads both meta pages. The second page's offset is the first's
+// page size, or found by trying every legal page size when page 0 is bad.
+func readMetas(f *os.File, size int64) (metaPages, error) {
 	buf := make([]byte, boltPageHeader+boltMetaSize)
 	read := func(off int64) (boltMeta, bool, error) {
 		if off+int64(len(buf)) > size {
@@ -139,13 +188,14 @@ func bestMeta(f *os.File, size int64) (boltMeta, int, error) {
 		m, ok := parseMeta(buf)
 		return m, ok, nil
 	}
-	m0, ok0, err := read(0)
-	if err != nil {
-		return boltMeta{}, 0, err
+	var h metaPages
+	var err error
+	if h.m[0], h.ok[0], err = read(0); err != nil {
+		return h, err
 	}
 	offsets := []int64{}
-	if ok0 {
-		offsets = append(offsets, int64(m0.pageSize))
+	if h.ok[0] {
+		offsets = append(offsets, int64(h.m[0].pageSize))
 	} else {
 		for ps := int64(boltMinPageSize); ps <= boltMaxPageSize; ps *= 2 {
 			offsets = append(offsets, ps)
@@ -154,29 +204,21 @@ func bestMeta(f *os.File, size int64) (boltMeta, int, error) {
 	for _, off := range offsets {
 		m1, ok1, err := read(off)
 		if err != nil {
-			return boltMeta{}, 0, err
+			return h, err
 		}
-		if !ok1 || int64(m1.pageSize) != off {
-			continue
+		if ok1 && int64(m1.pageSize) == off {
+			h.m[1], h.ok[1] = m1, true
+			break
 		}
-		switch {
-		case !ok0:
-			return m1, 1, nil
-		case m1.txid > m0.txid:
-			return m1, 2, nil
-		}
-		return m0, 2, nil
 	}
-	if ok0 {
-		return m0, 1, nil
-	}
-	return boltMeta{}, 0, nil
+	return h, nil
 }
 
 // checkPages checks the two pages bbolt reads while opening: the root
-// bucket page and the freelist page, whose damage would make bbolt panic
-// or fault inside bbolt.Open, leaving the file mapped and locked. It returns
-// a reason when they are damaged.
+// bucket page and the freelist page (when the file has one: orkit no
+// longer writes it, see openBoltOnce, but older files do), whose damage
+// would make bbolt panic or fault inside bbolt.Open, leaving the file
+// mapped and locked. It returns a reason when they are damaged.
 func checkPages(f *os.File, m boltMeta) (string, error) {
 	ps := int64(m.pageSize)
 	hdr := make([]byte, boltPageHeader+8)
@@ -198,7 +240,7 @@ func checkPages(f *os.File, m boltMeta) (string, error) {
 		return fmt.Sprintf("root page %d is damaged (flags %#x, overflow %d)", m.root, flags, overflow), nil
 	}
 	if m.freelist == ^uint64(0) {
-		return "the freelist is not synced (not written by orkit)", nil
+		return "", nil // not synced (NoFreelistSync): bbolt rebuilds it from the pages
 	}
 	if m.freelist < 2 || m.freelist >= m.pgid {
 		return fmt.Sprintf("freelist page %d outside pages 2..%d", m.freelist, m.pgid-1), nil

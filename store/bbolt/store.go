@@ -56,15 +56,18 @@ type Store struct {
 
 // Open opens the store at path, creating the file if it does not exist.
 // opts may be nil for defaults. The file is locked for the Store's lifetime;
-// ErrLocked if it stays locked for Config.LockTimeout.
+// ErrLocked, naming the holder, if it stays locked for Config.LockTimeout.
 //
 // A file that is damaged (truncated, bad header, unreadable pages, broken
 // records) or that is a bbolt file of another program fails with an error
 // wrapping store.ErrCorrupt; Open never panics on bad files and does not
 // modify a file it refuses. One invalid meta page out of two is what a
-// crash during a commit leaves behind: Open rewrites it from the valid one
-// (losing at most that unacknowledged commit) and goes on. An unfinished
-// compaction is completed before Open returns.
+// crash during a commit (or a damaged page) leaves behind: bbolt serves the
+// valid page's transaction, so the transaction after it is lost if it had
+// committed. Open rewrites the invalid page from the valid one, logs a
+// warning naming the damaged page, the lost transaction and the revision
+// the store went back to, and goes on. An unfinished compaction is
+// completed before Open returns.
 func Open(path string, opts *Config) (*Store, error) {
 	o := opts.withDefaults()
 	torn, err := checkFile(path)
@@ -75,7 +78,7 @@ func Open(path string, opts *Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if torn {
+	if torn != nil {
 		// An empty commit rewrites the damaged meta page from the good one,
 		// as the next write would; the page check below needs both valid.
 		err := guard(path, func() error { return db.Update(func(*bolt.Tx) error { return nil }) })
@@ -83,7 +86,6 @@ func Open(path string, opts *Config) (*Store, error) {
 			_ = db.Close()
 			return nil, fmt.Errorf("repair torn meta page of %s: %w", path, err)
 		}
-		o.Logger.Warn("repaired a torn meta page (crash during a commit)", "store", path)
 	}
 	s := &Store{
 		db:            db,
@@ -98,6 +100,9 @@ func Open(path string, opts *Config) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if torn != nil {
+		s.warnTorn(torn)
+	}
 	if err := s.finishCompaction(context.Background()); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("resume compaction of %s: %w", path, err)
@@ -108,17 +113,62 @@ func Open(path string, opts *Config) (*Store, error) {
 	return s, nil
 }
 
-// openBolt opens the bbolt file with a guard: bbolt may panic or fault on
+// warnTorn logs, at warning level, that one meta page was invalid: bbolt
+// went back to the other page's transaction, so the transaction after it
+// is lost if it had committed (a crash during its commit, or a damaged
+// page); the store's revision is that of the valid page.
+func (s *Store) warnTorn(t *tornMeta) {
+	s.log.Warn(fmt.Sprintf("bbolt meta page %d is invalid (a crash during a commit, or a damaged file): "+
+		"opened from meta page %d at transaction %d and rewrote page %d; "+
+		"transaction %d, if it had committed, is lost with every write after revision %d",
+		t.bad, t.good, t.txid, t.bad, t.txid+1, s.rev.Load()),
+		"damaged_page", t.bad, "transaction", t.txid, "lost_transaction", t.txid+1, "revision", s.rev.Load())
+}
+
+// openBolt opens the bbolt file (see openBoltOnce), again if the file was
+// replaced while it waited for the lock (Defragment renames a new file
+// over path while it holds the old one's lock): a lock on a file no longer
+// at path would protect nothing.
+func openBolt(path string, o Config) (*bolt.DB, error) {
+	for attempt := 0; ; attempt++ {
+		db, file, err := openBoltOnce(path, o)
+		if err != nil {
+			return nil, err
+		}
+		if isAtPath(file, path) {
+			return db, nil
+		}
+		_ = db.Close()
+		if attempt == 3 {
+			return nil, fmt.Errorf("open %s: the file was replaced while waiting for its lock, %d times", path, attempt+1)
+		}
+	}
+}
+
+// isAtPath reports whether f is still the file at path.
+func isAtPath(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// openBoltOnce opens the bbolt file with a guard: bbolt may panic or fault on
 // pages that passed the header check but are still damaged. If it does,
 // the file bbolt opened is closed here, which also releases its lock.
-func openBolt(path string, o Config) (db *bolt.DB, err error) {
-	var file *os.File
+func openBoltOnce(path string, o Config) (db *bolt.DB, file *os.File, err error) {
 	err = guard(path, func() error {
 		var err error
 		db, err = bolt.Open(path, o.FileMode, &bolt.Options{
 			Timeout:         o.LockTimeout,
 			InitialMmapSize: o.InitialMmapSize,
 			FreelistType:    bolt.FreelistMapType,
+			// As etcd: the freelist is rebuilt from the pages on open
+			// instead of written at every commit (after compaction it
+			// is tens of pages, rewritten by every commit, and needs
+			// a contiguous run of free pages each time). checkFile
+			// walks the pages first (walkPages), since bbolt's own walk
+			// panics on damage in a goroutine no recover reaches.
+			NoFreelistSync: true,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := os.OpenFile(name, flag, perm)
 				file = f
@@ -132,16 +182,19 @@ func openBolt(path string, o Config) (db *bolt.DB, err error) {
 		if file != nil {
 			_ = file.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
+		if holder := lockHolder(path); holder != "" {
+			return nil, nil, fmt.Errorf("open %s: held by %s; waited %s: %w", path, holder, o.LockTimeout, ErrLocked)
+		}
+		return nil, nil, fmt.Errorf("open %s: waited %s: %w", path, o.LockTimeout, ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
-		return nil, fmt.Errorf("open %s: %w: %w", path, err, store.ErrCorrupt)
+		return nil, nil, fmt.Errorf("open %s: %w: %w", path, err, store.ErrCorrupt)
 	case err != nil:
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return db, nil
+	return db, file, nil
 }
 
 // guard runs fn, turning a panic or a memory fault (a read past the end of

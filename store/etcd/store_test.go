@@ -2,6 +2,7 @@ package etcd_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,4 +42,29 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, open)
+}
+
+// TestCompactorsShareCluster: two Stores on one cluster, as two API
+// servers, each with a Compactor: each round exactly one of them compacts
+// etcd, and etcd refuses reads below the compacted revision to both.
+func TestCompactorsShareCluster(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	s1 := connect(t, c.Endpoints(), etcd.Config{})
+	s2 := connect(t, c.Endpoints(), etcd.Config{})
+	ctx := testCtx(t, time.Minute)
+	var n1, n2 int
+	c1 := store.NewCompactor(s1, store.CompactorConfig{OnCompact: func(int64) { n1++ }})
+	c2 := store.NewCompactor(s2, store.CompactorConfig{OnCompact: func(int64) { n2++ }})
+	for round := range 4 {
+		_, err := s1.Create(ctx, fmt.Sprintf("/k/%d", round), []byte("v"))
+		require.NoError(t, err)
+		require.NoError(t, c1.Step(ctx))
+		require.NoError(t, c2.Step(ctx))
+	}
+	require.Equal(t, 3, n1+n2, "one compaction per round after the first")
+	require.Equal(t, 3, n1, "the first to take the key keeps its turn while it runs")
+	for _, s := range []store.Interface{s1, s2} {
+		_, err := s.List(ctx, "/k/", store.ListOptions{Revision: c1.Compacted() - 1})
+		require.ErrorIs(t, err, store.ErrTooOld)
+	}
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, base Opener) {
 	t.Run("ConcurrentEverything", func(t *testing.T) { testConcurrentEverything(t, open) })
 	t.Run("Compaction", func(t *testing.T) { testCompaction(t, open) })
 	t.Run("CompactDuringReplay", func(t *testing.T) { testCompactDuringReplay(t, open) })
+	t.Run("CompactorTurns", func(t *testing.T) { testCompactorTurns(t, open) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open) })
 }
 

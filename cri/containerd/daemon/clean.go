@@ -17,24 +17,34 @@ import (
 	"github.com/containerd/containerd/namespaces"
 )
 
-// Clean stops the daemon and removes everything it made: every task and
-// container of every namespace (through the daemon while it answers), the
-// daemon itself, shims left over from it (found by their -address argument,
-// killed by PID with their children), every mount under its directory
-// (deepest first), and the directory. It returns the errors it met but
-// keeps going.
+// Clean stops the daemon (and its supervision) and removes everything it
+// made: what Shutdown removes, then the directory. It returns the errors
+// it met but keeps going.
 func (d *Daemon) Clean(ctx context.Context) error {
+	err := d.Shutdown(ctx)
+	if rerr := os.RemoveAll(d.dir); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("remove %s: %w", d.dir, rerr))
+	}
+	return err
+}
+
+// Shutdown stops the daemon (and its supervision) and removes what it runs
+// and mounts, keeping its directory (images and other content stay for the
+// next Start): every task and container of every namespace, through the
+// daemon while it answers (bounded by ctx and 30 s, so a dead daemon
+// delays nothing); the daemon itself; shims left over from it (found by
+// their -address argument, killed by PID with their children); the
+// cgroups of their tasks; and every mount under its directory (deepest
+// first). It returns the errors it met but keeps going.
+func (d *Daemon) Shutdown(ctx context.Context) error {
 	var errs []error
-	if !d.Exited() {
+	if p := d.unsupervise(); !p.exited() {
 		errs = append(errs, d.deleteAll(ctx))
 		d.Stop(10 * time.Second)
 	}
 	errs = append(errs, killShims(d.Address()))
 	removeTaskCgroups(d.dir)
 	errs = append(errs, UnmountUnder(d.dir))
-	if err := os.RemoveAll(d.dir); err != nil {
-		errs = append(errs, fmt.Errorf("remove %s: %w", d.dir, err))
-	}
 	return errors.Join(errs...)
 }
 

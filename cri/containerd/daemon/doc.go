@@ -9,6 +9,16 @@
 //	defer d.Stop(10 * time.Second)
 //	rt, err := containerd.New(ctx, d.Address())               // cri/containerd
 //
+// The Daemon supervises containerd: when the process dies it is started
+// again on the same directory after a backoff (100ms doubling to 30s, by
+// default; WithRestartBackoff), so a node's runtime comes back by itself
+// and the running pods' shims, which outlive containerd, are adopted
+// again. Stop and Clean end supervision; Kill stops it hard and keeps it
+// down until Restart. containerd gets SIGKILL when the process that
+// started it dies (a parent-death signal, kept tied to a live thread), so
+// a killed test binary or program never leaves it running; its shims
+// outlive it, for SweepStale or the next Start to remove or adopt.
+//
 // Clean removes what a daemon made (containers, tasks, mounts, cgroups);
 // SweepStale removes the directories of daemons whose owner process died.
 // CheckPrerequisites says, wrapping ErrMissingPrerequisite, why a daemon
