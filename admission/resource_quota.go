@@ -53,8 +53,8 @@ type QuotaStore interface {
 // pods`).
 //
 // Usage is only ever added here. It is given back by the quota controller
-// (a later issue), which recomputes status.used from the objects that
-// exist: after a delete, and after a create that failed once admitted
+// (controller/resourcequota), which recomputes status.used from the
+// objects that exist with QuotaUsed: after a delete, and after a create that failed once admitted
 // (storage error, initializer failure). The API server may call Release
 // to give a failed create's usage back at once.
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/networking"
+	"github.com/orkit/orkit/api/node"
 	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
@@ -33,6 +34,7 @@ func NewScheme() *scheme.Scheme {
 	discovery.Register(s)
 	networking.Register(s)
 	scheduling.Register(s)
+	node.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)
 	authentication.Register(s)

@@ -73,7 +73,12 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = serviceTable, serviceFields
 			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateService)}
 		},
-		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
+		coreGVR("configmaps"): func(r *Resource) { r.Table = configMapTable },
+		coreGVR("replicationcontrollers"): func(r *Resource) {
+			r.Table, r.Scale = replicationControllerTable, replicationControllerScale
+		},
+		coreGVR("podtemplates"): func(r *Resource) { r.Table = podTemplateTable },
+		{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}: func(r *Resource) { r.Table = runtimeClassTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
 		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
 		coreGVR("events"):      func(r *Resource) { r.Fields, r.Table = eventFields, eventTable },

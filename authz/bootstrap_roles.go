@@ -94,6 +94,8 @@ func controllerManagerRules() []rbac.PolicyRule {
 		verbs(allVerbs...).groups("").resources("pods", "pods/status", "endpoints", "secrets",
 			"serviceaccounts", "serviceaccounts/token", "configmaps", "persistentvolumeclaims", "persistentvolumes"),
 		verbs("create").groups("").resources("pods/eviction", "pods/binding", "bindings"),
+		verbs(allVerbs...).groups("").resources("replicationcontrollers", "replicationcontrollers/status",
+			"replicationcontrollers/scale", "resourcequotas", "resourcequotas/status", "podtemplates"),
 		verbs(allVerbs...).groups("").resources("nodes", "nodes/status", "namespaces", "namespaces/finalize", "namespaces/status"),
 		verbs(allVerbs...).groups("apps").resources("deployments", "deployments/status", "deployments/scale",
 			"replicasets", "replicasets/status", "replicasets/scale", "statefulsets", "statefulsets/status",

@@ -284,10 +284,12 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 }
 
 // DefaultAdmission returns the built-in admission chain for srv, in
-// Kubernetes' order (the chain Config.Admission nil means): the mutating phase runs LimitRanger defaults then
-// Priority (a pod's priority from its PriorityClass); the validating phase
+// Kubernetes' order (the chain Config.Admission nil means): the mutating phase runs LimitRanger defaults,
+// Priority (a pod's priority from its PriorityClass) and RuntimeClass (its
+// class's overhead, node selector and tolerations); the validating phase
 // runs NamespaceLifecycle, NodeRestriction, LimitRanger limits, Priority
-// (one default PriorityClass) and ResourceQuota (last, because it charges
+// (one default PriorityClass), RuntimeClass (a pod's overhead is its
+// class's) and ResourceQuota (last, because it charges
 // usage when it admits). SecurityContextDeny and Privileged exist but are
 // off, as in Kubernetes' defaults; add them to the chain to use them.
 //
@@ -301,13 +303,15 @@ func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountO
 	src := srv.AdmissionSources()
 	lr := admission.NewLimitRanger(src)
 	prio := admission.NewPriority(priorityClasses{srv})
+	rtc := admission.NewRuntimeClass(runtimeClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio},
+		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio, rtc},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(src),
 			lr,
 			prio,
+			rtc,
 			admission.NewResourceQuota(src),
 		},
 	}

@@ -215,10 +215,7 @@ func (k *Kubelet) downwardFiles(pod *core.Pod, v *core.DownwardAPIVolumeSource) 
 		case it.FieldRef != nil:
 			val, err = k.podField(pod, it.FieldRef.FieldPath)
 		case it.ResourceFieldRef != nil:
-			if len(pod.Spec.Containers) == 0 {
-				continue
-			}
-			val, err = resourceField(pod, &pod.Spec.Containers[0], it.ResourceFieldRef)
+			val, err = resourceField(pod, nil, it.ResourceFieldRef, k.allocatable())
 		}
 		if err != nil {
 			return nil, err

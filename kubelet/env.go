@@ -3,12 +3,10 @@ package kubelet
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
-	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cri"
 )
@@ -99,7 +97,7 @@ func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c
 		v, err := k.podField(pod, vf.FieldRef.FieldPath)
 		return v, err == nil, err
 	case vf.ResourceFieldRef != nil:
-		v, err := resourceField(pod, c, vf.ResourceFieldRef)
+		v, err := resourceField(pod, c, vf.ResourceFieldRef, k.allocatable())
 		return v, err == nil, err
 	}
 	return "", false, nil
@@ -126,8 +124,12 @@ func (k *Kubelet) podField(pod *core.Pod, path string) (string, error) {
 		return pod.Spec.ServiceAccountName, nil
 	case "status.hostIP":
 		return k.cfg.NodeIP.String(), nil
+	case "status.hostIPs":
+		return k.cfg.NodeIP.String(), nil
 	case "status.podIP":
 		return pod.Status.PodIP, nil
+	case "status.podIPs":
+		return podIPs(pod), nil
 	}
 	for _, pre := range []string{"metadata.labels['", "metadata.annotations['"} {
 		if strings.HasPrefix(path, pre) && strings.HasSuffix(path, "']") {
@@ -141,6 +143,19 @@ func (k *Kubelet) podField(pod *core.Pod, path string) (string, error) {
 	return "", fmt.Errorf("%w: unsupported fieldRef %q", ErrConfigRef, path)
 }
 
+// podIPs is the pod's IPs joined by commas, as the downward API gives
+// status.podIPs.
+func podIPs(pod *core.Pod) string {
+	if len(pod.Status.PodIPs) == 0 {
+		return pod.Status.PodIP
+	}
+	ips := make([]string, len(pod.Status.PodIPs))
+	for i, ip := range pod.Status.PodIPs {
+		ips[i] = ip.IP
+	}
+	return strings.Join(ips, ",")
+}
+
 func formatMap(m map[string]string) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -152,54 +167,6 @@ func formatMap(m map[string]string) string {
 		fmt.Fprintf(&b, "%s=%q\n", k, m[k])
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// resourceField returns a container's request or limit, divided by the
-// divisor and rounded up, as the downward API does. A missing limit is the
-// node's allocatable in Kubernetes; here it is the container's request or 0.
-func resourceField(pod *core.Pod, c *core.Container, ref *core.ResourceFieldSelector) (string, error) {
-	if ref.ContainerName != "" {
-		c = nil
-		for i := range pod.Spec.Containers {
-			if pod.Spec.Containers[i].Name == ref.ContainerName {
-				c = &pod.Spec.Containers[i]
-			}
-		}
-		if c == nil {
-			return "", fmt.Errorf("%w: resourceFieldRef container %q not found", ErrConfigRef, ref.ContainerName)
-		}
-	}
-	kind, name, ok := strings.Cut(ref.Resource, ".")
-	if !ok || (kind != "limits" && kind != "requests") {
-		return "", fmt.Errorf("%w: unsupported resource %q", ErrConfigRef, ref.Resource)
-	}
-	list := c.Resources.Requests
-	if kind == "limits" {
-		list = c.Resources.Limits
-	}
-	q, ok := list[core.ResourceName(name)]
-	if !ok && kind == "limits" {
-		q = c.Resources.Requests[core.ResourceName(name)]
-	}
-	div := resource.MustParse("1")
-	if name == "cpu" {
-		div = resource.MustParse("1")
-	}
-	if ref.Divisor != nil && !ref.Divisor.IsZero() {
-		div = *ref.Divisor
-	}
-	if name == "cpu" {
-		m, d := q.MilliValue(), div.MilliValue()
-		if d == 0 {
-			d = 1000
-		}
-		return strconv.FormatInt((m+d-1)/d, 10), nil
-	}
-	v, d := q.Value(), div.Value()
-	if d == 0 {
-		d = 1
-	}
-	return strconv.FormatInt((v+d-1)/d, 10), nil
 }
 
 // refSource reads the Secrets and ConfigMaps one pod references, each at

@@ -317,6 +317,45 @@ func TestRealKubelet(t *testing.T) {
 		assert.Zero(t, got.Status.ContainerStatuses[0].RestartCount)
 	})
 
+	t.Run("downward API resources: env defaults to its container, volume divisor, allocatable as limit", func(t *testing.T) {
+		p := helloPod("downward", "real-node")
+		c := &p.Spec.Containers[0]
+		c.Resources = core.ResourceRequirements{
+			Requests: core.ResourceList{core.ResourceCPU: resource.MustParse("250m"), core.ResourceMemory: resource.MustParse("32Mi")},
+			Limits:   core.ResourceList{core.ResourceMemory: resource.MustParse("64Mi")},
+		}
+		ref := func(container, res, div string) *core.ResourceFieldSelector {
+			r := &core.ResourceFieldSelector{ContainerName: container, Resource: res}
+			if div != "" {
+				r.Divisor = resource.MustParse(div)
+			}
+			return r
+		}
+		c.Env = []core.EnvVar{
+			{Name: "CPU_REQUEST", ValueFrom: &core.EnvVarSource{ResourceFieldRef: ref("", "requests.cpu", "")}},
+			{Name: "MEMORY_LIMIT", ValueFrom: &core.EnvVarSource{ResourceFieldRef: ref("", "limits.memory", "0")}},
+			{Name: "CPU_LIMIT", ValueFrom: &core.EnvVarSource{ResourceFieldRef: ref("", "limits.cpu", "1m")}},
+		}
+		p.Spec.Volumes = []core.Volume{{Name: "podinfo", VolumeSource: core.VolumeSource{DownwardAPI: &core.DownwardAPIVolumeSource{
+			Items: []core.DownwardAPIVolumeFile{
+				{Path: "cpu_request", ResourceFieldRef: ref("app", "requests.cpu", "1m")},
+				{Path: "memory_limit", ResourceFieldRef: ref("app", "limits.memory", "1Mi")},
+			}}}}}
+		c.VolumeMounts = []core.VolumeMount{{Name: "podinfo", MountPath: "/etc/podinfo"}}
+		_, err := podsAPI.Create(ctx, p)
+		require.NoError(t, err)
+		got := waitPod(t, n.tc.admin, "default", "downward", 60*time.Second, "Running", running)
+		node, err := client.For[core.Node](n.tc.admin, "").Get(ctx, "real-node")
+		require.NoError(t, err)
+		allocCPU := node.Status.Allocatable[core.ResourceCPU]
+		env := n.exec(t, got, "app", "/hello", "env")
+		assert.Regexp(t, `(?m)^CPU_REQUEST=1$`, env)
+		assert.Regexp(t, `(?m)^MEMORY_LIMIT=67108864$`, env)
+		assert.Regexp(t, fmt.Sprintf(`(?m)^CPU_LIMIT=%d$`, allocCPU.MilliValue()), env, "no cpu limit: the node's allocatable")
+		assert.Equal(t, "250", n.exec(t, got, "app", "/hello", "cat", "/etc/podinfo/cpu_request"))
+		assert.Equal(t, "64", n.exec(t, got, "app", "/hello", "cat", "/etc/podinfo/memory_limit"))
+	})
+
 	t.Run("missing configMap reference is CreateContainerConfigError", func(t *testing.T) {
 		p := helloPod("badref", "real-node")
 		p.Spec.Containers[0].EnvFrom = []core.EnvFromSource{{ConfigMapRef: &core.ConfigMapEnvSource{LocalObjectReference: core.LocalObjectReference{Name: "nope"}}}}

@@ -182,36 +182,6 @@ func FuzzExpandEnv(f *testing.F) {
 	})
 }
 
-func TestResourceField(t *testing.T) {
-	c := core.Container{Name: "app", Resources: core.ResourceRequirements{
-		Requests: core.ResourceList{core.ResourceCPU: resource.MustParse("250m"), core.ResourceMemory: resource.MustParse("64Mi")},
-		Limits:   core.ResourceList{core.ResourceCPU: resource.MustParse("1500m")},
-	}}
-	pod := &core.Pod{Spec: core.PodSpec{Containers: []core.Container{c}}}
-	mi := resource.MustParse("1Mi")
-	milli := resource.MustParse("1m")
-	cases := []struct {
-		res  string
-		div  *resource.Quantity
-		want string
-	}{
-		{"requests.cpu", nil, "1"},
-		{"requests.cpu", &milli, "250"},
-		{"limits.cpu", nil, "2"},
-		{"requests.memory", &mi, "64"},
-		{"limits.memory", &mi, "64"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.res, func(t *testing.T) {
-			got, err := resourceField(pod, &c, &core.ResourceFieldSelector{Resource: tc.res, Divisor: tc.div})
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-	_, err := resourceField(pod, &c, &core.ResourceFieldSelector{Resource: "bogus"})
-	assert.ErrorIs(t, err, ErrConfigRef)
-}
-
 func TestPodPhase(t *testing.T) {
 	run := core.ContainerState{Running: &core.ContainerStateRunning{}}
 	ok := core.ContainerState{Terminated: &core.ContainerStateTerminated{ExitCode: 0}}

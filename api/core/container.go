@@ -131,11 +131,14 @@ type ObjectFieldSelector struct {
 }
 
 // ResourceFieldSelector selects a container's resource limit or request
-// ("limits.cpu"), scaled by Divisor.
+// ("limits.cpu"), divided by Divisor and rounded up. ContainerName is
+// required in a downward API volume; an env var defaults to its own
+// container. The zero Divisor means "1"; as in Kubernetes it is a value, not
+// a pointer, so it is always on the wire ("divisor": "0" when unset).
 type ResourceFieldSelector struct {
-	ContainerName string             `json:"containerName,omitempty"`
-	Resource      string             `json:"resource"`
-	Divisor       *resource.Quantity `json:"divisor,omitempty"`
+	ContainerName string            `json:"containerName,omitempty"`
+	Resource      string            `json:"resource"`
+	Divisor       resource.Quantity `json:"divisor,omitempty"`
 }
 
 // ConfigMapKeySelector selects one key of a ConfigMap.

@@ -34,7 +34,8 @@ func Types() []scheme.Type {
 	return append(ts, networkStorageTypes()...)
 }
 
-// workloadTypes returns the kinds of the pod pipeline: Pod, Node, Namespace, Binding, Event.
+// workloadTypes returns the kinds of the pod pipeline: Pod, Node, Namespace,
+// ReplicationController, PodTemplate, Binding, Event.
 func workloadTypes() []scheme.Type {
 	return []scheme.Type{
 		{
@@ -64,6 +65,23 @@ func workloadTypes() []scheme.Type {
 			Default:        defaulter(DefaultNamespace),
 			Validate:       validator(ValidateNamespace),
 			ValidateUpdate: updateValidator(ValidateNamespaceUpdate),
+		},
+		{
+			Kind: GroupVersion().WithKind("ReplicationController"), Resource: "replicationcontrollers", Namespaced: true,
+			ShortNames: []string{"rc"}, Categories: []string{"all"}, Subresources: []string{"status", "scale"},
+			New:            func() meta.Object { return &ReplicationController{} },
+			NewList:        func() meta.ListObject { return &ReplicationControllerList{} },
+			Default:        defaulter(DefaultReplicationController),
+			Validate:       validator(ValidateReplicationController),
+			ValidateUpdate: updateValidator(ValidateReplicationControllerUpdate),
+		},
+		{
+			Kind: GroupVersion().WithKind("PodTemplate"), Resource: "podtemplates", Namespaced: true,
+			New:            func() meta.Object { return &PodTemplate{} },
+			NewList:        func() meta.ListObject { return &PodTemplateList{} },
+			Default:        defaulter(DefaultPodTemplate),
+			Validate:       validator(ValidatePodTemplate),
+			ValidateUpdate: updateValidator(ValidatePodTemplateUpdate),
 		},
 		{
 			// Binding is create-only: the API server handles POSTs to

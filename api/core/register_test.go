@@ -36,6 +36,8 @@ func TestRegister(t *testing.T) {
 		{"persistentvolumes", "PersistentVolume", false, []string{"pv"}, nil, []string{"status"}},
 		{"persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}, nil, []string{"status"}},
 		{"serviceaccounts", "ServiceAccount", true, []string{"sa"}, nil, []string{"token"}},
+		{"replicationcontrollers", "ReplicationController", true, []string{"rc"}, []string{"all"}, []string{"status", "scale"}},
+		{"podtemplates", "PodTemplate", true, nil, nil, nil},
 	}
 	require.Len(t, s.Types(), len(tests))
 	for _, tt := range tests {

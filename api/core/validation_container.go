@@ -3,10 +3,12 @@ package core
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/api/validation"
 )
 
@@ -233,7 +235,7 @@ func validateEnvVarSource(ev EnvVar, p *field.Path) field.ErrorList {
 	}
 	if src.ResourceFieldRef != nil {
 		n++
-		errs = append(errs, validateResourceFieldSelector(src.ResourceFieldRef, true, p.Child("resourceFieldRef"))...)
+		errs = append(errs, validateResourceFieldSelector(src.ResourceFieldRef, false, p.Child("resourceFieldRef"))...)
 	}
 	if r := src.ConfigMapKeyRef; r != nil {
 		n++
@@ -296,25 +298,72 @@ var validContainerResources = []string{
 	"requests.cpu", "requests.ephemeral-storage", "requests.memory",
 }
 
-func validateResourceFieldSelector(s *ResourceFieldSelector, needContainer bool, p *field.Path) field.ErrorList {
+// validateResourceFieldSelector checks a downward API resource selector as
+// kube-apiserver does: a volume file must name its container (an env var
+// defaults to its own), the resource is one the downward API projects, and a
+// set divisor is one of the units the resource's family supports. A zero
+// divisor (client-go sends "0" for an unset one) means unset.
+func validateResourceFieldSelector(s *ResourceFieldSelector, volume bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if needContainer && s.ContainerName == "" {
+	switch {
+	case volume && s.ContainerName == "":
 		errs = append(errs, field.Required(p.Child("containerName"), ""))
-	}
-	if s.Resource == "" {
-		return append(errs, field.Required(p.Child("resource"), ""))
-	}
-	ok := strings.HasPrefix(s.Resource, "limits.hugepages-") || strings.HasPrefix(s.Resource, "requests.hugepages-")
-	for _, v := range validContainerResources {
-		ok = ok || v == s.Resource
-	}
-	if !ok {
+	case s.Resource == "":
+		errs = append(errs, field.Required(p.Child("resource"), ""))
+	case !isDownwardResource(s.Resource):
 		errs = append(errs, field.NotSupported(p.Child("resource"), s.Resource, validContainerResources))
 	}
-	if s.Divisor != nil && s.Divisor.Sign() <= 0 {
-		errs = append(errs, field.Invalid(p.Child("divisor"), s.Divisor.String(), "must be greater than zero"))
+	return append(errs, validateResourceDivisor(s.Resource, s.Divisor, p)...)
+}
+
+func isDownwardResource(name string) bool {
+	if strings.HasPrefix(name, "limits.hugepages-") || strings.HasPrefix(name, "requests.hugepages-") {
+		return true
 	}
-	return errs
+	for _, v := range validContainerResources {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cpuDivisors and byteDivisors are the divisors kube-apiserver accepts, by
+// the family of the selected resource.
+var (
+	cpuDivisors  = []string{"1m", "1"}
+	byteDivisors = []string{"1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei"}
+)
+
+// validateResourceDivisor checks a non-zero divisor against its resource's
+// family, with kube-apiserver's messages (the value shown is the resource).
+func validateResourceDivisor(res string, div resource.Quantity, p *field.Path) field.ErrorList {
+	if div.IsZero() {
+		return nil
+	}
+	var allowed []string
+	var family string
+	switch {
+	case res == "limits.cpu" || res == "requests.cpu":
+		allowed, family = cpuDivisors, "cpu"
+	case res == "limits.memory" || res == "requests.memory":
+		allowed, family = byteDivisors, "memory"
+	case res == "limits.ephemeral-storage" || res == "requests.ephemeral-storage":
+		allowed, family = byteDivisors, "local ephemeral storage"
+	case strings.HasPrefix(res, "limits.hugepages-") || strings.HasPrefix(res, "requests.hugepages-"):
+		allowed, family = byteDivisors, "hugepages"
+	default:
+		return nil
+	}
+	if slices.Contains(allowed, div.String()) {
+		return nil
+	}
+	values := strings.Join(allowed, ", ")
+	if family == "cpu" {
+		values = "1m and 1"
+	}
+	return field.ErrorList{field.Invalid(p.Child("divisor"), res,
+		fmt.Sprintf("only divisor's values %s are supported with the %s resource", values, family))}
 }
 
 func validateMountPropagation(mp MountPropagationMode, privileged bool, p *field.Path) field.ErrorList {

@@ -184,7 +184,7 @@ func validateDownwardFiles(items []DownwardAPIVolumeFile, p *field.Path) field.E
 		case f.FieldRef != nil:
 			errs = append(errs, validateObjectFieldSelector(f.FieldRef, ip.Child("fieldRef"))...)
 		case f.ResourceFieldRef != nil:
-			errs = append(errs, validateResourceFieldSelector(f.ResourceFieldRef, false, ip.Child("resourceFieldRef"))...)
+			errs = append(errs, validateResourceFieldSelector(f.ResourceFieldRef, true, ip.Child("resourceFieldRef"))...)
 		default:
 			errs = append(errs, field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
 		}

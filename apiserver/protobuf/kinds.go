@@ -24,10 +24,12 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                     "networking.Ingress",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                "networking.IngressClass",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
+		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                      "node.RuntimeClass",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",
 		"Event", "ResourceQuota", "LimitRange", "PersistentVolumeClaim", "PersistentVolume", "Node", "Binding",
+		"ReplicationController",
 	} {
 		t[core.WithKind(k)] = "core." + k
 	}

@@ -103,6 +103,11 @@ func otherMessages() map[string]fields {
 		"scheduling.PriorityClass": {
 			1: objectMeta(), 2: i32p("value"), 3: bln("globalDefault"), 4: str("description"), 5: strp("preemptionPolicy"),
 		},
+		"node.RuntimeClass": {
+			1: objectMeta(), 2: strp("handler"), 3: msg("overhead", "node.Overhead"), 4: msg("scheduling", "node.Scheduling"),
+		},
+		"node.Overhead":      {1: quantities("podFixed")},
+		"node.Scheduling":    {1: mapStr("nodeSelector"), 2: msgs("tolerations", "core.Toleration")},
 		"coordination.Lease": {1: objectMeta(), 2: msg("spec", "coordination.LeaseSpec")},
 		"certs.CertificateSigningRequest": {
 			1: objectMeta(), 2: msg("spec", "certs.CertificateSigningRequestSpec"), 3: msg("status", "certs.CertificateSigningRequestStatus"),

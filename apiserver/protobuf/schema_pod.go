@@ -46,12 +46,23 @@ func podSpecFields() fields {
 // resources, probes and lifecycle hooks.
 func corePodMessages() map[string]fields {
 	return map[string]fields{
-		"core.Pod":                      {1: objectMeta(), 2: msg("spec", "core.PodSpec"), 3: msg("status", "core.PodStatus")},
-		"core.PodTemplateSpec":          {1: objectMeta(), 2: msg("spec", "core.PodSpec")},
-		"core.PodTemplate":              {1: objectMeta(), 2: msg("template", "core.PodTemplateSpec")},
-		"core.PodSpec":                  podSpecFields(),
-		"core.Container":                containerFields(),
-		"core.EphemeralContainerCommon": containerFields(),
+		"core.Pod":             {1: objectMeta(), 2: msg("spec", "core.PodSpec"), 3: msg("status", "core.PodStatus")},
+		"core.PodTemplateSpec": {1: objectMeta(), 2: msg("spec", "core.PodSpec")},
+		"core.PodTemplate":     {1: objectMeta(), 2: msg("template", "core.PodTemplateSpec")},
+		"core.ReplicationController": {
+			1: objectMeta(), 2: msg("spec", "core.ReplicationControllerSpec"), 3: msg("status", "core.ReplicationControllerStatus"),
+		},
+		"core.ReplicationControllerSpec": {
+			1: i32p("replicas"), 4: i32("minReadySeconds"), 2: mapStr("selector"), 3: msg("template", "core.PodTemplateSpec"),
+		},
+		"core.ReplicationControllerStatus": {
+			1: i32p("replicas"), 2: i32("fullyLabeledReplicas"), 4: i32("readyReplicas"), 5: i32("availableReplicas"),
+			3: i64("observedGeneration"), 6: msgs("conditions", "core.ReplicationControllerCondition"),
+		},
+		"core.ReplicationControllerCondition": conditionFields(),
+		"core.PodSpec":                        podSpecFields(),
+		"core.Container":                      containerFields(),
+		"core.EphemeralContainerCommon":       containerFields(),
 		"core.EphemeralContainer": {
 			1: inl("core.EphemeralContainerCommon"), 2: str("targetContainerName"),
 		},

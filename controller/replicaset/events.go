@@ -1,12 +1,16 @@
 package replicaset
 
 import (
-	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
 )
 
-// Component is the source of the controller's Events.
-const Component = "replicaset-controller"
+// Component is the source of the ReplicaSet controller's Events, and
+// ComponentReplicationController the replication controller's.
+const (
+	Component                      = "replicaset-controller"
+	ComponentReplicationController = "replication-controller"
+)
 
 // The reasons of the controller's Events, as Kubernetes' pod control
 // spells them.
@@ -17,31 +21,31 @@ const (
 	ReasonFailedDelete     = "FailedDelete"
 )
 
-// event records an Event on rs (kubectl describe shows them). It never
+// event records an Event on owner (kubectl describe shows them). It never
 // blocks nor fails: the recorder drops what it cannot write. A Controller
 // made without a recorder records nothing.
-func (r *Controller) event(rs *apps.ReplicaSet, eventType, reason, message string) {
+func (r *Controller) event(owner meta.Object, eventType, reason, message string) {
 	if r.rec != nil {
-		r.rec.Event(rs, eventType, reason, message)
+		r.rec.Event(owner, eventType, reason, message)
 	}
 }
 
-// recordFailedCreate records a FailedCreate warning on rs.
-func (r *Controller) recordFailedCreate(rs *apps.ReplicaSet, cause error) {
-	r.event(rs, core.EventTypeWarning, ReasonFailedCreate, "Error creating: "+cause.Error())
+// recordFailedCreate records a FailedCreate warning on owner.
+func (r *Controller) recordFailedCreate(owner meta.Object, cause error) {
+	r.event(owner, core.EventTypeWarning, ReasonFailedCreate, "Error creating: "+cause.Error())
 }
 
-// recordCreated records a SuccessfulCreate Event on rs for pod.
-func (r *Controller) recordCreated(rs *apps.ReplicaSet, pod *core.Pod) {
-	r.event(rs, core.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: "+pod.Name)
+// recordCreated records a SuccessfulCreate Event on owner for pod.
+func (r *Controller) recordCreated(owner meta.Object, pod *core.Pod) {
+	r.event(owner, core.EventTypeNormal, ReasonSuccessfulCreate, "Created pod: "+pod.Name)
 }
 
-// recordDeleted records a SuccessfulDelete Event on rs for pod, or a
+// recordDeleted records a SuccessfulDelete Event on owner for pod, or a
 // FailedDelete warning when cause is set.
-func (r *Controller) recordDeleted(rs *apps.ReplicaSet, pod *core.Pod, cause error) {
+func (r *Controller) recordDeleted(owner meta.Object, pod *core.Pod, cause error) {
 	if cause != nil {
-		r.event(rs, core.EventTypeWarning, ReasonFailedDelete, "Error deleting: "+cause.Error())
+		r.event(owner, core.EventTypeWarning, ReasonFailedDelete, "Error deleting: "+cause.Error())
 		return
 	}
-	r.event(rs, core.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: "+pod.Name)
+	r.event(owner, core.EventTypeNormal, ReasonSuccessfulDelete, "Deleted pod: "+pod.Name)
 }

@@ -14,14 +14,6 @@ import (
 	"github.com/orkit/orkit/controller"
 )
 
-func controllerRef(pod *core.Pod) *meta.OwnerReference {
-	ref := meta.ControllerOf(&pod.ObjectMeta)
-	if ref == nil || meta.ParseGroupVersion(ref.APIVersion).Group != apps.GroupName {
-		return nil
-	}
-	return ref
-}
-
 // OwnerReference returns the controller reference a ReplicaSet puts on
 // its pods.
 func OwnerReference(rs *apps.ReplicaSet) meta.OwnerReference {
@@ -30,23 +22,25 @@ func OwnerReference(rs *apps.ReplicaSet) meta.OwnerReference {
 		Controller: &yes, BlockOwnerDeletion: &yes}
 }
 
-// ownerKey is the ReplicaSet that controls pod, for the expectations.
-func ownerKey(pod *core.Pod) (controller.Request, bool) {
-	ref := controllerRef(pod)
-	if ref == nil || ref.Kind != "ReplicaSet" {
+// ownerKey is the owner of the kind that controls pod, for the
+// expectations.
+func (r *Controller) ownerKey(pod *core.Pod) (controller.Request, bool) {
+	ref := meta.ControllerOf(&pod.ObjectMeta)
+	if !r.kind.owns(ref) {
 		return controller.Request{}, false
 	}
 	return controller.Request{Namespace: pod.Namespace, Name: ref.Name}, true
 }
 
-// claimPods returns rs's active pods: those it controls and its selector
-// matches, after adopting matching orphans and releasing non-matching
-// pods it controls (controller.ClaimObjects).
-func (r *Controller) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel labels.Selector) ([]*core.Pod, error) {
-	owned, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: rs, Ref: OwnerReference(rs), Selector: sel,
+// claimPods returns owner's active pods: those it controls and its
+// selector matches, after adopting matching orphans and releasing
+// non-matching pods it controls (controller.ClaimObjects).
+func (r *Controller) claimPods(ctx context.Context, owner meta.Object, sel labels.Selector) ([]*core.Pod, error) {
+	m := owner.GetObjectMeta()
+	owned, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: owner, Ref: r.kind.ref(owner), Selector: sel,
 		Recheck: func(ctx context.Context) (meta.Object, error) {
-			return client.For[apps.ReplicaSet](r.client, rs.Namespace).Get(ctx, rs.Name)
-		}}, r.pods.Namespace(rs.Namespace).List(nil))
+			return r.kind.fetch(ctx, m.Namespace, m.Name)
+		}}, r.pods.Namespace(m.Namespace).List(nil))
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +53,9 @@ func (r *Controller) claimPods(ctx context.Context, rs *apps.ReplicaSet, sel lab
 	return active, nil
 }
 
-// manage creates or deletes pods so that rs has spec.replicas of them.
-func (r *Controller) manage(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, pods []*core.Pod) error {
+// manage creates or deletes pods so that owner (seen as rs) has
+// spec.replicas of them.
+func (r *Controller) manage(ctx context.Context, key controller.Request, owner meta.Object, rs *apps.ReplicaSet, pods []*core.Pod) error {
 	want := 1
 	if rs.Spec.Replicas != nil {
 		want = int(*rs.Spec.Replicas)
@@ -68,26 +63,29 @@ func (r *Controller) manage(ctx context.Context, key controller.Request, rs *app
 	diff := len(pods) - want
 	switch {
 	case diff < 0:
-		return r.createPods(ctx, key, rs, min(-diff, r.burst))
+		return r.createPods(ctx, key, owner, rs, min(-diff, r.burst))
 	case diff > 0:
-		return r.deletePods(ctx, key, rs, PodsToDelete(pods, min(diff, r.burst)))
+		return r.deletePods(ctx, key, owner, PodsToDelete(pods, min(diff, r.burst)))
 	}
 	return nil
 }
 
 // NewPod returns the pod rs creates from its template.
-func NewPod(rs *apps.ReplicaSet) *core.Pod {
+func NewPod(rs *apps.ReplicaSet) *core.Pod { return newPod(rs, OwnerReference(rs)) }
+
+// newPod returns the pod made from rs's template, controlled by ref.
+func newPod(rs *apps.ReplicaSet, ref meta.OwnerReference) *core.Pod {
 	t := meta.DeepCopy(&rs.Spec.Template)
 	return &core.Pod{
 		ObjectMeta: meta.ObjectMeta{GenerateName: rs.Name + "-", Namespace: rs.Namespace, Labels: t.Labels,
-			Annotations: t.Annotations, Finalizers: t.Finalizers, OwnerReferences: []meta.OwnerReference{OwnerReference(rs)}},
+			Annotations: t.Annotations, Finalizers: t.Finalizers, OwnerReferences: []meta.OwnerReference{ref}},
 		Spec: t.Spec,
 	}
 }
 
 // createPods creates n pods in slow-start batches; the first failing
 // batch stops the rest, whose expectations are released.
-func (r *Controller) createPods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, n int) error {
+func (r *Controller) createPods(ctx context.Context, key controller.Request, owner meta.Object, rs *apps.ReplicaSet, n int) error {
 	r.exp.ExpectCreations(key, n)
 	pods := client.For[core.Pod](r.client, rs.Namespace)
 	done := 0
@@ -98,13 +96,13 @@ func (r *Controller) createPods(ctx context.Context, key controller.Request, rs 
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				created, err := pods.Create(ctx, NewPod(rs))
+				created, err := pods.Create(ctx, newPod(rs, r.kind.ref(owner)))
 				if err != nil {
 					r.exp.CreationObserved(key) // no event will come
 					errs[i] = err
 					return
 				}
-				r.recordCreated(rs, created)
+				r.recordCreated(owner, created)
 			}()
 		}
 		wg.Wait()
@@ -114,8 +112,8 @@ func (r *Controller) createPods(ctx context.Context, key controller.Request, rs 
 				for range n - done {
 					r.exp.CreationObserved(key)
 				}
-				r.recordFailedCreate(rs, err)
-				return fmt.Errorf("create pods for replicaset %s: %w", key, err)
+				r.recordFailedCreate(owner, err)
+				return fmt.Errorf("create pods for %s %s: %w", r.kind.name, key, err)
 			}
 		}
 	}
@@ -123,7 +121,7 @@ func (r *Controller) createPods(ctx context.Context, key controller.Request, rs 
 }
 
 // deletePods deletes victims at once, waiting for each deletion's event.
-func (r *Controller) deletePods(ctx context.Context, key controller.Request, rs *apps.ReplicaSet, victims []*core.Pod) error {
+func (r *Controller) deletePods(ctx context.Context, key controller.Request, owner meta.Object, victims []*core.Pod) error {
 	uids := make([]meta.UID, len(victims))
 	for i, p := range victims {
 		uids[i] = p.UID
@@ -140,11 +138,11 @@ func (r *Controller) deletePods(ctx context.Context, key controller.Request, rs 
 				r.exp.DeletionObservedOf(key, p.UID) // no event will come
 				if !apierrors.IsNotFound(err) {
 					errs[i] = fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
-					r.recordDeleted(rs, p, err)
+					r.recordDeleted(owner, p, err)
 				}
 				return
 			}
-			r.recordDeleted(rs, p, nil)
+			r.recordDeleted(owner, p, nil)
 		}()
 	}
 	wg.Wait()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
@@ -44,7 +43,7 @@ type Config struct {
 type Controller struct {
 	*controller.Controller
 	client *client.Client
-	rss    informer.Lister[*apps.ReplicaSet]
+	kind   kindAdapter
 	pods   informer.Lister[*core.Pod]
 	exp    *controller.Expectations
 	burst  int
@@ -63,6 +62,36 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
 	}
+	rsInf, err := controller.InformerFor[apps.ReplicaSet](m, "")
+	if err != nil {
+		return nil, err
+	}
+	return newController(m, cfg, "replicaset", replicaSetKind(m.Client(), rsInf.Lister()), func(c *controller.Controller) {
+		controller.WatchObjects(c, rsInf)
+	})
+}
+
+// NewForReplicationControllers makes the replication controller: this
+// controller's logic over m's shared informer of core/v1
+// ReplicationControllers, each seen as the ReplicaSet it behaves as
+// (ReplicaSetView); its pods carry a v1 ReplicationController owner
+// reference and its Events name the ReplicationController. Errors are
+// New's.
+func NewForReplicationControllers(m *controller.Manager, cfg Config) (*Controller, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
+	}
+	rcInf, err := controller.InformerFor[core.ReplicationController](m, "")
+	if err != nil {
+		return nil, err
+	}
+	return newController(m, cfg, "replicationcontroller", replicationControllerKind(m.Client(), rcInf.Lister()),
+		func(c *controller.Controller) { controller.WatchObjects(c, rcInf) })
+}
+
+// newController makes the controller for one kind; watch sets up the
+// watch of the kind's objects.
+func newController(m *controller.Manager, cfg Config, name string, kind kindAdapter, watch func(*controller.Controller)) (*Controller, error) {
 	if cfg.Burst <= 0 {
 		cfg.Burst = DefaultBurst
 	}
@@ -72,27 +101,27 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = m.Logger()
 	}
-	rsInf, err := controller.InformerFor[apps.ReplicaSet](m, "")
-	if err != nil {
-		return nil, err
-	}
 	podInf, err := controller.InformerFor[core.Pod](m, "")
 	if err != nil {
 		return nil, err
 	}
-	r := &Controller{client: m.Client(), rss: rsInf.Lister(), pods: podInf.Lister(),
+	r := &Controller{client: m.Client(), kind: kind, pods: podInf.Lister(),
 		exp: controller.NewExpectations(nil, 0), burst: cfg.Burst, log: cfg.Logger, now: time.Now}
 	if r.rec = cfg.Recorder; r.rec == nil {
-		if r.rec, err = m.Recorder(Component); err != nil {
+		component := Component
+		if kind.name == "ReplicationController" {
+			component = ComponentReplicationController
+		}
+		if r.rec, err = m.Recorder(component); err != nil {
 			return nil, err
 		}
 	}
-	c, err := controller.New("replicaset", r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
+	c, err := controller.New(name, r, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
-	controller.WatchObjects(c, rsInf)
-	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, ownerKey), r.podRequests)
+	watch(c)
+	controller.Watch(c, controller.ObserveExpectations(podInf, r.exp, r.ownerKey), r.podRequests)
 	r.Controller = c
 	return r, nil
 }
@@ -101,21 +130,21 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 // metrics).
 func (r *Controller) Expectations() *controller.Expectations { return r.exp }
 
-// podRequests maps a pod to its controlling ReplicaSet, or an orphan to
-// every ReplicaSet of its namespace that selects it (to adopt it).
+// podRequests maps a pod to its controlling owner of the kind, or an
+// orphan to every owner of its namespace that selects it (to adopt it).
 func (r *Controller) podRequests(pod *core.Pod) []controller.Request {
-	if ref := controllerRef(pod); ref != nil {
-		if ref.Kind != "ReplicaSet" {
+	if ref := meta.ControllerOf(&pod.ObjectMeta); ref != nil {
+		if !r.kind.owns(ref) {
 			return nil
 		}
 		return []controller.Request{{Namespace: pod.Namespace, Name: ref.Name}}
 	}
-	return controller.EnqueueSelectingOwners[*core.Pod](r.rss, func(rs *apps.ReplicaSet) *meta.LabelSelector { return rs.Spec.Selector }, nil)(pod)
+	return r.kind.orphanOwners(pod)
 }
 
 // Reconcile brings one ReplicaSet's pods and status to its spec.
 func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	rs, err := r.rss.Namespace(req.Namespace).Get(req.Name)
+	obj, rs, err := r.kind.get(req.Namespace, req.Name)
 	if errors.Is(err, informer.ErrNotFound) {
 		r.exp.Forget(req)
 		return controller.Result{}, nil
@@ -125,18 +154,18 @@ func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	}
 	sel, err := labels.SelectorFromLabelSelector(rs.Spec.Selector)
 	if err != nil || sel.Empty() {
-		return controller.Result{}, controller.TerminalError(fmt.Errorf("replicaset %s: invalid selector: %v", req, err))
+		return controller.Result{}, controller.TerminalError(fmt.Errorf("%s %s: invalid selector: %v", r.kind.name, req, err))
 	}
-	pods, err := r.claimPods(ctx, rs, sel)
+	pods, err := r.claimPods(ctx, obj, sel)
 	if err != nil {
 		return controller.Result{}, err
 	}
 	var manageErr error
 	if r.exp.Satisfied(req) && rs.DeletionTimestamp == nil {
-		manageErr = r.manage(ctx, req, rs, pods)
+		manageErr = r.manage(ctx, req, obj, rs, pods)
 	}
 	st, wait := ComputeStatus(rs, pods, manageErr, r.now())
-	if err := r.updateStatus(ctx, rs, st); err != nil {
+	if err := r.updateStatus(ctx, obj, rs, st); err != nil {
 		return controller.Result{}, err
 	}
 	if manageErr != nil {
@@ -148,20 +177,11 @@ func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	return controller.Result{}, nil
 }
 
-// updateStatus writes st unless rs already has it; a conflict retries the
-// reconcile.
-func (r *Controller) updateStatus(ctx context.Context, rs *apps.ReplicaSet, st apps.ReplicaSetStatus) error {
+// updateStatus writes st as obj's status unless its view rs already has
+// it; a conflict retries the reconcile.
+func (r *Controller) updateStatus(ctx context.Context, obj meta.Object, rs *apps.ReplicaSet, st apps.ReplicaSetStatus) error {
 	if statusEqual(&rs.Status, &st) {
 		return nil
 	}
-	upd := *rs
-	upd.Status = st
-	_, err := client.For[apps.ReplicaSet](r.client, rs.Namespace).UpdateStatus(ctx, &upd)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("update status of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
-	}
-	return nil
+	return r.kind.writeStatus(ctx, obj, st)
 }

@@ -42,7 +42,7 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 	_, _, err = rsIx.Put(rs)
 	require.NoError(t, err)
 	podIx := informer.NewIndexer[*core.Pod](informer.Indexers[*core.Pod]{informer.NamespaceIndex: informer.IndexByNamespace[*core.Pod]})
-	r := &Controller{client: c, rss: informer.NewLister(rsIx), pods: informer.NewLister(podIx), exp: controller.NewExpectations(nil, 0),
+	r := &Controller{client: c, kind: replicaSetKind(c, informer.NewLister(rsIx)), pods: informer.NewLister(podIx), exp: controller.NewExpectations(nil, 0),
 		burst: DefaultBurst, log: testnode.QuietLogger(), now: time.Now}
 	req := controller.Request{Namespace: "default", Name: "web"}
 	listPods := func() []core.Pod {
@@ -68,7 +68,7 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 
 	// The informer catches up.
 	src := &captureSource{}
-	controller.ObserveExpectations[*core.Pod](src, r.exp, ownerKey).AddEventHandler(nopHandler{})
+	controller.ObserveExpectations[*core.Pod](src, r.exp, r.ownerKey).AddEventHandler(nopHandler{})
 	obs := src.h
 	for _, p := range listPods() {
 		_, _, err := podIx.Put(&p)

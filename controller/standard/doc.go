@@ -3,8 +3,8 @@
 // default controllers:
 //
 //	standard.Add(m, standard.Config{...})
-//	  ├─ workloads   replicaset, deployment, statefulset, daemonset, job, cronjob
-//	  ├─ policy      disruption
+//	  ├─ workloads   replicaset, replicationcontroller, deployment, statefulset, daemonset, job, cronjob
+//	  ├─ policy      disruption, resourcequota
 //	  ├─ services    endpoints, servicelb (with a load balancer provider)
 //	  ├─ namespaces  namespace, serviceaccount
 //	  ├─ nodes       nodeipam, nodelifecycle, podgc

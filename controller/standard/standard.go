@@ -18,6 +18,8 @@ import (
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/podgc"
 	"github.com/orkit/orkit/controller/replicaset"
+	"github.com/orkit/orkit/controller/replication"
+	"github.com/orkit/orkit/controller/resourcequota"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/serviceaccount"
 	"github.com/orkit/orkit/controller/servicelb"
@@ -33,12 +35,14 @@ import (
 // RootCACert.RootCA.
 type Config struct {
 	ReplicaSet     replicaset.Config
+	Replication    replication.Config
 	Deployment     deployment.Config
 	StatefulSet    statefulset.Config
 	DaemonSet      daemonset.Config
 	Job            job.Config
 	CronJob        cronjob.Config
 	Disruption     disruption.Config
+	ResourceQuota  resourcequota.Config
 	Endpoints      endpoints.Config
 	EndpointSlice  endpointslice.Config // the EndpointSlice and mirroring controllers
 	Namespace      namespace.Config
@@ -64,12 +68,14 @@ type Config struct {
 // manager; one left out is nil.
 type Controllers struct {
 	ReplicaSet       *replicaset.Controller
+	Replication      *replication.Controller
 	Deployment       *deployment.Controller
 	StatefulSet      *statefulset.Controller
 	DaemonSet        *daemonset.Controller
 	Job              *job.Controller
 	CronJob          *cronjob.Controller
 	Disruption       *disruption.Controller
+	ResourceQuota    *resourcequota.Controller
 	Endpoints        *endpoints.Controller
 	EndpointSlice    *endpointslice.Controller
 	Mirroring        *endpointslice.Mirroring
@@ -88,8 +94,9 @@ type Controllers struct {
 // makes them: the names Config.Disabled takes, which are also the
 // controllers' names in logs and metrics.
 func Names() []string {
-	return []string{"replicaset", "deployment", "statefulset", "daemonset", "job", "cronjob", "disruption",
-		"endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount", "root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
+		"disruption", "resourcequota", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
+		"root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -147,12 +154,18 @@ func stepOf[C controller.Runnable](name string, dst *C, mk func() (C, error)) st
 func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 	return []step{
 		stepOf("replicaset", &out.ReplicaSet, func() (*replicaset.Controller, error) { return replicaset.New(m, cfg.ReplicaSet) }),
+		stepOf("replicationcontroller", &out.Replication, func() (*replication.Controller, error) {
+			return replication.New(m, cfg.Replication)
+		}),
 		stepOf("deployment", &out.Deployment, func() (*deployment.Controller, error) { return deployment.New(m, cfg.Deployment) }),
 		stepOf("statefulset", &out.StatefulSet, func() (*statefulset.Controller, error) { return statefulset.New(m, cfg.StatefulSet) }),
 		stepOf("daemonset", &out.DaemonSet, func() (*daemonset.Controller, error) { return daemonset.New(m, cfg.DaemonSet) }),
 		stepOf("job", &out.Job, func() (*job.Controller, error) { return job.New(m, cfg.Job) }),
 		stepOf("cronjob", &out.CronJob, func() (*cronjob.Controller, error) { return cronjob.New(m, cfg.CronJob) }),
 		stepOf("disruption", &out.Disruption, func() (*disruption.Controller, error) { return disruption.New(m, cfg.Disruption) }),
+		stepOf("resourcequota", &out.ResourceQuota, func() (*resourcequota.Controller, error) {
+			return resourcequota.New(m, cfg.ResourceQuota)
+		}),
 		stepOf("endpoints", &out.Endpoints, func() (*endpoints.Controller, error) { return endpoints.New(m, cfg.Endpoints) }),
 		stepOf("endpointslice", &out.EndpointSlice, func() (*endpointslice.Controller, error) {
 			return endpointslice.New(m, cfg.EndpointSlice)

@@ -70,7 +70,7 @@ func startServer(ctx context.Context, t *testing.T, bin, name, dir string, etcd 
 	}()
 	t.Cleanup(func() { p.stop(t) })
 	kc := filepath.Join(dir, "admin.kubeconfig")
-	waitFor(ctx, t, 90*time.Second, name+" serves /readyz", func() bool {
+	waitUntil(ctx, t, 90*time.Second, name+" serves /readyz", func() bool {
 		select {
 		case <-p.exited:
 			t.Fatalf("%s exited:\n%s", name, p.logTail())
@@ -124,8 +124,8 @@ func (p *serverProc) logTail() string {
 	return string(b)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(ctx context.Context, t *testing.T, limit time.Duration, what string, cond func() bool) {
+// waitUntil polls cond until it holds or the deadline passes.
+func waitUntil(ctx context.Context, t *testing.T, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
@@ -195,7 +195,7 @@ func TestServers(t *testing.T) {
 
 	// One holder each for the controller manager and the scheduler.
 	var cmLeader string
-	waitFor(ctx, t, 60*time.Second, "the leases have holders", func() bool {
+	waitUntil(ctx, t, 60*time.Second, "the leases have holders", func() bool {
 		cmLeader = leaseHolder(ctx, procs[names[0]], kc, controllerLeaseName)
 		return procs[cmLeader] != nil && procs[leaseHolder(ctx, procs[names[0]], kc, schedulerLeaseName)] != nil
 	})
@@ -224,7 +224,7 @@ func TestServers(t *testing.T) {
 	assert.Equal(t, "system:bootstrap:"+strings.Split(token, ".")[0], out)
 	out, err = asBootstrap(nodeCSR(t, "agent-1"), "create", "-f", "-")
 	require.NoError(t, err, out)
-	waitFor(ctx, t, 60*time.Second, "the join request is approved and issued", func() bool {
+	waitUntil(ctx, t, 60*time.Second, "the join request is approved and issued", func() bool {
 		out, err := procs[names[0]].kubectl(ctx, kc, "get", "csr", "join-agent-1")
 		return err == nil && strings.Contains(out, "Approved,Issued")
 	})
@@ -249,7 +249,7 @@ func TestServers(t *testing.T) {
 	out, err = survivor.kubectl(ctx, kc, "scale", "deployment", "web", "--replicas=4")
 	require.NoError(t, err, out)
 	var newLeader string
-	waitFor(ctx, t, 90*time.Second, "another server leads the controller manager", func() bool {
+	waitUntil(ctx, t, 90*time.Second, "another server leads the controller manager", func() bool {
 		newLeader = leaseHolder(ctx, survivor, kc, controllerLeaseName)
 		return newLeader != cmLeader && procs[newLeader] != nil
 	})
@@ -272,7 +272,7 @@ func TestServers(t *testing.T) {
 // created by its ReplicaSet; no node runs them).
 func waitReplicas(ctx context.Context, t *testing.T, p *serverProc, kc string, n int) {
 	t.Helper()
-	waitFor(ctx, t, 90*time.Second, fmt.Sprintf("deployment web has %d replicas", n), func() bool {
+	waitUntil(ctx, t, 90*time.Second, fmt.Sprintf("deployment web has %d replicas", n), func() bool {
 		out, err := p.kubectl(ctx, kc, "get", "deployment", "web", "-o", "jsonpath={.status.replicas}")
 		return err == nil && out == fmt.Sprint(n)
 	})
