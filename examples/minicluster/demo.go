@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -53,7 +54,7 @@ func runDemo(ctx context.Context, c *cluster) error {
 			}
 			return d.podsServe(ctx, 5)
 		}},
-		{"kubectl expose deployment web --port=80 --target-port=8080: EndpointSlices, and the API server's proxy reaches a pod", d.serviceProxy},
+		{"kubectl expose deployment web --port=80 --target-port=8080: EndpointSlices; the API server's proxy (and kubectl proxy) reach a pod", d.serviceProxy},
 		{"kubectl set image deployment/web hello=" + helloV2 + " && kubectl rollout status", func(ctx context.Context) error {
 			if _, err := d.kubectl(ctx, "set", "image", "deployment/web", "hello="+helloV2); err != nil {
 				return err
@@ -183,12 +184,44 @@ func (d *demo) serviceProxy(ctx context.Context) error {
 	if err != nil || !names[strings.TrimSpace(out)] {
 		return fmt.Errorf("services/web:80/proxy/ answered %q, not a web pod's name: %v", out, err)
 	}
+	if err := d.kubectlProxy(ctx, "/api/v1/namespaces/default/services/web:80/proxy/", names); err != nil {
+		return err
+	}
 	out, err = d.kubectl(ctx, "get", "--raw", "/api/v1/namespaces/default/pods/"+pods[0].Name+":8080/proxy/healthz")
 	if err != nil || strings.TrimSpace(out) != "ok" {
 		return fmt.Errorf("pods/%s:8080/proxy/healthz answered %q: %v", pods[0].Name, out, err)
 	}
 	_, err = d.kubectl(ctx, "delete", "service", "web")
 	return err
+}
+
+// kubectlProxy runs `kubectl proxy` on a free loopback port, as a user
+// does, and GETs path through it: the answer must be one of want.
+func (d *demo) kubectlProxy(ctx context.Context, path string, want map[string]bool) error {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(pctx, "kubectl", "--kubeconfig", d.kubeconfig, "proxy", "--port=0", "--address=127.0.0.1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("kubectl proxy: %w", err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	// "Starting to serve on 127.0.0.1:PORT"
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("kubectl proxy did not say where it serves: %w", err)
+	}
+	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
+	fmt.Fprintf(d.c.opts.Out, "          $ kubectl proxy --port=0 &   # %s\n", strings.TrimSpace(line))
+	body, err := httpGet(ctx, "http://"+addr+path)
+	fmt.Fprintf(d.c.opts.Out, "          $ curl http://%s%s\n            %s\n", addr, path, strings.TrimSpace(body))
+	if err != nil || !want[strings.TrimSpace(body)] {
+		return fmt.Errorf("through kubectl proxy %s answered %q: %v", path, body, err)
+	}
+	return nil
 }
 
 func (d *demo) logs(ctx context.Context) error {
