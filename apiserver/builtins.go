@@ -55,6 +55,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.CreateFunc = s.createBinding
 		},
 		coreGVR("nodes"): func(r *Resource) { r.Table = nodeTable; r.Fields = nodeFields },
+		crdGVR:           crdExtras,
 		coreGVR("namespaces"): func(r *Resource) {
 			r.Strategy = &namespaceStrategy{NewDefaultStrategy(r.Type)}
 			r.Table, r.Fields = namespaceTable, namespaceFields

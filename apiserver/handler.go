@@ -43,6 +43,9 @@ type served struct {
 	cache   *WatchCache
 	// fieldLabels are the labels field selectors may use (fieldLabels).
 	fieldLabels map[string]bool
+	// stop ends the watch cache of a resource registered while serving
+	// (Unregister); nil for the others, which run until the server stops.
+	stop context.CancelFunc
 }
 
 func (s *served) gr() meta.GroupResource { return s.storage.gr }

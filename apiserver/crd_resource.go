@@ -1,0 +1,127 @@
+package apiserver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/orkit/orkit/api/apiextensions"
+	"github.com/orkit/orkit/api/apiextensions/schema"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+)
+
+// customResources returns the Resources that serve crd: one per served
+// version, under the names crd has been granted (status.acceptedNames),
+// every one storing objects as the storage version. It fails when a
+// version's schema or printer columns do not compile (validation refuses
+// such CRDs, so this means a CRD stored by something else).
+func customResources(crd *apiextensions.CustomResourceDefinition) ([]Resource, error) {
+	names := crd.Status.AcceptedNames
+	storage := meta.GroupVersionKind{Group: crd.Spec.Group, Version: crd.StorageVersion(), Kind: names.Kind}
+	var out []Resource
+	for i := range crd.Spec.Versions {
+		ver := &crd.Spec.Versions[i]
+		if !ver.Served {
+			continue
+		}
+		res, err := customResource(crd, ver)
+		if err != nil {
+			return nil, fmt.Errorf("customresourcedefinition %q version %q: %w", crd.Name, ver.Name, err)
+		}
+		if storage.Version != "" && storage.Version != ver.Name {
+			sk := storage
+			res.StoredAs = &sk
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// customResource builds the Resource of one served version.
+func customResource(crd *apiextensions.CustomResourceDefinition, ver *apiextensions.CustomResourceDefinitionVersion) (Resource, error) {
+	names := crd.Status.AcceptedNames
+	v := &customVersion{
+		kind:       meta.GroupVersionKind{Group: crd.Spec.Group, Version: ver.Name, Kind: names.Kind},
+		namespaced: crd.Spec.Scope == apiextensions.NamespaceScoped,
+	}
+	var props *schema.JSONSchemaProps
+	if ver.Schema != nil {
+		props = ver.Schema.OpenAPIV3Schema
+	}
+	var err error
+	if v.schema, err = schema.Compile(props, nil); err != nil {
+		return Resource{}, err
+	}
+	if v.columns, err = apiextensions.NewPrinterColumns(ver); err != nil {
+		return Resource{}, err
+	}
+	var subs []string
+	if sr := ver.Subresources; sr != nil {
+		if sr.Status != nil {
+			v.status = true
+			subs = append(subs, "status")
+		}
+		if sr.Scale != nil {
+			v.scale = sr.Scale
+			subs = append(subs, "scale")
+		}
+	}
+	t := &scheme.Type{
+		Kind: v.kind, Resource: names.Plural, Singular: names.Singular, Namespaced: v.namespaced,
+		ShortNames: names.ShortNames, Categories: names.Categories, Subresources: subs, ListKindName: names.ListKind,
+		New:     func() meta.Object { return &CustomObject{prune: v.pruneBody} },
+		NewList: func() meta.ListObject { return &meta.List[CustomObject]{} },
+		Default: v.defaultObject,
+	}
+	res := Resource{Type: t, Strategy: customStrategy{v: v}, Table: v.table()}
+	if v.scale != nil {
+		res.Scale = v.scaleAccessor()
+	}
+	kind := schema.OpenAPIKind{Group: crd.Spec.Group, Version: ver.Name, Kind: names.Kind, ListKind: names.ListKind}
+	res.OpenAPI = func() (map[string]map[string]any, string) {
+		schemas, err := schema.OpenAPI(props, kind)
+		if err != nil {
+			return nil, ""
+		}
+		return schemas, kind.SchemaName()
+	}
+	return res, nil
+}
+
+// table shows Name and the version's printer columns (Age when it
+// declares none), as kube-apiserver's table convertor for custom
+// resources does.
+func (v *customVersion) table() *TableConvertor {
+	cols := []TableColumn{nameColumn}
+	for _, c := range v.columns.Columns {
+		cols = append(cols, TableColumn{Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority})
+	}
+	return &TableConvertor{
+		Columns:    cols,
+		NoDefaults: true,
+		Cells: func(obj meta.Object) []any {
+			o := obj.(*CustomObject)
+			now := time.Now()
+			age := func(t time.Time) string { return HumanDuration(now.Sub(t)) }
+			return append([]any{o.Name}, v.columns.Cells(o.Object(), age)...)
+		},
+	}
+}
+
+// scaleAccessor reads and writes the replicas at the version's scale
+// paths.
+func (v *customVersion) scaleAccessor() *ScaleAccessor {
+	return &ScaleAccessor{
+		Get: func(obj meta.Object) (int32, int32, string) {
+			sc := apiextensions.ScaleOf(obj.(*CustomObject).Content, v.scale)
+			return sc.SpecReplicas, sc.StatusReplicas, sc.Selector
+		},
+		Set: func(obj meta.Object, n int32) {
+			o := obj.(*CustomObject)
+			if o.Content == nil {
+				o.Content = map[string]any{}
+			}
+			_ = apiextensions.SetSpecReplicas(o.Content, v.scale, n) // a non-object on the way fails validation
+		},
+	}
+}
