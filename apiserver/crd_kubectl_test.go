@@ -96,3 +96,96 @@ func TestKubectlCRD(t *testing.T) {
 	assert.Contains(t, errOut, "No resources found in default namespace.")
 	_ = os.Getenv
 }
+
+// TestKubectlCRDBadInput: CRDs that Kubernetes refuses are refused with
+// its wording and nothing is stored (a non-structural schema, a CEL rule
+// over the cost limit, a body over 3 MiB); a CRD whose names conflict
+// with an established one is stored but not served.
+func TestKubectlCRDBadInput(t *testing.T) {
+	c := startCluster(t)
+	_, errOut, err := kubectl(t, c.admin, "", "apply", "-f", crdFile("nonstructural-crd.yaml"))
+	require.Error(t, err)
+	assert.Contains(t, errOut, `The CustomResourceDefinition "gizmos.example.orkit.io" is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields`)
+
+	_, errOut, err = kubectl(t, c.admin, "", "apply", "-f", crdFile("expensive-crd.yaml"))
+	require.Error(t, err)
+	assert.Contains(t, errOut, `The CustomResourceDefinition "doohickeys.example.orkit.io" is invalid`)
+	assert.Contains(t, errOut, "x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of")
+
+	big, err := os.ReadFile(crdFile("cluster-crd.yaml"))
+	require.NoError(t, err)
+	huge := strings.Replace(string(big), "            required: [size]\n",
+		"            required: [size]\n            description: "+strings.Repeat("x", 4<<20)+"\n", 1)
+	_, errOut, err = kubectl(t, c.admin, huge, "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "Request entity too large: limit is 3145728")
+
+	for _, name := range []string{"gizmos.example.orkit.io", "doohickeys.example.orkit.io", "clusterwidgets.example.orkit.io"} {
+		_, errOut, err = kubectl(t, c.admin, "", "get", "crd", name)
+		require.Error(t, err, name)
+		assert.Contains(t, errOut, "NotFound", name)
+	}
+
+	mustKubectl(t, c.admin, "", "apply", "-f", crdFile("crontab-crd.yaml"))
+	mustKubectl(t, c.admin, "", "wait", "--for=condition=Established", "--timeout=10s", "crd/crontabs.stable.example.com")
+	mustKubectl(t, c.admin, "", "apply", "-f", crdFile("conflict-crd.yaml"))
+	eventually(t, "NamesAccepted=False", func() bool {
+		out, _, _ := kubectl(t, c.admin, "", "get", "crd", "crontabbers.stable.example.com", "-o",
+			`jsonpath={.status.conditions[?(@.type=="NamesAccepted")].status}`)
+		return out == "False"
+	})
+	out := mustKubectl(t, c.admin, "", "get", "crd", "crontabbers.stable.example.com", "-o",
+		`jsonpath={.status.conditions[?(@.type=="NamesAccepted")].message} {.status.conditions[?(@.type=="Established")].status}`)
+	assert.Contains(t, out, "is already in use")
+	assert.True(t, strings.HasSuffix(out, " False"), out)
+	_, errOut, err = kubectl(t, c.admin, "", "get", "crontabbers")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `the server doesn't have a resource type "crontabbers"`)
+	out = mustKubectl(t, c.admin, "", "get", "ct")
+	assert.Empty(t, out, "the short name stays with the first CRD")
+}
+
+// TestKubectlCRDClusterScoped: a cluster-scoped custom resource with its
+// own list kind and category; unknown fields are refused under kubectl's
+// strict field validation and dropped (with a warning) under Warn; enum,
+// required and maximum are checked; delete --all removes them all.
+func TestKubectlCRDClusterScoped(t *testing.T) {
+	c := startCluster(t)
+	mustKubectl(t, c.admin, "", "apply", "-f", crdFile("cluster-crd.yaml"))
+	mustKubectl(t, c.admin, "", "wait", "--for=condition=Established", "--timeout=10s", "crd/clusterwidgets.example.orkit.io")
+
+	w := func(name, spec string) string {
+		return "apiVersion: example.orkit.io/v1\nkind: ClusterWidget\nmetadata:\n  name: " + name + "\nspec:\n" + spec
+	}
+	out := mustKubectl(t, c.admin, w("a", "  size: 3\n  color: red\n"), "create", "-f", "-")
+	assert.Contains(t, out, "clusterwidget.example.orkit.io/a created")
+	_, errOut, err := kubectl(t, c.admin, w("b", "  size: 3\n  shade: dark\n"), "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `strict decoding error: unknown field "spec.shade"`)
+	out, errOut, err = kubectl(t, c.admin, w("b", "  size: 3\n  shade: dark\n"), "create", "--validate=warn", "-f", "-")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, errOut, `Warning: unknown field "spec.shade"`)
+	assert.NotContains(t, mustKubectl(t, c.admin, "", "get", "clusterwidget", "b", "-o", "json"), "shade")
+
+	_, errOut, err = kubectl(t, c.admin, w("c", "  size: 300\n  color: blue\n"), "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `spec.size: Invalid value: 300: spec.size in body should be less than or equal to 100`)
+	assert.Contains(t, errOut, `spec.color: Unsupported value: "blue": supported values: "red", "green"`)
+	_, errOut, err = kubectl(t, c.admin, w("c", "  color: red\n"), "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `spec.size: Required value`)
+
+	out = mustKubectl(t, c.admin, "", "get", "orkit")
+	assert.Regexp(t, `(?m)^a\s`, out, "the category lists them")
+	raw := mustKubectl(t, c.admin, "", "get", "--raw", "/apis/example.orkit.io/v1/clusterwidgets")
+	assert.Contains(t, raw, `"kind":"ClusterWidgetCollection"`)
+	_, errOut, err = kubectl(t, c.admin, "", "get", "--raw", "/apis/example.orkit.io/v1/namespaces/default/clusterwidgets/a")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "NotFound")
+
+	out = mustKubectl(t, c.admin, "", "delete", "clusterwidgets", "--all")
+	assert.Contains(t, out, `clusterwidget.example.orkit.io "a" deleted`)
+	assert.Contains(t, out, `clusterwidget.example.orkit.io "b" deleted`)
+	_, errOut, _ = kubectl(t, c.admin, "", "get", "clusterwidgets")
+	assert.Contains(t, errOut, "No resources found")
+}

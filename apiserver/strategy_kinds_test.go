@@ -31,8 +31,8 @@ type generationRule struct {
 var kubeGeneration = map[string]generationRule{
 	"Pod": {tracked: true}, "Deployment": {tracked: true, annotations: true}, "ReplicaSet": {tracked: true},
 	"StatefulSet": {tracked: true}, "DaemonSet": {tracked: true}, "Job": {tracked: true}, "CronJob": {tracked: true},
-	"PodDisruptionBudget": {tracked: true},
-	"Node":                {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},
+	"PodDisruptionBudget": {tracked: true}, "CustomResourceDefinition": {tracked: true},
+	"Node": {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},
 	"ResourceQuota": {}, "LimitRange": {}, "Service": {}, "Endpoints": {}, "PersistentVolume": {}, "PersistentVolumeClaim": {},
 	"ControllerRevision": {}, "Role": {}, "ClusterRole": {}, "RoleBinding": {}, "ClusterRoleBinding": {}, "Lease": {},
 	"PriorityClass": {}, "InitializerConfiguration": {}, "SubjectAccessReview": {}, "SelfSubjectAccessReview": {},
