@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/orkit/orkit/api/apiextensions"
@@ -39,6 +40,8 @@ type servedCRD struct {
 	// means re-registering.
 	key  string
 	gvrs []meta.GroupVersionResource
+	// terminating refuses creates once the CRD is being deleted.
+	terminating atomic.Bool
 }
 
 // startCRDs starts the CRD controller when the server serves
@@ -171,6 +174,7 @@ func (c *crdController) serve(crd *apiextensions.CustomResourceDefinition) error
 	c.stopServing(crd.Name)
 	sv := &servedCRD{key: key}
 	for _, r := range resources {
+		r.CreateFunc = c.refuseWhileTerminating(sv, r.Type.GroupVersionResource().GroupResource())
 		if err := c.s.Register(r); err != nil {
 			for _, gvr := range sv.gvrs {
 				c.s.Unregister(gvr)
@@ -181,6 +185,20 @@ func (c *crdController) serve(crd *apiextensions.CustomResourceDefinition) error
 	}
 	c.served[crd.Name] = sv
 	return nil
+}
+
+// refuseWhileTerminating is the create of a custom resource: the server's
+// pipeline, refused with 405 while its CRD is being deleted, as
+// kube-apiserver does.
+func (c *crdController) refuseWhileTerminating(sv *servedCRD, gr meta.GroupResource) func(context.Context, *Request, meta.Object) (meta.Object, error) {
+	return func(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error) {
+		if sv.terminating.Load() {
+			st := apierrors.NewMethodNotSupported(gr, "create")
+			st.Message = "create not allowed while custom resource definition is terminating"
+			return nil, st
+		}
+		return c.s.create(ctx, req, obj)
+	}
 }
 
 // stopServing unregisters what was registered for the CRD name.
@@ -209,6 +227,9 @@ func (c *crdController) finalize(ctx context.Context, crd *apiextensions.CustomR
 			c.s.log.Warn("apiserver: cannot serve CustomResourceDefinition being deleted", "crd", crd.Name, "err", err)
 			return
 		}
+	}
+	if sv := c.served[crd.Name]; sv != nil {
+		sv.terminating.Store(true)
 	}
 	if t := crd.Condition(apiextensions.Terminating); t == nil || t.Reason != "InstanceDeletionInProgress" {
 		c.writeStatus(ctx, crd.Name, func(cur *apiextensions.CustomResourceDefinition) {

@@ -73,7 +73,7 @@ func customResource(crd *apiextensions.CustomResourceDefinition, ver *apiextensi
 		NewList: func() meta.ListObject { return &meta.List[CustomObject]{} },
 		Default: v.defaultObject,
 	}
-	res := Resource{Type: t, Strategy: customStrategy{v: v}, Table: v.table()}
+	res := Resource{Type: t, Strategy: customStrategy{v: v}, Table: v.table(), Warning: deprecationWarning(crd, ver)}
 	if v.scale != nil {
 		res.Scale = v.scaleAccessor()
 	}
@@ -124,4 +124,29 @@ func (v *customVersion) scaleAccessor() *ScaleAccessor {
 			_ = apiextensions.SetSpecReplicas(o.Content, v.scale, n) // a non-object on the way fails validation
 		},
 	}
+}
+
+// deprecationWarning is the warning every request to a deprecated version
+// gets, as kube-apiserver words it: the version's deprecationWarning, or
+// "<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>"
+// naming the preferred served version that is not deprecated.
+func deprecationWarning(crd *apiextensions.CustomResourceDefinition, ver *apiextensions.CustomResourceDefinitionVersion) string {
+	if !ver.Deprecated {
+		return ""
+	}
+	if ver.DeprecationWarning != nil {
+		return *ver.DeprecationWarning
+	}
+	kind := crd.Spec.Names.Kind
+	msg := fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, ver.Name, kind)
+	preferred := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Served && !v.Deprecated && (preferred == "" || versionLess(preferred, v.Name)) {
+			preferred = v.Name
+		}
+	}
+	if preferred != "" {
+		msg += fmt.Sprintf("; use %s/%s %s", crd.Spec.Group, preferred, kind)
+	}
+	return msg
 }

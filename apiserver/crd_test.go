@@ -146,6 +146,10 @@ func TestCRDVersions(t *testing.T) {
 	code, out = ts.do(t, "GET", v1+"/a", "", nil)
 	require.Equal(t, http.StatusOK, code, string(out))
 	assert.Equal(t, "stable.example.com/v1", apiVersionOf(t, out))
+	resp, err := ts.http.Get(ts.url + beta + "/a")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, `299 - "stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab"`, resp.Header.Get("Warning"))
 	code, out = ts.do(t, "PUT", v1+"/a", "application/json", out)
 	require.Equal(t, http.StatusOK, code, string(out))
 
@@ -202,6 +206,10 @@ func TestCRDDeletionWaitsForFinalizers(t *testing.T) {
 	code, out = ts.do(t, "GET", crd, "", nil)
 	require.Equal(t, http.StatusOK, code, "the finalizer of the held object keeps the CRD")
 	assert.Contains(t, string(out), `"reason":"InstanceDeletionInProgress"`)
+
+	code, out = ts.do(t, "POST", crs, "application/json", []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"late"}}`))
+	assert.Equal(t, http.StatusMethodNotAllowed, code)
+	assert.Contains(t, string(out), "create not allowed while custom resource definition is terminating")
 
 	code, out = ts.do(t, "PATCH", crs+"/held", "application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`))
 	require.Equal(t, http.StatusOK, code, string(out))

@@ -54,6 +54,9 @@ func (s *served) gr() meta.GroupResource { return s.storage.gr }
 func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Request) {
 	ctx := r.Context()
 	info := req.Info
+	if req.resource.Warning != "" {
+		addWarnings(w.Header(), []string{req.resource.Warning})
+	}
 	if info.Subresource != "" && info.Subresource != "status" {
 		s.handleSubresource(ctx, w, r, req)
 		return

@@ -40,6 +40,9 @@ type Resource struct {
 	CreateFunc func(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error)
 	// Scale, when set, serves the scale subresource.
 	Scale *ScaleAccessor
+	// Warning, when set, is sent as a Warning header with every response
+	// about the resource (a deprecated custom resource version).
+	Warning string
 	// StoredAs, when set, is the kind objects are stored as: the storage
 	// version of a custom resource served in several versions (their
 	// conversion is None: only apiVersion differs). Nil stores Type.Kind.
