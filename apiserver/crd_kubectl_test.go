@@ -65,12 +65,23 @@ func TestKubectlCRD(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, errOut, `spec.cronSpec: Invalid value: "never": spec.cronSpec in body should match`)
 
+	_, errOut, err = kubectl(t, c.admin, "", "patch", "crontab", "my-crontab", "-p", `{"spec":{"image":"other"}}`)
+	require.Error(t, err, "kubectl patch defaults to a strategic merge patch, which custom resources refuse")
+	assert.Contains(t, errOut, "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
+
+	cr, err := os.ReadFile(crdFile("crontab.yaml"))
+	require.NoError(t, err)
+	out = mustKubectl(t, c.admin, strings.Replace(string(cr), "my-awesome-cron-image", "my-other-image", 1), "apply", "-f", "-")
+	assert.Contains(t, out, "crontab.stable.example.com/my-crontab configured", "kubectl apply sends a merge patch")
+	out = mustKubectl(t, c.admin, "", "get", "crontab", "my-crontab", "-o", "jsonpath={.spec.image} {.metadata.generation}")
+	assert.Equal(t, "my-other-image 2", out)
+
 	out = mustKubectl(t, c.admin, "", "scale", "crontab", "my-crontab", "--replicas=3")
 	assert.Contains(t, out, "crontab.stable.example.com/my-crontab scaled")
 	out = mustKubectl(t, c.admin, "", "patch", "crontab", "my-crontab", "--subresource=status", "--type=merge", "-p", `{"status":{"replicas":3,"selector":"app=cron"}}`)
 	assert.Contains(t, out, "patched")
 	out = mustKubectl(t, c.admin, "", "get", "crontab", "my-crontab", "-o", "jsonpath={.spec.replicas} {.status.replicas} {.metadata.generation}")
-	assert.Equal(t, "3 3 2", out, "scale changed the spec (generation 2), the status patch did not")
+	assert.Equal(t, "3 3 3", out, "scale changed the spec (generation 3), the status patch did not")
 
 	out = mustKubectl(t, c.admin, "", "get", "crontabs.v1beta1.stable.example.com", "my-crontab", "-o", "jsonpath={.apiVersion} {.spec.cronSpec}")
 	assert.Equal(t, "stable.example.com/v1beta1 * * * * */5", out)
@@ -94,7 +105,6 @@ func TestKubectlCRD(t *testing.T) {
 	mustKubectl(t, c.admin, "", "wait", "--for=condition=Established", "--timeout=10s", "crd/crontabs.stable.example.com")
 	_, errOut, _ = kubectl(t, c.admin, "", "get", "crontabs")
 	assert.Contains(t, errOut, "No resources found in default namespace.")
-	_ = os.Getenv
 }
 
 // TestKubectlCRDBadInput: CRDs that Kubernetes refuses are refused with

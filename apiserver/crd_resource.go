@@ -2,12 +2,16 @@ package apiserver
 
 import (
 	"fmt"
+	"mime"
+	"net/http"
 	"time"
 
 	"github.com/orkit/orkit/api/apiextensions"
 	"github.com/orkit/orkit/api/apiextensions/schema"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
+	"github.com/orkit/orkit/apiserver/patch"
 )
 
 // customResources returns the Resources that serve crd: one per served
@@ -149,4 +153,23 @@ func deprecationWarning(crd *apiextensions.CustomResourceDefinition, ver *apiext
 		msg += fmt.Sprintf("; use %s/%s %s", crd.Spec.Group, preferred, kind)
 	}
 	return msg
+}
+
+// refuseStrategicMerge answers a strategic merge patch of a custom
+// resource (or its status) with 415, as kube-apiserver does: custom
+// resources have no patch strategies.
+func refuseStrategicMerge(r *http.Request, req *Request) error {
+	if req.Info.Verb != "patch" || (req.Info.Subresource != "" && req.Info.Subresource != "status") {
+		return nil
+	}
+	if _, custom := req.resource.Strategy.(customStrategy); !custom {
+		return nil
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != string(patch.StrategicMerge) {
+		return nil
+	}
+	st := apierrors.NewUnsupportedMediaType(string(patch.StrategicMerge))
+	st.Message = "the body of the request was in an unknown format - accepted media types include: " +
+		"application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+	return st
 }

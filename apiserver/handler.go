@@ -57,6 +57,10 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Req
 	if req.resource.Warning != "" {
 		addWarnings(w.Header(), []string{req.resource.Warning})
 	}
+	if err := refuseStrategicMerge(r, req); err != nil {
+		writeError(w, err)
+		return
+	}
 	if info.Subresource != "" && info.Subresource != "status" {
 		s.handleSubresource(ctx, w, r, req)
 		return
