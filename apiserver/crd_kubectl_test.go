@@ -185,6 +185,12 @@ func TestKubectlCRDClusterScoped(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, errOut, `spec.size: Required value`)
 
+	out = mustKubectl(t, c.admin, "", "get", "clusterwidgets", "--field-selector", "spec.color=red", "-o", "name")
+	assert.Equal(t, "clusterwidget.example.orkit.io/a\n", out, "selectableFields serve field selectors")
+	_, errOut, err = kubectl(t, c.admin, "", "get", "clusterwidgets", "--field-selector", "spec.size=3")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `field label not supported: spec.size`)
+
 	out = mustKubectl(t, c.admin, "", "get", "orkit")
 	assert.Regexp(t, `(?m)^a\s`, out, "the category lists them")
 	raw := mustKubectl(t, c.admin, "", "get", "--raw", "/apis/example.orkit.io/v1/clusterwidgets")

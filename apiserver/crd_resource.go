@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/apiextensions"
 	"github.com/orkit/orkit/api/apiextensions/schema"
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/fields"
+	"github.com/orkit/orkit/api/jsonpath"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver/patch"
@@ -80,6 +84,11 @@ func customResource(crd *apiextensions.CustomResourceDefinition, ver *apiextensi
 	res := Resource{Type: t, Strategy: customStrategy{v: v}, Table: v.table(), Warning: deprecationWarning(crd, ver)}
 	if v.scale != nil {
 		res.Scale = v.scaleAccessor()
+	}
+	if len(ver.SelectableFields) > 0 {
+		if res.Fields, err = customFields(ver.SelectableFields); err != nil {
+			return Resource{}, err
+		}
 	}
 	kind := schema.OpenAPIKind{Group: crd.Spec.Group, Version: ver.Name, Kind: names.Kind, ListKind: names.ListKind}
 	res.OpenAPI = func() (map[string]map[string]any, string) {
@@ -172,4 +181,45 @@ func refuseStrategicMerge(r *http.Request, req *Request) error {
 	st.Message = "the body of the request was in an unknown format - accepted media types include: " +
 		"application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
 	return st
+}
+
+// customFields returns the Fields of a version's selectableFields: the
+// label of ".spec.color" is "spec.color", its value the field's string,
+// integer or boolean value printed ("" when unset), as kube-apiserver
+// selects custom resources.
+func customFields(sf []apiextensions.SelectableField) (FieldsFunc, error) {
+	type selectable struct {
+		label string
+		path  *jsonpath.Path
+	}
+	var list []selectable
+	for _, f := range sf {
+		p, err := jsonpath.Parse(f.JSONPath)
+		if err != nil {
+			return nil, fmt.Errorf("selectable field %q: %w", f.JSONPath, err)
+		}
+		list = append(list, selectable{label: strings.TrimPrefix(f.JSONPath, "."), path: p})
+	}
+	return func(obj meta.Object) fields.Set {
+		o := obj.(*CustomObject)
+		m := map[string]any(o.Content)
+		set := fields.Set{"metadata.name": o.Name}
+		if o.Namespace != "" {
+			set["metadata.namespace"] = o.Namespace
+		}
+		for _, f := range list {
+			set[f.label] = ""
+			if found := f.path.Find(m); len(found) > 0 {
+				switch v := found[0].(type) {
+				case string:
+					set[f.label] = v
+				case int64:
+					set[f.label] = strconv.FormatInt(v, 10)
+				case bool:
+					set[f.label] = strconv.FormatBool(v)
+				}
+			}
+		}
+		return set
+	}, nil
 }
