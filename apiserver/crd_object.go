@@ -26,11 +26,9 @@ type CustomObject struct {
 	// Content holds the top-level fields other than apiVersion, kind and
 	// metadata.
 	Content map[string]any
-	// unknown are the paths of the fields the schema pruned when the
-	// object was decoded from a request body (decodeProblems).
-	unknown []string
-	// prune, set on objects made for request bodies, prunes a decoded
-	// object and returns the paths of the fields it removed.
+	// prune, set on objects the resource's Type.New makes, prunes a
+	// decoded request body and returns the paths of the fields it
+	// removed (decodeProblems); objects read from storage are not pruned.
 	prune func(*CustomObject) []string
 }
 
@@ -81,8 +79,7 @@ func (o *CustomObject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a JSON object (anything else is an error) into the
 // canonical form; apiVersion and kind must be strings and metadata an
-// ObjectMeta. On an object made for a request body, it then prunes the
-// fields the schema does not specify.
+// ObjectMeta.
 func (o *CustomObject) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -91,7 +88,7 @@ func (o *CustomObject) UnmarshalJSON(b []byte) error {
 	if raw == nil {
 		return fmt.Errorf("null is not an object")
 	}
-	o.TypeMeta, o.ObjectMeta, o.unknown = meta.TypeMeta{}, meta.ObjectMeta{}, nil
+	o.TypeMeta, o.ObjectMeta = meta.TypeMeta{}, meta.ObjectMeta{}
 	o.Content = make(map[string]any, len(raw))
 	for k, v := range raw {
 		var err error
@@ -111,17 +108,19 @@ func (o *CustomObject) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("field %q: %w", k, err)
 		}
 	}
-	if o.prune != nil {
-		o.unknown = o.prune(o)
-	}
 	return nil
 }
 
-// decodeProblems returns the unknown fields found when the object was
-// decoded, as strict field validation words them.
+// decodeProblems prunes an object just decoded from a request body (the
+// API server's decoder calls it) and returns the fields it removed as
+// strict field validation words them.
 func (o *CustomObject) decodeProblems() []string {
-	out := make([]string, 0, len(o.unknown))
-	for _, p := range o.unknown {
+	if o.prune == nil {
+		return nil
+	}
+	unknown := o.prune(o)
+	out := make([]string, 0, len(unknown))
+	for _, p := range unknown {
 		out = append(out, fmt.Sprintf("unknown field %q", p))
 	}
 	return out

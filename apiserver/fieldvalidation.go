@@ -67,7 +67,7 @@ func decodeObject(body []byte, obj any, gvk meta.GroupVersionKind, directive str
 		return nil, cannot(err)
 	}
 	if p, ok := obj.(interface{ decodeProblems() []string }); ok {
-		sc.problems = append(sc.problems, p.decodeProblems()...) // a custom resource's pruned fields
+		sc.problems = append(sc.problems, p.decodeProblems()...) // a custom resource's pruned unknown fields
 	}
 	if scanErr != nil {
 		// json.Unmarshal accepted what the scanner did not: a bug here.
