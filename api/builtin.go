@@ -9,7 +9,9 @@ import (
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/networking"
 	"github.com/orkit/orkit/api/policy"
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
@@ -28,6 +30,8 @@ func NewScheme() *scheme.Scheme {
 	policy.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
+	discovery.Register(s)
+	networking.Register(s)
 	scheduling.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)

@@ -49,19 +49,26 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 				"exec":    SubresourceFunc(s.servePodExec),
 			}
 			r.Subresources["eviction"] = SubresourceFunc(s.servePodEviction)
+			r.Subresources["proxy"] = s.proxySubresource(s.locatePod)
 		},
 		coreGVR("bindings"): func(r *Resource) {
 			r.Verbs = []string{"create"}
 			r.CreateFunc = s.createBinding
 		},
-		coreGVR("nodes"): func(r *Resource) { r.Table = nodeTable; r.Fields = nodeFields },
-		crdGVR:           crdExtras,
+		coreGVR("nodes"): func(r *Resource) {
+			r.Table, r.Fields = nodeTable, nodeFields
+			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateNode)}
+		},
+		crdGVR: crdExtras,
 		coreGVR("namespaces"): func(r *Resource) {
 			r.Strategy = &namespaceStrategy{NewDefaultStrategy(r.Type)}
 			r.Table, r.Fields = namespaceTable, namespaceFields
 			r.Subresources = map[string]SubresourceHandler{"finalize": SubresourceFunc(s.serveFinalize)}
 		},
-		coreGVR("services"):    func(r *Resource) { r.Table, r.Fields = serviceTable, serviceFields },
+		coreGVR("services"): func(r *Resource) {
+			r.Table, r.Fields = serviceTable, serviceFields
+			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateService)}
+		},
 		coreGVR("configmaps"):  func(r *Resource) { r.Table = configMapTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
 		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
@@ -82,6 +89,9 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
 		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
+		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,

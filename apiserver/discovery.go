@@ -26,12 +26,16 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		writeJSON(w, http.StatusOK, Version)
 	case p == "/metrics":
 		promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	case (p == "/api" || p == "/apis") && wantsAggregated(r.Header.Get("Accept")):
+		s.serveAggregated(w, p == "/api")
 	case p == "/api":
+		w.Header().Set("Vary", "Accept")
 		writeJSON(w, http.StatusOK, map[string]any{
 			"kind": "APIVersions", "versions": []string{"v1"},
 			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": s.cfg.Listen}},
 		})
 	case p == "/apis":
+		w.Header().Set("Vary", "Accept")
 		writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.apiGroups()})
 	case info.APIPrefix == "apis" && info.APIVersion == "" && strings.Count(p, "/") == 2:
 		g := strings.TrimPrefix(p, "/apis/")

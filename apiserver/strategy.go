@@ -60,6 +60,9 @@ const (
 	// client sent (usually nothing), an update keeps the stored value
 	// (Service, Secret, ConfigMap, Node and the other built-ins).
 	GenerationNone
+	// GenerationOnChangeOrLabels is GenerationOnChange that also counts
+	// label changes (EndpointSlice, whose consumers select by label).
+	GenerationOnChangeOrLabels
 )
 
 // DefaultStrategy implements Strategy from a scheme.Type. The zero value
@@ -150,6 +153,11 @@ func (s *DefaultStrategy) generationChanged(obj, old meta.Object) bool {
 	case GenerationOnSpec:
 		os, ns := fieldValue(old, "Spec"), fieldValue(obj, "Spec")
 		return os.IsValid() && !reflect.DeepEqual(os.Interface(), ns.Interface())
+	case GenerationOnChangeOrLabels:
+		if !maps.Equal(obj.GetObjectMeta().Labels, old.GetObjectMeta().Labels) {
+			return true
+		}
+		fallthrough
 	case GenerationOnChange:
 		return !equalBesideMetadata(obj, old, s.HasStatus)
 	}

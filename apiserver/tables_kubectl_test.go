@@ -33,6 +33,17 @@ kind: Lease
 metadata: {name: tbl-lease, namespace: tables}
 spec: {holderIdentity: me}
 ---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-abc, namespace: tables, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+endpoints:
+- addresses: [10.244.0.5]
+- addresses: [10.244.0.6]
+- addresses: [10.244.0.7]
+- addresses: [10.244.0.8]
+ports: [{name: http, port: 8080}, {name: all}]
+---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: data, namespace: tables}
@@ -71,6 +82,8 @@ func TestKubectlTables(t *testing.T) {
 			`LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME`,
 			`spec.containers\{web\}\s+kubelet, tbl-node\s+Back-off.*\s+3\s+x\.1`}},
 		{[]string{"get", "lease", "-n", "tables"}, []string{`NAME\s+HOLDER\s+AGE`, `tbl-lease\s+me\s+`}},
+		{[]string{"get", "endpointslices", "-n", "tables"}, []string{`NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE`,
+			`web-abc\s+IPv4\s+8080,<unset>\s+10\.244\.0\.5,10\.244\.0\.6,10\.244\.0\.7 \+ 1 more\.\.\.\s+\d+s`}},
 		{[]string{"get", "pvc", "-n", "tables"}, []string{
 			`NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE`}},
 		{[]string{"get", "quota", "-n", "tables"}, []string{`NAME\s+AGE\s+REQUEST\s+LIMIT`}},

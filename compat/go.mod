@@ -7,6 +7,7 @@ replace github.com/orkit/orkit => ../
 require (
 	github.com/orkit/orkit v0.0.0
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

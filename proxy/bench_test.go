@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
+	"github.com/orkit/orkit/api/meta"
 )
 
 // benchCluster is n Services with eps ready endpoints each.
@@ -71,5 +73,61 @@ func BenchmarkRender1000x10(b *testing.B) {
 	svcs, eps := benchCluster(1000, 10)
 	for b.Loop() {
 		Render(svcs, eps)
+	}
+}
+
+// benchSlices is benchCluster's endpoints as the EndpointSlice controller
+// writes them: one slice per Service (10 endpoints fit in one).
+func benchSlices(eps []*core.Endpoints) []*discovery.EndpointSlice {
+	out := make([]*discovery.EndpointSlice, 0, len(eps))
+	for _, ep := range eps {
+		s := &discovery.EndpointSlice{ObjectMeta: meta.ObjectMeta{Namespace: ep.Namespace, Name: ep.Name + "-abcde",
+			Labels: map[string]string{discovery.LabelServiceName: ep.Name}}, AddressType: discovery.AddressTypeIPv4}
+		for _, ss := range ep.Subsets {
+			for _, p := range ss.Ports {
+				s.Ports = append(s.Ports, discovery.EndpointPort{Name: &p.Name, Port: &p.Port, Protocol: &p.Protocol})
+			}
+			for _, a := range ss.Addresses {
+				s.Endpoints = append(s.Endpoints, discovery.Endpoint{Addresses: []string{a.IP}})
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// BenchmarkRenderFromSlices1000x10 is what a proxy sync computes from its
+// cache at that size since the proxy reads EndpointSlices: join the
+// slices per Service (EndpointsFromSlices), then Render. Compare with
+// BenchmarkRender1000x10 in the same run.
+func BenchmarkRenderFromSlices1000x10(b *testing.B) {
+	svcs, eps := benchCluster(1000, 10)
+	slices := benchSlices(eps)
+	for b.Loop() {
+		Render(svcs, EndpointsFromSlices(slices))
+	}
+}
+
+// BenchmarkSliceChange1000x10 is BenchmarkEndpointChange1000x10 read
+// from EndpointSlices: one Service's slice has an endpoint replaced; join,
+// render everything, diff, apply the difference.
+func BenchmarkSliceChange1000x10(b *testing.B) {
+	requireRootNFT(b)
+	ns := newNetNS(b)
+	nft := &NFT{NetNS: ns}
+	svcs, eps := benchCluster(1000, 10)
+	slices := benchSlices(eps)
+	ctx := context.Background()
+	applied := Render(svcs, EndpointsFromSlices(slices))
+	require.NoError(b, nft.Apply(ctx, applied.Script()))
+	i := 0
+	for b.Loop() {
+		i++
+		s := *slices[500]
+		s.Endpoints = append([]discovery.Endpoint{{Addresses: []string{fmt.Sprintf("10.250.%d.%d", i/250%250, i%250+1)}}}, s.Endpoints[1:]...)
+		slices[500] = &s
+		want := Render(svcs, EndpointsFromSlices(slices))
+		require.NoError(b, nft.Apply(ctx, Diff(applied, want)))
+		applied = want
 	}
 }

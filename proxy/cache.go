@@ -6,18 +6,20 @@ import (
 	"sync"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/informer"
 )
 
-// Cache watches every Service and Endpoints object through one client and
-// keeps them in memory; the proxy and the cluster DNS server each own one.
+// Cache watches every Service and EndpointSlice through one client and
+// keeps them in memory, as kube-proxy and CoreDNS read them; the proxy and
+// the cluster DNS server each own one.
 // Changed signals (coalesced) after every change. Run owns the informers'
 // goroutines; the other methods are safe for concurrent use.
 type Cache struct {
 	svcs    *informer.Informer[*core.Service]
-	eps     *informer.Informer[*core.Endpoints]
+	eps     *informer.Informer[*discovery.EndpointSlice]
 	changed chan struct{}
 	regs    []*informer.Registration
 	once    sync.Once
@@ -33,13 +35,13 @@ func NewCache(c *client.Client, logger *slog.Logger) *Cache {
 			s.ManagedFields = nil
 			return s, nil
 		}})
-	eps := informer.New[*core.Endpoints](informer.NewListerWatcher(client.For[core.Endpoints](c, ""), "", ""),
-		informer.Config[*core.Endpoints]{Name: "endpoints", Logger: logger, Transform: func(e *core.Endpoints) (*core.Endpoints, error) {
+	eps := informer.New[*discovery.EndpointSlice](informer.NewListerWatcher(client.For[discovery.EndpointSlice](c, ""), "", ""),
+		informer.Config[*discovery.EndpointSlice]{Name: "endpointslices", Logger: logger, Transform: func(e *discovery.EndpointSlice) (*discovery.EndpointSlice, error) {
 			e.ManagedFields = nil
 			return e, nil
 		}})
 	ch := &Cache{svcs: svcs, eps: eps, changed: make(chan struct{}, 1)}
-	ch.regs = append(ch.regs, svcs.AddEventHandler(handlerOf[*core.Service](ch.notify)), eps.AddEventHandler(handlerOf[*core.Endpoints](ch.notify)))
+	ch.regs = append(ch.regs, svcs.AddEventHandler(handlerOf[*core.Service](ch.notify)), eps.AddEventHandler(handlerOf[*discovery.EndpointSlice](ch.notify)))
 	return ch
 }
 
@@ -74,8 +76,10 @@ func (c *Cache) WaitSynced(ctx context.Context) bool {
 // Changed receives a value after one or more changes; one reader only.
 func (c *Cache) Changed() <-chan struct{} { return c.changed }
 
-// Snapshot returns the cached Services and Endpoints; the objects are
-// shared with the cache and must not be changed.
+// Snapshot returns the cached Services and their endpoints, the
+// EndpointSlices of each Service joined into one Endpoints value
+// (EndpointsFromSlices); the Services are shared with the cache and must
+// not be changed.
 func (c *Cache) Snapshot() ([]*core.Service, []*core.Endpoints) {
-	return c.svcs.Lister().List(labels.Everything()), c.eps.Lister().List(labels.Everything())
+	return c.svcs.Lister().List(labels.Everything()), EndpointsFromSlices(c.eps.Lister().List(labels.Everything()))
 }

@@ -1,8 +1,8 @@
 // Package proxy is the service proxy of a node: it watches Services and
-// Endpoints and programs nftables so that traffic to a Service reaches one
+// EndpointSlices and programs nftables so that traffic to a Service reaches one
 // of its ready pods.
 //
-//	Services, Endpoints ──watch──▶ Cache ──changed──▶ Proxy.sync
+//	Services, EndpointSlices ──watch──▶ Cache ──changed──▶ Proxy.sync
 //	    Render (pure): Ruleset {chains, sets, map elements} per Service port
 //	    Diff(applied, wanted) ──▶ one nft transaction (the whole Script at start)
 //

@@ -29,7 +29,7 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/controller"
-	"github.com/orkit/orkit/controller/endpoints"
+	"github.com/orkit/orkit/controller/endpointslice"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
@@ -152,9 +152,12 @@ func startCluster(t *testing.T, iptables bool) *cluster {
 	run(t, ctx, "kubelet", k.Run)
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.admin, Logger: quiet()})
 	require.NoError(t, err)
-	ec, err := endpoints.New(m, endpoints.Config{Logger: quiet()})
+	sc, err := endpointslice.New(m, endpointslice.Config{Logger: quiet()})
 	require.NoError(t, err)
-	require.NoError(t, m.Add(ec))
+	require.NoError(t, m.Add(sc))
+	mc, err := endpointslice.NewMirroring(m, endpointslice.Config{Logger: quiet()}) // kube-dns: Endpoints by hand
+	require.NoError(t, err)
+	require.NoError(t, m.Add(mc))
 	run(t, ctx, "controller manager", m.Run)
 	// a table left by a killed run is replaced at start; a clean exit removes it
 	require.NoError(t, cl.plantStale())

@@ -20,7 +20,7 @@ var DefaultServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("10.96.0.0/12")}
 
 // Config configures a Proxy.
 type Config struct {
-	// Client reads Services and Endpoints. Required.
+	// Client reads Services and EndpointSlices. Required.
 	Client *client.Client
 	// Runner applies the nft scripts; nil means NFT{} (nft on PATH, in
 	// this network namespace).
@@ -48,7 +48,7 @@ type Config struct {
 }
 
 // Proxy is the service proxy of one node: it watches Services and
-// Endpoints and keeps the nftables table "ip orkit-proxy" equal to
+// EndpointSlices and keeps the nftables table "ip orkit-proxy" equal to
 // Render of them, changing only what changed. Make one with New; Run
 // owns every goroutine and removes the table when it returns.
 type Proxy struct {

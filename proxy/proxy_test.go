@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/internal/testnode"
@@ -67,9 +68,7 @@ func TestProxyRunFollowsChanges(t *testing.T) {
 	fr.mu.Lock()
 	fr.fail = 1 // the sync with the endpoints fails once: the retry is a full script
 	fr.mu.Unlock()
-	_, err = client.For[core.Endpoints](c, "default").Create(ctx, &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"},
-		Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: "10.244.0.2"}}, Ports: []core.EndpointPort{{Name: "http", Port: 8080}}}}})
-	require.NoError(t, err)
+	createSlice(t, c, "web", "10.244.0.2", "http", 8080, core.ProtocolTCP)
 	testnode.Eventually(t, 30*time.Second, func() bool {
 		s, _ := fr.last()
 		return strings.Contains(s, "dnat to 10.244.0.2:8080") && px.Err() == nil
@@ -135,13 +134,24 @@ func TestProxyClearsStaleUDPFlows(t *testing.T) {
 		_, err = client.For[core.Service](c, "default").Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default"},
 			Spec: core.ServiceSpec{ClusterIP: ip, Ports: []core.ServicePort{{Name: "dns", Port: 53, Protocol: p}}}})
 		require.NoError(t, err)
-		_, err = client.For[core.Endpoints](c, "default").Create(ctx, &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default"},
-			Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: "10.244.0.9"}}, Ports: []core.EndpointPort{{Name: "dns", Port: 5353, Protocol: p}}}}})
-		require.NoError(t, err)
+		createSlice(t, c, name, "10.244.0.9", "dns", 5353, p)
 	}
 	testnode.Eventually(t, 30*time.Second, func() bool {
 		s, _ := fr.last()
 		return strings.Contains(s, "10.96.0.54") && len(ct.cleared()) > 0
 	}, "both services programmed, UDP flows cleared")
 	assert.Equal(t, []proxy.UDPFlow{{Dst: netip.MustParseAddr("10.96.0.53"), Port: 53}}, ct.cleared())
+}
+
+// createSlice writes the EndpointSlice of Service default/svc with one
+// ready endpoint, as the EndpointSlice controller would.
+func createSlice(t *testing.T, c *client.Client, svc, ip, portName string, port int32, proto core.Protocol) {
+	t.Helper()
+	_, err := client.For[discovery.EndpointSlice](c, "default").Create(context.Background(), &discovery.EndpointSlice{
+		ObjectMeta:  meta.ObjectMeta{GenerateName: svc + "-", Namespace: "default", Labels: map[string]string{discovery.LabelServiceName: svc}},
+		AddressType: discovery.AddressTypeIPv4,
+		Endpoints:   []discovery.Endpoint{{Addresses: []string{ip}}},
+		Ports:       []discovery.EndpointPort{{Name: &portName, Port: &port, Protocol: &proto}},
+	})
+	require.NoError(t, err)
 }

@@ -2,6 +2,7 @@ package field
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -65,7 +66,13 @@ func (e *Error) ErrorBody() string {
 			fmt.Fprintf(&b, ": %q", v)
 		case nil:
 		default:
-			fmt.Fprintf(&b, ": %v", v)
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+				// A named string type (an enum) quotes as a string does,
+				// as Kubernetes prints it (%#v).
+				fmt.Fprintf(&b, ": %q", rv.String())
+			} else {
+				fmt.Fprintf(&b, ": %v", v)
+			}
 		}
 	}
 	if e.Detail != "" {

@@ -55,6 +55,11 @@ func New(cfg Config, nodes NodeGetter) *Client {
 	return &Client{cfg: cfg, nodes: nodes, stream: &http.Client{Transport: stream}, upgrade: upgrade}
 }
 
+// Transport is the round tripper that reaches kubelets with the API
+// server's client certificate, for requests the API server passes on as
+// they come (nodes/proxy).
+func (c *Client) Transport() http.RoundTripper { return c.stream.Transport }
+
 // CloseIdleConnections closes the connections to kubelets that carry no
 // request now.
 func (c *Client) CloseIdleConnections() {

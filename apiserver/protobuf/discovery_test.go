@@ -9,6 +9,7 @@ var discovery = map[string]string{
 	"/apis": `{"kind":"APIGroupList","apiVersion":"v1","groups":[` + strings.Join([]string{
 		group("apps", "v1"), group("rbac.authorization.k8s.io", "v1"), group("authorization.k8s.io", "v1"),
 		group("scheduling.k8s.io", "v1"), group("batch", "v1"), group("authentication.k8s.io", "v1"), group("policy", "v1"),
+		group("networking.k8s.io", "v1"),
 	}, ",") + `]}`,
 	"/api/v1": resourceList("v1",
 		res("namespaces", "Namespace", false), res("configmaps", "ConfigMap", true), res("secrets", "Secret", true),
@@ -28,6 +29,8 @@ var discovery = map[string]string{
 	"/apis/authentication.k8s.io/v1": resourceList("authentication.k8s.io/v1",
 		`{"name":"selfsubjectreviews","singularName":"selfsubjectreview","namespaced":false,"kind":"SelfSubjectReview","verbs":["create"]}`),
 	"/apis/policy/v1": resourceList("policy/v1", res("poddisruptionbudgets", "PodDisruptionBudget", true)),
+	"/apis/networking.k8s.io/v1": resourceList("networking.k8s.io/v1", res("ingresses", "Ingress", true),
+		res("ingressclasses", "IngressClass", false)),
 }
 
 func group(name, version string) string {

@@ -1,7 +1,6 @@
 package protobuf_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -26,19 +25,6 @@ func ExampleToJSON() {
 	// Output:
 	// v1, Kind=Namespace
 	// {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","creationTimestamp":null},"spec":{},"status":{}}
-}
-
-// ExampleToJSON_unknownKind shows the error for a kind without a schema.
-func ExampleToJSON_unknownKind() {
-	body, err := os.ReadFile("testdata/ingress.pb") // kubectl create ingress web --rule=web.example/=web:80
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	_, gvk, err := protobuf.ToJSON(body)
-	fmt.Println(errors.Is(err, protobuf.ErrUnknownKind), gvk)
-	// Output:
-	// true networking.k8s.io/v1, Kind=Ingress
 }
 
 // ExampleKinds lists a few of the kinds ToJSON has a schema for.

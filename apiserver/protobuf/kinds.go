@@ -20,6 +20,9 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):       "coordination.Lease",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):     "meta.DeleteOptions",
 		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                 "policy.Eviction",
+		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):  "discovery.EndpointSlice",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):       "networking.Ingress",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):  "networking.IngressClass",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",

@@ -75,6 +75,8 @@ func kubectlCases() []kubectlCase {
 		{name: "job", args: []string{"create", "job", "j", "--image=busybox", "--", "echo", "hi"}},
 		{name: "cronjob", args: []string{"create", "cronjob", "c", "--image=busybox", "--schedule=*/5 * * * *", "--", "date"}},
 		{name: "pdb", args: []string{"create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=2"}},
+		{name: "ingress", args: []string{"create", "ingress", "web", "--class=nginx", "--default-backend=fallback:80",
+			"--rule=web.example/=web:80", "--rule=api.example/v1*=api:http,tls=api-tls"}},
 		{name: "pdb-maxunavailable", args: []string{"create", "pdb", "db", "--selector=app in (db)", "--max-unavailable=25%"}},
 		{
 			name: "selfsubjectaccessreview", args: []string{"auth", "can-i", "get", "pods"},
@@ -129,20 +131,13 @@ func TestKubectlBodies(t *testing.T) {
 	}
 }
 
-// TestKubectlUnknownKind checks that a kind without a schema
-// (networking.k8s.io/v1 Ingress, sent by kubectl create ingress) gives
-// ErrUnknownKind naming it.
-func TestKubectlUnknownKind(t *testing.T) {
-	kubectl := lookKubectl(t)
-	rec := newRecorder(t)
-	body := rec.capture(t, kubectl, []string{"create", "ingress", "web", "--rule=web.example/=web:80"})
-	_, gvk, err := ToJSON(body)
+// TestUnknownKind checks that a kind without a schema (networking.k8s.io/v1
+// NetworkPolicy) gives ErrUnknownKind naming it.
+func TestUnknownKind(t *testing.T) {
+	_, gvk, err := ToJSON(wrap("networking.k8s.io/v1", "NetworkPolicy", pbMsg{}.msg(1, objectMetaPB("deny"))))
 	require.ErrorIs(t, err, ErrUnknownKind)
-	assert.Equal(t, "networking.k8s.io/v1, Kind=Ingress", gvk.String())
-	assert.Contains(t, err.Error(), "networking.k8s.io/v1, Kind=Ingress")
-	if *update {
-		require.NoError(t, os.WriteFile(filepath.Join("testdata", "ingress.pb"), body, 0o644))
-	}
+	assert.Equal(t, "networking.k8s.io/v1, Kind=NetworkPolicy", gvk.String())
+	assert.Contains(t, err.Error(), "networking.k8s.io/v1, Kind=NetworkPolicy")
 }
 
 // recorder is a fake API server that answers discovery from a static

@@ -128,6 +128,7 @@ func newSchema() schema {
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(),
+		discoveryMessages(), networkingMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

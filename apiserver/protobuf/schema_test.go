@@ -62,6 +62,7 @@ func TestKinds(t *testing.T) {
 		"authorization.k8s.io/v1, Kind=SelfSubjectAccessReview", "autoscaling/v1, Kind=Scale",
 		"coordination.k8s.io/v1, Kind=Lease", "scheduling.k8s.io/v1, Kind=PriorityClass",
 		"rbac.authorization.k8s.io/v1, Kind=ClusterRoleBinding", "authentication.k8s.io/v1, Kind=TokenReview",
+		"discovery.k8s.io/v1, Kind=EndpointSlice",
 	}
 	var got []string
 	for _, k := range kinds {

@@ -31,6 +31,16 @@ func TestToJSONValues(t *testing.T) {
 				"renewTime":"2024-01-02T03:04:06.000000Z","leaseTransitions":0}}`,
 		},
 		{
+			name: "endpoint slice: conditions, present false, nil port",
+			body: wrap("discovery.k8s.io/v1", "EndpointSlice", pbMsg{}.msg(1, om).
+				msg(2, pbMsg{}.str(1, "10.0.0.1").msg(2, pbMsg{}.varint(1, 1).varint(3, 0)).str(6, "node-1")).
+				msg(3, pbMsg{}.str(1, "http").str(2, "TCP").varint(3, 80)).
+				msg(3, pbMsg{}.str(1, "all").str(2, "UDP")).str(4, "IPv4")),
+			want: `{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"n","creationTimestamp":null},
+				"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true,"terminating":false},"nodeName":"node-1"}],
+				"ports":[{"name":"http","protocol":"TCP","port":80},{"name":"all","protocol":"UDP"}],"addressType":"IPv4"}`,
+		},
+		{
 			name: "event times, zero time, unix epoch",
 			body: wrap("v1", "Event", pbMsg{}.msg(1, om).
 				msg(6, pbMsg{}.varint(1, 1704164645).varint(2, 999999999)).

@@ -84,7 +84,8 @@ func TestSharedInformersConverge(t *testing.T) {
 }
 
 // TestSharedInformersConvergeWithoutWatchList runs
-// TestSharedInformersConverge in a child process with
+// TestSharedInformersConverge and TestNodeAndDeploymentInformersConverge
+// in a child process with
 // KUBE_FEATURE_WatchListClient=false: client-go reads its feature gates
 // from the environment once per process, so the gate cannot change here.
 func TestSharedInformersConvergeWithoutWatchList(t *testing.T) {
@@ -93,12 +94,13 @@ func TestSharedInformersConvergeWithoutWatchList(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSharedInformersConverge$", "-test.count=1", "-test.v")
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^(TestSharedInformersConverge|TestNodeAndDeploymentInformersConverge)$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "KUBE_FEATURE_WatchListClient=false")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "WatchListClient=false")
 	assert.Contains(t, string(out), "--- PASS: TestSharedInformersConverge")
+	assert.Contains(t, string(out), "--- PASS: TestNodeAndDeploymentInformersConverge")
 }
 
 // TestSharedInformersAcrossGoneAndRestart: informers stay exact while

@@ -10,6 +10,7 @@ import (
 	"github.com/orkit/orkit/controller/deployment"
 	"github.com/orkit/orkit/controller/disruption"
 	"github.com/orkit/orkit/controller/endpoints"
+	"github.com/orkit/orkit/controller/endpointslice"
 	"github.com/orkit/orkit/controller/garbagecollector"
 	"github.com/orkit/orkit/controller/job"
 	"github.com/orkit/orkit/controller/namespace"
@@ -37,6 +38,7 @@ type Config struct {
 	CronJob          cronjob.Config
 	Disruption       disruption.Config
 	Endpoints        endpoints.Config
+	EndpointSlice    endpointslice.Config // the EndpointSlice and mirroring controllers
 	Namespace        namespace.Config
 	ServiceAccount   serviceaccount.Config
 	NodeIPAM         nodeipam.Config
@@ -63,6 +65,8 @@ type Controllers struct {
 	CronJob          *cronjob.Controller
 	Disruption       *disruption.Controller
 	Endpoints        *endpoints.Controller
+	EndpointSlice    *endpointslice.Controller
+	Mirroring        *endpointslice.Mirroring
 	Namespace        *namespace.Controller
 	ServiceAccount   *serviceaccount.Controller
 	NodeIPAM         *nodeipam.Controller
@@ -78,7 +82,7 @@ type Controllers struct {
 // controllers' names in logs and metrics.
 func Names() []string {
 	return []string{"replicaset", "deployment", "statefulset", "daemonset", "job", "cronjob", "disruption",
-		"endpoints", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+		"endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -142,6 +146,12 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		stepOf("cronjob", &out.CronJob, func() (*cronjob.Controller, error) { return cronjob.New(m, cfg.CronJob) }),
 		stepOf("disruption", &out.Disruption, func() (*disruption.Controller, error) { return disruption.New(m, cfg.Disruption) }),
 		stepOf("endpoints", &out.Endpoints, func() (*endpoints.Controller, error) { return endpoints.New(m, cfg.Endpoints) }),
+		stepOf("endpointslice", &out.EndpointSlice, func() (*endpointslice.Controller, error) {
+			return endpointslice.New(m, cfg.EndpointSlice)
+		}),
+		stepOf("endpointslicemirroring", &out.Mirroring, func() (*endpointslice.Mirroring, error) {
+			return endpointslice.NewMirroring(m, cfg.EndpointSlice)
+		}),
 		stepOf("namespace", &out.Namespace, func() (*namespace.Controller, error) { return namespace.New(m, cfg.Namespace) }),
 		stepOf("serviceaccount", &out.ServiceAccount, func() (*serviceaccount.Controller, error) {
 			return serviceaccount.New(m, cfg.ServiceAccount)

@@ -45,6 +45,7 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 	assert.Nil(t, got.PodGC, "disabled")
 	for name, c := range map[string]any{"replicaset": got.ReplicaSet, "deployment": got.Deployment, "statefulset": got.StatefulSet,
 		"daemonset": got.DaemonSet, "job": got.Job, "cronjob": got.CronJob, "disruption": got.Disruption, "endpoints": got.Endpoints,
+		"endpointslice": got.EndpointSlice, "endpointslicemirroring": got.Mirroring,
 		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
 		"volumebinding": got.VolumeBinding, "nodelifecycle": got.NodeLifecycle, "garbagecollector": got.GarbageCollector} {
 		assert.NotNil(t, c, name)

@@ -26,6 +26,10 @@ type options struct {
 	Listen   string
 	Nodes    int // real nodes
 	SimNodes int // simulated nodes, sim-node-<i>
+	// SimNodeTaint taints the simulated nodes orkit.io/simulated=true:NoSchedule,
+	// so only pods that tolerate it run there; false (the default) leaves
+	// them untainted and ordinary workloads schedule onto them.
+	SimNodeTaint bool
 	// ResolvConf names the upstream resolvers of cluster DNS; "" means
 	// /etc/resolv.conf.
 	ResolvConf string

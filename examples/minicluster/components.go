@@ -63,22 +63,29 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	return nil
 }
 
-// simTaint keeps ordinary pods off simulated nodes: only pods that
-// tolerate it (scale experiments) are placed there.
+// simTaint keeps ordinary pods off simulated nodes when --sim-node-taint
+// asks for it: only pods that tolerate it (scale experiments beside real
+// nodes) are placed there.
 var simTaint = core.Taint{Key: "orkit.io/simulated", Value: "true", Effect: core.TaintEffectNoSchedule}
 
 // startSimNodes runs n simulated nodes (kubelets over the fake runtime)
-// sharing one client, pod informer and heartbeat loop. They carry
-// simTaint, so real workloads stay on real nodes.
+// sharing one client, pod informer and heartbeat loop. With
+// opts.SimNodeTaint they carry simTaint, so real workloads stay on real
+// nodes; without it they run any pod, as a kwok node does.
 func (c *cluster) startSimNodes(ctx context.Context, n int) error {
-	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger,
-		Base: kubelet.Config{Taints: []core.Taint{simTaint}}})
+	var base kubelet.Config
+	taint := "untainted"
+	if c.opts.SimNodeTaint {
+		base.Taints = []core.Taint{simTaint}
+		taint = fmt.Sprintf("tainted %s=%s:%s", simTaint.Key, simTaint.Value, simTaint.Effect)
+	}
+	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base})
 	for i := 0; i < n; i++ {
 		if _, err := pool.Add(fmt.Sprintf("sim-node-%d", i)); err != nil {
 			return err
 		}
 	}
 	c.goRun("simulated nodes", func() error { return pool.Run(ctx) })
-	c.step("%d simulated nodes started (sim-node-0 … sim-node-%d), tainted %s=%s:%s", n, n-1, simTaint.Key, simTaint.Value, simTaint.Effect)
+	c.step("%d simulated nodes started (sim-node-0 … sim-node-%d), %s", n, n-1, taint)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/discovery"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/images"
 )
@@ -25,6 +26,9 @@ import (
 func runDemo(ctx context.Context, c *cluster) error {
 	if len(c.nodes) == 0 {
 		return fmt.Errorf("the demo runs pods on a real node: start with --nodes 1 (the default)")
+	}
+	if c.opts.SimNodes > 0 && !c.opts.SimNodeTaint {
+		return fmt.Errorf("the demo runs pods on real nodes: with --sim-nodes, taint the simulated nodes (--sim-node-taint)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -49,6 +53,7 @@ func runDemo(ctx context.Context, c *cluster) error {
 			}
 			return d.podsServe(ctx, 5)
 		}},
+		{"kubectl expose deployment web --port=80 --target-port=8080: EndpointSlices, and the API server's proxy reaches a pod", d.serviceProxy},
 		{"kubectl set image deployment/web hello=" + helloV2 + " && kubectl rollout status", func(ctx context.Context) error {
 			if _, err := d.kubectl(ctx, "set", "image", "deployment/web", "hello="+helloV2); err != nil {
 				return err
@@ -132,6 +137,58 @@ func (d *demo) podsServe(ctx context.Context, n int) error {
 		}
 		return true, nil
 	})
+}
+
+// serviceProxy exposes the Deployment and reaches it through the API
+// server's services/proxy and pods/proxy, as `kubectl proxy` users do;
+// the Service's EndpointSlices list the five pods. It deletes the Service
+// afterwards.
+func (d *demo) serviceProxy(ctx context.Context) error {
+	if _, err := d.kubectl(ctx, "expose", "deployment", "web", "--port=80", "--target-port=8080"); err != nil {
+		return err
+	}
+	pods, err := d.webPods(ctx)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, p := range pods {
+		names[p.Name] = true
+	}
+	err = poll(ctx, func() (bool, error) {
+		list, err := client.For[discovery.EndpointSlice](d.c.admin, "default").List(ctx,
+			client.ListOptions{LabelSelector: discovery.LabelServiceName + "=web"})
+		if err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, s := range list.Items {
+			for _, e := range s.Endpoints {
+				if e.IsReady() && e.TargetRef != nil && names[e.TargetRef.Name] {
+					ready++
+				}
+			}
+		}
+		return ready == len(pods), nil
+	})
+	if err != nil {
+		return fmt.Errorf("EndpointSlices of web: %w", err)
+	}
+	if _, err := d.kubectl(ctx, "get", "endpointslices", "-l", discovery.LabelServiceName+"=web"); err != nil {
+		return err
+	}
+	// the proxy's Service is programmed by the time its slices are: the
+	// API server reads them from storage
+	out, err := d.kubectl(ctx, "get", "--raw", "/api/v1/namespaces/default/services/web:80/proxy/")
+	if err != nil || !names[strings.TrimSpace(out)] {
+		return fmt.Errorf("services/web:80/proxy/ answered %q, not a web pod's name: %v", out, err)
+	}
+	out, err = d.kubectl(ctx, "get", "--raw", "/api/v1/namespaces/default/pods/"+pods[0].Name+":8080/proxy/healthz")
+	if err != nil || strings.TrimSpace(out) != "ok" {
+		return fmt.Errorf("pods/%s:8080/proxy/healthz answered %q: %v", pods[0].Name, out, err)
+	}
+	_, err = d.kubectl(ctx, "delete", "service", "web")
+	return err
 }
 
 func (d *demo) logs(ctx context.Context) error {

@@ -26,6 +26,8 @@ func main() {
 	flag.StringVar(&opts.Listen, "listen", "127.0.0.1:6443", "address of the API server")
 	flag.IntVar(&opts.Nodes, "nodes", 1, "real nodes to run (0 for none)")
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
+	flag.BoolVar(&opts.SimNodeTaint, "sim-node-taint", false,
+		"taint the simulated nodes orkit.io/simulated=true:NoSchedule, so only pods tolerating it run there (set by --demo, whose pods run on real nodes)")
 	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	opts.addAuthFlags(flag.CommandLine)
@@ -38,6 +40,9 @@ func main() {
 	if opts.Nodes < 0 || opts.Nodes > maxRealNodes {
 		fmt.Fprintf(os.Stderr, "minicluster: --nodes must be 0 to %d (real nodes take 10.244.<i>.0/24 of %s)\n", maxRealNodes, realNodeCIDR)
 		os.Exit(2)
+	}
+	if *demo {
+		opts.SimNodeTaint = true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -62,7 +62,7 @@ func TestDemo(t *testing.T) {
 	requireRealNode(t)
 	dir := t.TempDir()
 	out := &syncBuffer{}
-	opts := options{DataDir: dir, Listen: freeAddr(t), Nodes: 1, SimNodes: 2, Out: out}
+	opts := options{DataDir: dir, Listen: freeAddr(t), Nodes: 1, SimNodes: 2, SimNodeTaint: true, Out: out}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	c, err := startCluster(ctx, opts)

@@ -1,7 +1,7 @@
 // Package dns is the cluster DNS server: a small authoritative server for
-// the cluster domain built from the Services and Endpoints it watches.
+// the cluster domain built from the Services and EndpointSlices it watches.
 //
-//	Services, Endpoints ──watch──▶ proxy.Cache ──changed──▶ Build ──▶ Zone (atomic swap)
+//	Services, EndpointSlices ──watch──▶ proxy.Cache ──changed──▶ Build ──▶ Zone (atomic swap)
 //	UDP/TCP query ─┬─ the zone owns the name ──▶ Answer(zone, msg): A, AAAA, SRV, PTR; NXDOMAIN
 //	               └─ other names ──▶ forwarder ──▶ upstreams in turn (2 s each) ──▶ answer as is, or SERVFAIL
 //

@@ -19,7 +19,7 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	// Client reads Services and Endpoints. Required.
+	// Client reads Services and EndpointSlices. Required.
 	Client *client.Client
 	// Listen is the address served over UDP and TCP, e.g.
 	// "10.244.0.1:53"; the port must be free for both. Required.
@@ -51,7 +51,7 @@ type Config struct {
 }
 
 // Server is the cluster's DNS server: it answers for the cluster domain
-// from the Services and Endpoints it watches, and forwards other names to
+// from the Services and EndpointSlices it watches, and forwards other names to
 // the node's upstream resolvers (Config.ResolvConf), passing their answer
 // through. Make one with New; Run owns its goroutines.
 type Server struct {
@@ -109,7 +109,7 @@ func (s *Server) Upstreams() []netip.AddrPort {
 	return append([]netip.AddrPort(nil), s.fwd.upstreams...)
 }
 
-// Run listens, follows Services and Endpoints and answers queries until ctx
+// Run listens, follows Services and EndpointSlices and answers queries until ctx
 // is done. It fails when the address cannot be bound or the resolv.conf
 // cannot be read.
 func (s *Server) Run(ctx context.Context) error {

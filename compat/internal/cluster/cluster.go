@@ -22,9 +22,13 @@ import (
 // listener and the caches' first sync).
 const startTimeout = 60 * time.Second
 
-// Options tunes a Cluster. The zero value is a control plane with the
-// default watch history, logging warnings to stderr.
+// Options tunes a Cluster. The zero value is a control plane (API server
+// and store, no scheduler or controllers) with the default watch history,
+// logging warnings to stderr.
 type Options struct {
+	// Scheduler runs orkit's scheduler (as system:kube-scheduler) beside
+	// the API server, so pods get bound to the Nodes clients register.
+	Scheduler bool
 	// WatchHistory is how many events per resource the API server's watch
 	// caches keep for resuming watches (older resourceVersions get 410);
 	// 0 means the control plane's default.
@@ -48,22 +52,12 @@ type Cluster struct {
 	restCfg *rest.Config
 }
 
-// Start starts a control plane for t and waits until it serves.
+// Start starts a control plane for t, with its data in t's temporary
+// directory, and waits until it serves. It is stopped when the test ends.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	c, err := New(filepath.Join(t.TempDir(), "cp"), opts)
 	if err != nil {
-		t.Fatalf("cluster: pick a port: %v", err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatalf("cluster: pick a port: %v", err)
-	}
-	c := &Cluster{opts: opts, dataDir: filepath.Join(t.TempDir(), "cp"), addr: addr}
-	if err := c.start(); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
 	t.Cleanup(func() {
@@ -74,13 +68,35 @@ func Start(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// New starts a control plane with its data in dataDir on a free loopback
+// port and waits until it serves; the caller stops it (Stop). Programs
+// such as the load generator use it; tests use Start.
+func New(dataDir string, opts Options) (*Cluster, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	c := &Cluster{opts: opts, dataDir: dataDir, addr: addr}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // start starts the control plane, retrying while the previous one still
 // holds the store's lock or the address.
 func (c *Cluster) start() error {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithCancel(context.Background())
-		run, err := startControlPlane(ctx, c.dataDir, c.addr, c.opts.WatchHistory, c.opts.Logger)
+		run, err := startControlPlane(ctx, c.dataDir, c.addr, c.opts)
 		if err == nil {
 			cfg, err := clientcmd.BuildConfigFromFlags("", run.kubeconfig)
 			if err != nil {
@@ -111,6 +127,17 @@ func (c *Cluster) RESTConfig() *rest.Config {
 	return rest.CopyConfig(c.restCfg)
 }
 
+// Kubeconfig returns the path of the admin kubeconfig (a system:masters
+// client certificate), for child processes and kubectl.
+func (c *Cluster) Kubeconfig() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.run == nil {
+		return ""
+	}
+	return c.run.kubeconfig
+}
+
 // Store returns the running control plane's store (nil while stopped).
 func (c *Cluster) Store() store.Interface {
 	c.mu.Lock()
@@ -133,6 +160,11 @@ func (c *Cluster) Stop() error {
 	}
 	cancel()
 	deadline := time.Now().Add(startTimeout)
+	select {
+	case <-run.done:
+	case <-time.After(startTimeout):
+		return fmt.Errorf("the scheduler still runs %v after stop", startTimeout)
+	}
 	for {
 		_, err := run.store.Revision(context.Background())
 		if errors.Is(err, store.ErrClosed) {

@@ -1,0 +1,37 @@
+package networking
+
+import (
+	"github.com/orkit/orkit/api/field"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+)
+
+// Register adds networking.k8s.io/v1 ingresses (namespaced, short name
+// "ing", status subresource) and ingressclasses (cluster-scoped) to s. It
+// panics if either kind is already registered.
+func Register(s *scheme.Scheme) {
+	s.MustRegister(scheme.Type{
+		Kind:         GroupVersion().WithKind("Ingress"),
+		Resource:     "ingresses",
+		Namespaced:   true,
+		ShortNames:   []string{"ing"},
+		Subresources: []string{"status"},
+		New:          func() meta.Object { return &Ingress{} },
+		NewList:      func() meta.ListObject { return &IngressList{} },
+		Validate:     func(o meta.Object) field.ErrorList { return ValidateIngress(o.(*Ingress)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateIngressUpdate(o.(*Ingress), old.(*Ingress))
+		},
+	})
+	s.MustRegister(scheme.Type{
+		Kind:     GroupVersion().WithKind("IngressClass"),
+		Resource: "ingressclasses",
+		New:      func() meta.Object { return &IngressClass{} },
+		NewList:  func() meta.ListObject { return &IngressClassList{} },
+		Default:  func(o meta.Object) { DefaultIngressClass(o.(*IngressClass)) },
+		Validate: func(o meta.Object) field.ErrorList { return ValidateIngressClass(o.(*IngressClass)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateIngressClassUpdate(o.(*IngressClass), old.(*IngressClass))
+		},
+	})
+}
