@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/orkit/orkit/api/admissionregistration"
+	"github.com/orkit/orkit/api/apiextensions"
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
@@ -39,6 +40,7 @@ func NewScheme() *scheme.Scheme {
 	authorization.Register(s)
 	authentication.Register(s)
 	certificates.Register(s)
+	apiextensions.Register(s)
 	return s
 }
 

@@ -28,6 +28,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "policy", Kind: "PodDisruptionBudget"}:                            {generation: GenerationOnSpec},
 	{Kind: "ReplicationController"}:                                           {generation: GenerationOnSpec},
 	{Kind: "PodTemplate"}:                                                     {generation: GenerationNone},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:         {generation: GenerationOnSpec},
 	{Kind: "Node"}:                                                            {generation: GenerationNone, keepStatusOnCreate: true},
 	{Kind: "Namespace"}:                                                       {generation: GenerationNone},
 	{Kind: "Binding"}:                                                         {generation: GenerationNone},

@@ -59,6 +59,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Fields = nodeTable, nodeFields
 			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateNode)}
 		},
+		crdGVR: crdExtras,
 		coreGVR("namespaces"): func(r *Resource) {
 			r.Strategy = &namespaceStrategy{NewDefaultStrategy(r.Type)}
 			r.Table, r.Fields = namespaceTable, namespaceFields

@@ -100,7 +100,7 @@ func protobufToJSON(b []byte) ([]byte, error) {
 }
 
 func tooLarge() error {
-	return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
+	return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("Request entity too large: limit is %d", MaxRequestBodyBytes))
 }
 
 // decodeStrict decodes JSON into obj. With strict set, unknown fields are

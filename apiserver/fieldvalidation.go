@@ -66,6 +66,9 @@ func decodeObject(body []byte, obj any, gvk meta.GroupVersionKind, directive str
 	if err := json.Unmarshal(body, obj); err != nil {
 		return nil, cannot(err)
 	}
+	if p, ok := obj.(interface{ decodeProblems() []string }); ok {
+		sc.problems = append(sc.problems, p.decodeProblems()...) // a custom resource's pruned unknown fields
+	}
 	if scanErr != nil {
 		// json.Unmarshal accepted what the scanner did not: a bug here.
 		return nil, cannot(scanErr)

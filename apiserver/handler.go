@@ -49,6 +49,9 @@ type served struct {
 	cache   *WatchCache
 	// fieldLabels are the labels field selectors may use (fieldLabels).
 	fieldLabels map[string]bool
+	// stop ends the watch cache of a resource registered while serving
+	// (Unregister); nil for the others, which run until the server stops.
+	stop context.CancelFunc
 }
 
 func (s *served) gr() meta.GroupResource { return s.storage.gr }
@@ -57,6 +60,13 @@ func (s *served) gr() meta.GroupResource { return s.storage.gr }
 func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Request) {
 	ctx := r.Context()
 	info := req.Info
+	if req.resource.Warning != "" {
+		addWarnings(w.Header(), []string{req.resource.Warning})
+	}
+	if err := refuseStrategicMerge(r, req); err != nil {
+		writeError(w, err)
+		return
+	}
 	if info.Subresource != "" && info.Subresource != "status" && !slices.Contains(req.resource.ObjectSubresources, info.Subresource) {
 		s.handleSubresource(ctx, w, r, req)
 		return

@@ -191,6 +191,7 @@ func encodeList(res *served, items []listItem, rv int64, cont string, remaining 
 	lm := meta.ListMeta{ResourceVersion: strconv.FormatInt(rv, 10), Continue: cont, RemainingItemCount: remaining}
 	lmb, _ := json.Marshal(lm)
 	fmt.Fprintf(&buf, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, res.Type.ListKind(), res.Type.Kind.GroupVersion().String(), lmb)
+	_, custom := res.Strategy.(customStrategy)
 	for i, it := range items {
 		if i > 0 {
 			buf.WriteByte(',')
@@ -199,7 +200,11 @@ func encodeList(res *served, items []listItem, rv int64, cont string, remaining 
 		if raw == nil {
 			raw, _ = json.Marshal(it.object())
 		}
-		writeListItem(&buf, raw)
+		if custom {
+			buf.Write(raw) // custom resources' items keep kind and apiVersion, as in Kubernetes
+		} else {
+			writeListItem(&buf, raw)
+		}
 	}
 	buf.WriteString("]}")
 	return buf.Bytes()

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"reflect"
 	"sort"
@@ -54,9 +55,17 @@ func (s *Server) openAPIDocs() map[string][]byte {
 		paths := map[string]any{}
 		for _, r := range rs {
 			t := r.Type
-			obj := t.New()
-			name := g.ref(reflect.TypeOf(obj).Elem())
-			g.schemas[name]["x-kubernetes-group-version-kind"] = []map[string]string{{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}}
+			var name string
+			if r.OpenAPI != nil {
+				var schemas map[string]map[string]any
+				schemas, name = r.OpenAPI()
+				maps.Copy(g.schemas, schemas)
+				g.ref(reflect.TypeOf(meta.ObjectMeta{})) // what the custom schemas refer to
+				g.ref(reflect.TypeOf(meta.ListMeta{}))
+			} else {
+				name = g.ref(reflect.TypeOf(t.New()).Elem())
+				g.schemas[name]["x-kubernetes-group-version-kind"] = []map[string]string{{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}}
+			}
 			gvk := map[string]string{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}
 			path := "/" + prefixOf(gv) + "/" + t.Resource + "/{name}"
 			if t.Namespaced {

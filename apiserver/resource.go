@@ -45,6 +45,17 @@ type Resource struct {
 	CreateFunc func(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error)
 	// Scale, when set, serves the scale subresource.
 	Scale *ScaleAccessor
+	// Warning, when set, is sent as a Warning header with every response
+	// about the resource (a deprecated custom resource version).
+	Warning string
+	// StoredAs, when set, is the kind objects are stored as: the storage
+	// version of a custom resource served in several versions (their
+	// conversion is None: only apiVersion differs). Nil stores Type.Kind.
+	StoredAs *meta.GroupVersionKind
+	// OpenAPI, when set, gives the OpenAPI v3 component schemas of the
+	// kind (keyed by name) and the name of the kind's own, instead of the
+	// schemas derived from the Go type (custom resources).
+	OpenAPI func() (schemas map[string]map[string]any, name string)
 }
 
 // SubresourceHandler serves one subresource of one object

@@ -250,6 +250,7 @@ func (s *Server) Register(res Resource) error {
 	}
 	st := NewStorage(res.Type, s.cfg.Store)
 	st.log = s.log
+	st.storedAs = res.StoredAs
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}
@@ -267,7 +268,9 @@ func (s *Server) Register(res Resource) error {
 	}
 	s.resources[gvr] = sv
 	if s.started {
-		go sv.cache.Run(s.runCtx)
+		ctx, cancel := context.WithCancel(s.runCtx)
+		sv.stop = cancel
+		go sv.cache.Run(ctx)
 	}
 	return nil
 }
@@ -345,6 +348,7 @@ func (s *Server) Start(ctx context.Context) (retErr error) {
 	}
 	s.startCaches(ctx)
 	s.startCompactor(ctx)
+	s.startCRDs(ctx)
 	s.serve(ctx, cancel, ln)
 	return nil
 }

@@ -37,6 +37,9 @@ type Storage struct {
 	// prime, when set, tells the resource's watch cache what is about to
 	// be written (WatchCache.prime); undo is called if the write fails.
 	prime func(key string, value []byte, obj meta.Object) (undo func())
+	// storedAs, when set, is the kind objects are encoded with (a custom
+	// resource's storage version); reads give them typ.Kind (Resource.StoredAs).
+	storedAs *meta.GroupVersionKind
 }
 
 // primeWrite primes the watch cache for a write of value, the encoding of
@@ -85,10 +88,24 @@ func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
 	m := obj.GetObjectMeta()
 	rv := m.ResourceVersion
 	m.ResourceVersion = ""
-	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
+	if s.storedAs != nil {
+		obj.GetTypeMeta().SetGroupVersionKind(*s.storedAs)
+	} else {
+		obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
+	}
 	b, err := json.Marshal(obj)
 	m.ResourceVersion = rv
+	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
 	return b, err
+}
+
+// wire is WireJSON for this storage: a value stored under another version
+// (storedAs) gets the apiVersion the storage serves.
+func (s *Storage) wire(stored []byte, rv int64) []byte {
+	if s.storedAs != nil {
+		stored = rewriteAPIVersion(stored, s.typ.Kind.GroupVersion().String())
+	}
+	return WireJSON(stored, rv)
 }
 
 // WireJSON returns the stored value as the API sends it: with the
@@ -198,7 +215,7 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 		return out, nil, s.apiError(err, m.Name)
 	}
 	m.ResourceVersion = strconv.FormatInt(rev, 10)
-	return obj, WireJSON(b, rev), nil
+	return obj, s.wire(b, rev), nil
 }
 
 // UpdateFunc computes the new version of an object from the current one.

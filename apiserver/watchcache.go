@@ -246,7 +246,7 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 	}
 	// Unmarshal has checked that kv.Value is valid JSON, and WireJSON
 	// keeps valid JSON valid: no second validation.
-	raw := WireJSON(kv.Value, kv.ModRevision)
+	raw := c.storage.wire(kv.Value, kv.ModRevision)
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
@@ -270,7 +270,7 @@ func (c *WatchCache) makePrimedObject(kv store.KV) (*cachedObject, error) {
 		return c.makeObject(kv)
 	}
 	// The value is the writer's own json.Marshal output: valid JSON.
-	raw := WireJSON(kv.Value, kv.ModRevision)
+	raw := c.storage.wire(kv.Value, kv.ModRevision)
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
@@ -286,7 +286,7 @@ func (c *WatchCache) makeDecodedObject(kv store.KV) (*cachedObject, error) {
 	}
 	// Decode has checked that kv.Value is valid JSON, and WireJSON keeps
 	// valid JSON valid: no second validation.
-	raw := WireJSON(kv.Value, kv.ModRevision)
+	raw := c.storage.wire(kv.Value, kv.ModRevision)
 	if raw == nil {
 		if raw, err = json.Marshal(obj); err != nil {
 			return nil, err

@@ -28,6 +28,9 @@ type Type struct {
 	Categories []string
 	// Subresources the kind serves besides the main resource ("status", "scale").
 	Subresources []string
+	// ListKindName is the kind of lists; empty means Kind + "List" (a
+	// CustomResourceDefinition may name another).
+	ListKindName string
 
 	// New returns a new empty object of the kind. Required.
 	New func() meta.Object
@@ -48,8 +51,14 @@ func (t *Type) GroupVersionResource() meta.GroupVersionResource {
 	return t.Kind.GroupVersion().WithResource(t.Resource)
 }
 
-// ListKind returns the kind of the list ("DeploymentList").
-func (t *Type) ListKind() string { return t.Kind.Kind + "List" }
+// ListKind returns the kind of the list ("DeploymentList"): ListKindName,
+// or Kind + "List".
+func (t *Type) ListKind() string {
+	if t.ListKindName != "" {
+		return t.ListKindName
+	}
+	return t.Kind.Kind + "List"
+}
 
 // Scheme is the registry of kinds. It is safe for concurrent use; register
 // kinds before serving, though registering later is allowed.
