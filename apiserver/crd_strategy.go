@@ -19,6 +19,7 @@ type customVersion struct {
 	kind       meta.GroupVersionKind
 	namespaced bool
 	schema     *schema.Schema
+	props      *schema.JSONSchemaProps // the version's openAPIV3Schema, for field ownership
 	status     bool
 	scale      *apiextensions.CustomResourceSubresourceScale
 	columns    *apiextensions.PrinterColumns
@@ -32,7 +33,16 @@ type customVersion struct {
 // update) and the scale paths.
 type customStrategy struct{ v *customVersion }
 
-var _ Strategy = customStrategy{}
+var (
+	_ Strategy            = customStrategy{}
+	_ FieldSchemaProvider = customStrategy{}
+)
+
+// FieldSchema is the version's openAPIV3Schema: server-side apply merges
+// custom resources and records their owners by it.
+func (s customStrategy) FieldSchema() (*schema.JSONSchemaProps, map[string]*schema.JSONSchemaProps) {
+	return s.v.props, nil
+}
 
 // PrepareForCreate drops the status of a version with a status
 // subresource and sets generation 1.
