@@ -129,6 +129,9 @@ func onlyGCFieldsChanged(next, cur meta.Object) bool {
 	cm, om := c.GetObjectMeta(), cur.GetObjectMeta()
 	cm.OwnerReferences, cm.Finalizers = om.OwnerReferences, om.Finalizers
 	cm.DeletionTimestamp, cm.DeletionGracePeriodSeconds = om.DeletionTimestamp, om.DeletionGracePeriodSeconds
+	// the server records the write's field ownership before this check;
+	// kube-apiserver checks before it does
+	cm.ManagedFields = om.ManagedFields
 	a, err1 := json.Marshal(c)
 	b, err2 := json.Marshal(cur)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)
