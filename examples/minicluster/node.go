@@ -285,6 +285,11 @@ func (c *cluster) stopRealNode(n *realNode) {
 			c.opts.Logger.Warn("remove pod cgroups", "node", n.name, "pod", uid, "err", err)
 		}
 	}
+	// the tmpfs volumes (secrets, projected service account tokens) of
+	// pods the kubelet had not torn down when it stopped
+	if err := daemon.UnmountUnder(filepath.Join(n.stateDir, "kubelet")); err != nil {
+		c.opts.Logger.Warn("unmount pod volumes", "node", n.name, "err", err)
+	}
 	n.runtime.Close()
 	msg := fmt.Sprintf("%s stopped: %d pod sandboxes removed", n.name, removed)
 	if !listed {
