@@ -50,7 +50,7 @@ func TestNodeAgentRunsScheduledPods(t *testing.T) {
 	// Each pod asks for 600m CPU: the small node (1 CPU) fits one.
 	const pods = 8
 	for i := range pods {
-		_, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p-", i)},
+		_, err := cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p-", i), Labels: map[string]string{"test": "nodeagent"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "app:1",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("600m")}}}}}},
 			metav1.CreateOptions{})
@@ -64,7 +64,10 @@ func TestNodeAgentRunsScheduledPods(t *testing.T) {
 	}
 	assert.Equal(t, pods, perNode["kwok-big-0"]+perNode["kwok-big-1"]+perNode["kwok-small"], "%v", perNode)
 	assert.LessOrEqual(t, perNode["kwok-small"], 1, "the small node's allocatable CPU fits one pod: %v", perNode)
-	assert.Equal(t, int64(pods), big.PodsStarted()+small.PodsStarted())
+	// the agents count a start once their status write returns, which may
+	// be after the list above saw it
+	require.Eventually(t, func() bool { return big.PodsStarted()+small.PodsStarted() == int64(pods) }, 30*time.Second, 20*time.Millisecond,
+		"the agents marked every pod Running: %d", big.PodsStarted()+small.PodsStarted())
 
 	// The Nodes kept their status; the Leases are renewed.
 	n, err := cs.CoreV1().Nodes().Get(ctx, "kwok-small", metav1.GetOptions{})
@@ -106,7 +109,8 @@ func waitPodsRunning(t *testing.T, cs kubernetes.Interface, n int) []corev1.Pod 
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		l, err := cs.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{FieldSelector: "status.phase=Running"})
+		l, err := cs.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{FieldSelector: "status.phase=Running",
+			LabelSelector: "test=nodeagent"}) // other tests of the package share the cluster
 		require.NoError(t, err)
 		if len(l.Items) == n {
 			return l.Items
