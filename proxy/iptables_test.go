@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -60,9 +61,7 @@ func TestRenderIPTables(t *testing.T) {
 
 func TestIPTablesApply(t *testing.T) {
 	requireRootNFT(t)
-	if !IPTablesAvailable() {
-		t.Skip("iptables not installed")
-	}
+	requireIPTables(t)
 	ns := newNetNS(t)
 	ctx := context.Background()
 	ipt := &IPTables{NetNS: ns}
@@ -93,4 +92,17 @@ func TestIPTablesApply(t *testing.T) {
 	require.NoError(t, ipt.Sync(ctx, []*core.Service{web}, []*core.Endpoints{three}))
 	require.NoError(t, (&IPTables{NetNS: ns}).Cleanup(ctx))
 	assert.NotContains(t, save(), "ORKIT-")
+}
+
+// requireIPTables skips without iptables and iptables-restore, or fails
+// with CI=true (scripts/setup.sh installs Debian's iptables).
+func requireIPTables(t testing.TB) {
+	t.Helper()
+	if IPTablesAvailable() {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("iptables and iptables-restore are required (CI=true, so this fails instead of skipping)")
+	}
+	t.Skip("iptables or iptables-restore not installed")
 }

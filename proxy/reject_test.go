@@ -110,9 +110,7 @@ func TestUntranslatedServiceAddressesRejected(t *testing.T) {
 			return (&NFT{NetNS: ns}).Apply(context.Background(), rs.Script())
 		},
 		"iptables": func(t *testing.T, ns string, cidrs []string) error {
-			if !IPTablesAvailable() {
-				t.Skip("iptables not installed")
-			}
+			requireIPTables(t)
 			ipt := &IPTables{NetNS: ns, ServiceCIDRs: prefixes(t, cidrs)}
 			return ipt.Sync(context.Background(), []*core.Service{web}, []*core.Endpoints{eps})
 		},

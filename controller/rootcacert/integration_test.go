@@ -62,9 +62,7 @@ func TestNewErrors(t *testing.T) {
 	_, err := rootcacert.New(nil, rootcacert.Config{RootCA: []byte("x")})
 	require.ErrorIs(t, err, rootcacert.ErrInvalidConfig)
 	m, err := controller.NewManager(controller.ManagerConfig{Client: &client.Client{}})
-	if err != nil {
-		t.Skipf("manager needs a working client: %v", err)
-	}
+	require.NoError(t, err)
 	_, err = rootcacert.New(m, rootcacert.Config{})
 	require.ErrorIs(t, err, rootcacert.ErrInvalidConfig)
 }
