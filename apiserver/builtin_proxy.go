@@ -187,7 +187,7 @@ func (s *Server) locateService(ctx context.Context, req *Request, scheme, port s
 	}
 	for _, sl := range slices {
 		for _, p := range sl.Ports {
-			if p.Port == nil || deref(p.Name) != portName {
+			if p.Port == nil || p.NameValue() != portName {
 				continue
 			}
 			for _, e := range sl.Endpoints {
@@ -201,14 +201,6 @@ func (s *Server) locateService(ctx context.Context, req *Request, scheme, port s
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", svc.Name))
 	}
 	return candidates[rand.IntN(len(candidates))], nil
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // serviceSlices reads the EndpointSlices of svc from storage.

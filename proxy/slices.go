@@ -46,15 +46,15 @@ func subsetOf(s *discovery.EndpointSlice) core.EndpointSubset {
 		if p.Port == nil {
 			continue // "all ports": nothing a Service port can name
 		}
-		ss.Ports = append(ss.Ports, core.EndpointPort{Name: derefOr(p.Name), Port: *p.Port,
-			Protocol: cmp.Or(derefOr(p.Protocol), core.ProtocolTCP), AppProtocol: p.AppProtocol})
+		ss.Ports = append(ss.Ports, core.EndpointPort{Name: p.NameValue(), Port: *p.Port,
+			Protocol: p.ProtocolValue(), AppProtocol: p.AppProtocol})
 	}
 	for i := range s.Endpoints {
 		e := &s.Endpoints[i]
 		if len(e.Addresses) == 0 {
 			continue
 		}
-		a := core.EndpointAddress{IP: e.Addresses[0], Hostname: derefOr(e.Hostname), NodeName: e.NodeName, TargetRef: e.TargetRef}
+		a := core.EndpointAddress{IP: e.Addresses[0], Hostname: e.HostnameValue(), NodeName: e.NodeName, TargetRef: e.TargetRef}
 		if e.IsReady() {
 			ss.Addresses = append(ss.Addresses, a)
 		} else {
@@ -62,12 +62,4 @@ func subsetOf(s *discovery.EndpointSlice) core.EndpointSubset {
 		}
 	}
 	return ss
-}
-
-func derefOr[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

@@ -125,3 +125,31 @@ type EndpointSliceList = meta.List[EndpointSlice]
 // IsReady reports whether e takes traffic: its Ready condition, unknown
 // counting as ready, as Kubernetes tells consumers to read it.
 func (e *Endpoint) IsReady() bool { return e.Conditions.Ready == nil || *e.Conditions.Ready }
+
+// NameValue is the port's name, "" when unset.
+func (p *EndpointPort) NameValue() string { return valueOf(p.Name) }
+
+// ProtocolValue is the port's protocol, TCP when unset (its default).
+func (p *EndpointPort) ProtocolValue() core.Protocol {
+	if p.Protocol == nil {
+		return core.ProtocolTCP
+	}
+	return *p.Protocol
+}
+
+// PortValue is the port's number, 0 (all ports) when unset.
+func (p *EndpointPort) PortValue() int32 { return valueOf(p.Port) }
+
+// AppProtocolValue is the port's application protocol, "" when unset.
+func (p *EndpointPort) AppProtocolValue() string { return valueOf(p.AppProtocol) }
+
+// HostnameValue is the endpoint's hostname, "" when unset.
+func (e *Endpoint) HostnameValue() string { return valueOf(e.Hostname) }
+
+func valueOf[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -27,17 +27,9 @@ func groupKey(t discovery.AddressType, ports []discovery.EndpointPort) string {
 	var b strings.Builder
 	b.WriteString(string(t))
 	for _, p := range ports {
-		fmt.Fprintf(&b, "|%s/%s/%d/%s", deref(p.Name), deref(p.Protocol), deref(p.Port), deref(p.AppProtocol))
+		fmt.Fprintf(&b, "|%s/%s/%d/%s", p.NameValue(), p.ProtocolValue(), p.PortValue(), p.AppProtocolValue())
 	}
 	return b.String()
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // groups collects endpoints by address type and ports, in key order,

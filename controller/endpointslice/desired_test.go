@@ -35,7 +35,7 @@ func summary(gs []*group) []string {
 		var b strings.Builder
 		b.WriteString(string(g.addressType))
 		for _, p := range g.ports {
-			b.WriteString(" " + deref(p.Name) + "/" + string(deref(p.Protocol)) + "/" + itoa(deref(p.Port)))
+			b.WriteString(" " + p.NameValue() + "/" + string(p.ProtocolValue()) + "/" + itoa(p.PortValue()))
 		}
 		b.WriteString(":")
 		for _, e := range g.endpoints {
