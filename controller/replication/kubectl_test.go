@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -149,13 +150,27 @@ func TestKubectlReplicationController(t *testing.T) {
 	_, err = client.For[core.Pod](e.c, "default").Create(ctx, &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "orphan",
 		Labels: map[string]string{"app": "web"}}, Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Image: "orkit.local/hello:v1"}}}})
 	require.NoError(t, err)
+	// The orphan is not ready at first, so counting ready pods says nothing
+	// about adoption: wait until one live pod is left, every live pod is
+	// owned by the controller, and describe (status) agrees.
 	testnode.Eventually(t, time.Minute, func() bool {
-		got, err := rcs.Get(ctx, "web")
-		return err == nil && got.Status.Replicas == 1 && len(e.readyPods(t)) == 1
+		l, err := client.For[core.Pod](e.c, "default").List(ctx, client.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return false
+		}
+		live := 0
+		for _, p := range l.Items {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			if ref := meta.ControllerOf(&p.ObjectMeta); ref == nil || ref.UID != rc.UID {
+				return false
+			}
+			live++
+		}
+		out = e.run(t, "", "describe", "rc", "web")
+		return live == 1 && regexp.MustCompile(`Replicas:\s+1 current / 1 desired`).MatchString(out)
 	}, "orphan adopted and one pod deleted")
-
-	out = e.run(t, "", "describe", "rc", "web")
-	assert.Regexp(t, `Replicas:\s+1 current / 1 desired`, out)
 	assert.Regexp(t, `SuccessfulCreate\s+.*replication-controller\s+Created pod: web-`, out)
 }
 
