@@ -398,7 +398,11 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		<-ctx.Done()
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer scancel()
-		_ = srv.Shutdown(sctx)
+		if err := srv.Shutdown(sctx); err != nil {
+			// Requests still running after the grace period lose their
+			// connections: a client must not be kept on a stopped server.
+			_ = srv.Close()
+		}
 		cancel()
 		if s.kubelet != nil {
 			s.kubelet.CloseIdleConnections()
@@ -409,6 +413,14 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
+}
+
+// runContext returns the context the caches run under (nil before they
+// start): it is done when the server stops.
+func (s *Server) runContext() context.Context {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.runCtx
 }
 
 // startCaches starts every resource's watch cache and the bookmark
