@@ -251,6 +251,7 @@ func (s *Server) Register(res Resource) error {
 	st := NewStorage(res.Type, s.cfg.Store)
 	st.log = s.log
 	st.storedAs = res.StoredAs
+	st.onRead = res.OnRead
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}

@@ -272,8 +272,9 @@ func (c *WatchCache) makePrimedObject(kv store.KV) (*cachedObject, error) {
 	if pw == nil {
 		return c.makeObject(kv)
 	}
-	// The value is the writer's own json.Marshal output: valid JSON.
-	raw := c.storage.wire(kv.Value, kv.ModRevision)
+	// The value is the writer's own json.Marshal output of a prepared
+	// (defaulted) object: valid JSON, no OnRead pass.
+	raw := c.storage.wireWritten(kv.Value, kv.ModRevision)
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
