@@ -520,9 +520,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !info.LongRunning() {
-		level, release, ok := s.flow.acquire(user, info)
-		if !ok {
-			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path)
+		level, release, err := s.flow.acquire(r.Context(), user, info)
+		if err != nil {
+			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path, "err", err)
 			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 			return
 		}
