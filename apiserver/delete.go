@@ -191,5 +191,5 @@ func (s *Server) handleDeleteCollection(ctx context.Context, w http.ResponseWrit
 		}
 		deleted = append(deleted, listItem{obj: out})
 	}
-	writeRaw(w, http.StatusOK, encodeList(req.resource, deleted, listRV, "", nil))
+	writeList(w, req.resource, deleted, listRV, "", nil)
 }

@@ -1,10 +1,11 @@
 package apiserver
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,10 +16,11 @@ import (
 	"github.com/orkit/orkit/store"
 )
 
-// handleList serves a list. resourceVersion "0" (what informers send) is
-// served from the watch cache; an empty resourceVersion, a limit with a
-// continue token or resourceVersionMatch=Exact read the store, so the
-// answer is consistent, as kube-apiserver does. A resourceVersion the
+// handleList serves a list. Whole lists come from the watch cache:
+// resourceVersion "0" (what informers send) as the cache is, "" after the
+// cache has caught up with the store (a consistent read), N once the
+// cache has reached N; pages (a limit or a continue token) and
+// resourceVersionMatch=Exact read the store, as kube-apiserver does. A resourceVersion the
 // server has not reached yet is waited for (briefly, then 504).
 func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
 	f, err := parseFilter(req)
@@ -40,7 +42,16 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		continue_ string
 		remaining *int64
 	)
-	if rv == "0" && q.Get("continue") == "" {
+	if listFromCache(q) {
+		if rv == "" {
+			// A consistent read: the cache is first brought up to the
+			// store's current revision (as kube-apiserver serves
+			// consistent lists from its watch cache).
+			if err := s.waitConsistent(ctx, req); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
 		objs, crv := req.resource.cache.List(req.Info.Namespace, f)
 		for _, o := range objs {
 			items = append(items, listItem{cached: o, raw: o.raw})
@@ -62,7 +73,38 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 		writeJSON(w, http.StatusOK, tbl)
 		return
 	}
-	writeRaw(w, http.StatusOK, encodeList(req.resource, items, listRV, continue_, remaining))
+	writeList(w, req.resource, items, listRV, continue_, remaining)
+}
+
+// listBuffer is the size of the buffer a list is streamed through.
+const listBuffer = 64 << 10
+
+// writeList streams a list response: the items are written one by one
+// through a small buffer, never built into one document, so a list of
+// 100,000 cached objects costs the server its item references, not a
+// copy of them all.
+func writeList(w http.ResponseWriter, res *served, items []listItem, rv int64, cont string, remaining *int64) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, listBuffer)
+	encodeList(bw, res, items, rv, cont, remaining)
+	_ = bw.WriteByte('\n')
+	_ = bw.Flush() // a client gone away is not an error to report
+}
+
+// listFromCache says whether a list is served from the watch cache: every
+// list but a page (a limit or continue token, except with
+// resourceVersion "0", where kube ignores the limit) and an exact
+// resourceVersion, which the store answers.
+func listFromCache(q url.Values) bool {
+	if q.Get("continue") != "" {
+		return false
+	}
+	if q.Get("resourceVersion") == "0" {
+		return true
+	}
+	limit := q.Get("limit")
+	return (limit == "" || limit == "0") && q.Get("resourceVersionMatch") != rvMatchExact
 }
 
 // validateListOptions checks resourceVersion, resourceVersionMatch and
@@ -185,27 +227,26 @@ func (f Filter) matchesObject(obj meta.Object, res *served) bool {
 	return f.matches(newDecodedObject("", obj, nil, fs, 0))
 }
 
-// encodeList writes the list document by splicing already-encoded items.
-func encodeList(res *served, items []listItem, rv int64, cont string, remaining *int64) []byte {
-	var buf bytes.Buffer
+// encodeList writes the list document to buf by splicing already-encoded
+// items.
+func encodeList(buf listWriter, res *served, items []listItem, rv int64, cont string, remaining *int64) {
 	lm := meta.ListMeta{ResourceVersion: strconv.FormatInt(rv, 10), Continue: cont, RemainingItemCount: remaining}
 	lmb, _ := json.Marshal(lm)
-	fmt.Fprintf(&buf, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, res.Type.ListKind(), res.Type.Kind.GroupVersion().String(), lmb)
+	fmt.Fprintf(buf, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, res.Type.ListKind(), res.Type.Kind.GroupVersion().String(), lmb)
 	_, custom := res.Strategy.(customStrategy)
 	for i, it := range items {
 		if i > 0 {
-			buf.WriteByte(',')
+			_ = buf.WriteByte(',')
 		}
 		raw := it.raw
 		if raw == nil {
 			raw, _ = json.Marshal(it.object())
 		}
 		if custom {
-			buf.Write(raw) // custom resources' items keep kind and apiVersion, as in Kubernetes
+			_, _ = buf.Write(raw) // custom resources' items keep kind and apiVersion, as in Kubernetes
 		} else {
-			writeListItem(&buf, raw)
+			writeListItem(buf, raw)
 		}
 	}
-	buf.WriteString("]}")
-	return buf.Bytes()
+	_, _ = io.WriteString(buf, "]}")
 }

@@ -1,6 +1,9 @@
 package apiserver
 
-import "bytes"
+import (
+	"bytes"
+	"io"
+)
 
 // typeMetaLen returns how many bytes after the opening brace of the JSON
 // object raw its leading "kind" and "apiVersion" members take (0 when it
@@ -45,9 +48,16 @@ func skipMember(b []byte, start int) (rest []byte, ok bool) {
 	return b[i+1:], true
 }
 
+// listWriter is what a list is written to: a bytes.Buffer or the
+// buffered response.
+type listWriter interface {
+	io.Writer
+	io.ByteWriter
+}
+
 // writeListItem writes the JSON object raw to buf as a list item: without
 // its kind and apiVersion.
-func writeListItem(buf *bytes.Buffer, raw []byte) {
+func writeListItem(buf listWriter, raw []byte) {
 	n := typeMetaLen(raw)
 	if n == 0 {
 		buf.Write(raw)
