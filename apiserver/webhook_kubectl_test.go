@@ -72,7 +72,9 @@ func TestKubectlValidatingWebhook(t *testing.T) {
 	assert.Contains(t, out, "validatingwebhookconfiguration.admissionregistration.k8s.io/policy created")
 
 	want := `admission webhook "deny-bad.example.com" denied the request: pods named bad* are not allowed (user admin)`
-	_, errOut := kubectlUntil(t, c.admin, "", func(_, errOut string, err error) bool { return err != nil && strings.Contains(errOut, "denied the request") },
+	_, errOut := kubectlUntil(t, c.admin, "", func(_, errOut string, err error) bool {
+		return err != nil && strings.Contains(errOut, "denied the request")
+	},
 		"run", "bad-pod", "--image=orkit.local/hello:v1")
 	assert.Contains(t, errOut, want)
 	_, errOut = mustKubectlErr(t, c.admin, "run", "good-pod", "--image=orkit.local/hello:v1")
