@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
@@ -243,4 +244,34 @@ func (a AdmissionSources) ResolveService(ctx context.Context, namespace, name st
 		return net.JoinHostPort(ip, strconv.Itoa(int(port))), nil
 	}
 	return "", fmt.Errorf("no endpoints available for service %q", name)
+}
+
+var _ admission.ParamSource = AdmissionSources{}
+
+// ListByKind implements admission.ParamSource from the watch cache of the
+// resource serving apiVersion/kind (custom resources included).
+func (a AdmissionSources) ListByKind(_ context.Context, apiVersion, kind, namespace string) ([]meta.Object, bool, error) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	want := meta.GroupVersionKind{Group: group, Version: version, Kind: kind}
+	a.s.mu.RLock()
+	var res *served
+	for _, r := range a.s.resources {
+		if r.Type.Kind == want {
+			res = r
+			break
+		}
+	}
+	a.s.mu.RUnlock()
+	if res == nil || res.cache == nil {
+		return nil, false, apierrors.NewNotFound(meta.GroupResource{Group: group, Resource: strings.ToLower(kind)}, "")
+	}
+	objs, _ := res.cache.List(namespace, Filter{})
+	out := make([]meta.Object, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.object())
+	}
+	return out, res.Type.Namespaced, nil
 }

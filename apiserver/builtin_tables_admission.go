@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"context"
+
 	"github.com/orkit/orkit/api/admissionregistration"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
@@ -68,4 +70,32 @@ func paramRefCell(r *admissionregistration.ParamRef) string {
 		}
 	}
 	return "<unset>"
+}
+
+// policyStrategy records the type check of a ValidatingAdmissionPolicy in
+// its status when the policy is written: its expressions compiled when it
+// was validated, and as every variable is dynamic the check has no
+// warnings, so status.typeChecking is empty and observedGeneration the
+// policy's generation. (kube-apiserver's type-checking controller writes
+// the same status a moment later.)
+type policyStrategy struct{ *DefaultStrategy }
+
+// PrepareForCreate sets the status after the default preparation.
+func (s *policyStrategy) PrepareForCreate(ctx context.Context, obj meta.Object) {
+	s.DefaultStrategy.PrepareForCreate(ctx, obj)
+	markTypeChecked(obj.(*admissionregistration.ValidatingAdmissionPolicy))
+}
+
+// PrepareForUpdate sets the status after the default preparation of a
+// main-resource update.
+func (s *policyStrategy) PrepareForUpdate(ctx context.Context, obj, old meta.Object, subresource string) {
+	s.DefaultStrategy.PrepareForUpdate(ctx, obj, old, subresource)
+	if subresource == "" {
+		markTypeChecked(obj.(*admissionregistration.ValidatingAdmissionPolicy))
+	}
+}
+
+func markTypeChecked(p *admissionregistration.ValidatingAdmissionPolicy) {
+	p.Status.ObservedGeneration = p.Generation
+	p.Status.TypeChecking = &admissionregistration.TypeChecking{}
 }

@@ -110,7 +110,6 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,
-		admissionGVR("validatingadmissionpolicies"):                                          validatingPolicyTable,
 		admissionGVR("validatingadmissionpolicybindings"):                                    policyBindingTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
@@ -121,6 +120,10 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		m[gvr] = func(r *Resource) { r.Table = t }
 	}
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
+	m[admissionGVR("validatingadmissionpolicies")] = func(r *Resource) {
+		r.Strategy = &policyStrategy{NewDefaultStrategy(r.Type)}
+		r.Table = validatingPolicyTable
+	}
 	m[meta.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}] = func(r *Resource) { r.Table, r.Fields = jobTable, jobFields }
 	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
 		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {

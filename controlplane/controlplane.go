@@ -289,7 +289,8 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // class's overhead, node selector and tolerations); the validating phase
 // runs NamespaceLifecycle, NodeRestriction, LimitRanger limits, Priority
 // (one default PriorityClass), RuntimeClass (a pod's overhead is its
-// class's), ValidatingAdmissionWebhook and ResourceQuota (last, because
+// class's), ValidatingAdmissionPolicy (CEL), ValidatingAdmissionWebhook
+// and ResourceQuota (last, because
 // it charges usage when it admits). MutatingAdmissionWebhook ends the
 // mutating phase, as in Kubernetes' plugin order. SecurityContextDeny and Privileged exist but are
 // off, as in Kubernetes' defaults; add them to the chain to use them.
@@ -314,6 +315,7 @@ func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountO
 			lr,
 			prio,
 			rtc,
+			newValidatingAdmissionPolicy(srv),
 			newValidatingWebhook(srv),
 			admission.NewResourceQuota(src),
 		},

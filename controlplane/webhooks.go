@@ -38,3 +38,14 @@ func newValidatingWebhook(srv *apiserver.Server) *admission.ValidatingWebhook {
 	list := apiserver.CachedList[admissionregistration.ValidatingWebhookConfiguration](srv, admissionGVR("validatingwebhookconfigurations"))
 	return admission.NewValidatingWebhook(list, webhookConfig(srv))
 }
+
+// newValidatingAdmissionPolicy returns the ValidatingAdmissionPolicy
+// plugin of srv: policies, bindings and parameters from the watch caches.
+func newValidatingAdmissionPolicy(srv *apiserver.Server) *admission.ValidatingAdmissionPolicy {
+	src := srv.AdmissionSources()
+	return admission.NewValidatingAdmissionPolicy(admission.PolicyConfig{
+		Policies: apiserver.CachedList[admissionregistration.ValidatingAdmissionPolicy](srv, admissionGVR("validatingadmissionpolicies")),
+		Bindings: apiserver.CachedList[admissionregistration.ValidatingAdmissionPolicyBinding](srv, admissionGVR("validatingadmissionpolicybindings")),
+		Params:   src, Namespaces: src, NamespaceLookup: src.LookupNamespace,
+	})
+}
