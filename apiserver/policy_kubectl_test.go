@@ -65,7 +65,9 @@ spec:
 func TestKubectlValidatingAdmissionPolicy(t *testing.T) {
 	c := startCluster(t)
 	mustKubectl(t, c.admin, replicaPolicy, "apply", "-f", "-")
-	_, errOut := kubectlUntil(t, c.admin, bigDeployment, func(_, errOut string, err error) bool { return err != nil && strings.Contains(errOut, "denied request") },
+	_, errOut := kubectlUntil(t, c.admin, bigDeployment, func(_, errOut string, err error) bool {
+		return err != nil && strings.Contains(errOut, "denied request")
+	},
 		"apply", "-f", "-")
 	assert.Contains(t, errOut, `The deployments "web" is invalid: : ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5`)
 	_, errOut, err := kubectl(t, c.admin, "", "-n", "test", "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=4")
@@ -73,7 +75,7 @@ func TestKubectlValidatingAdmissionPolicy(t *testing.T) {
 	assert.Contains(t, errOut, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas 4 exceed the limit of 3`)
 	mustKubectl(t, c.admin, "", "-n", "test", "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=2")
 	mustKubectl(t, c.admin, "", "create", "deployment", "big", "--image=orkit.local/hello:v1", "--replicas=6") // namespace default is not selected
-	mustKubectl(t, c.admin, "", "-n", "test", "scale", "deployment", "web", "--replicas=7") // deployments/scale: the rules name deployments only
+	mustKubectl(t, c.admin, "", "-n", "test", "scale", "deployment", "web", "--replicas=7")                    // deployments/scale: the rules name deployments only
 
 	assert.Regexp(t, `NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nmax-replicas\s+2\s+v1/ConfigMap\s+\d+s`, mustKubectl(t, c.admin, "", "get", "validatingadmissionpolicies"))
 	assert.Regexp(t, `NAME\s+POLICYNAME\s+PARAMREF\s+AGE\nmax-replicas-binding\s+max-replicas\s+\*/replica-limits\s+\d+s`, mustKubectl(t, c.admin, "", "get", "validatingadmissionpolicybindings"))
