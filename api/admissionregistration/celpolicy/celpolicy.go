@@ -1,10 +1,10 @@
 package celpolicy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -153,7 +153,7 @@ func ToValue(v any) (any, error) {
 
 // FromJSON decodes JSON into the shape ToValue gives.
 func FromJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var out any
 	if err := dec.Decode(&out); err != nil {
