@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/orkit/orkit/api/admissionregistration"
+	"github.com/orkit/orkit/api/admissionregistration/celpolicy"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
@@ -148,4 +150,55 @@ func (m *matcher) matchesWebhook(ctx context.Context, w *admissionregistration.V
 		}
 	}
 	return false, nil
+}
+
+// programCache holds compiled matchCondition expressions by their text
+// (programs are immutable, so equal text shares one). Safe for concurrent
+// use; it is emptied when it grows past a bound.
+type programCache struct {
+	mu    sync.Mutex
+	progs map[string]*celpolicy.Program
+}
+
+func (c *programCache) get(expr string) (*celpolicy.Program, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.progs[expr]; ok {
+		return p, nil
+	}
+	p, err := celpolicy.Compile(expr, celpolicy.Bool)
+	if err != nil {
+		return nil, err
+	}
+	if c.progs == nil || len(c.progs) > 1024 {
+		c.progs = map[string]*celpolicy.Program{}
+	}
+	c.progs[expr] = p
+	return p, nil
+}
+
+// conditionsMatch evaluates a webhook's matchConditions: all must be true
+// for it to be called. An expression that fails is an error the
+// webhook's failurePolicy decides on.
+func (c *programCache) conditionsMatch(ctx context.Context, name string, conds []admissionregistration.MatchCondition, req *requestVars, m *matcher) (bool, error) {
+	if len(conds) == 0 {
+		return true, nil
+	}
+	act, err := req.activation(ctx, m)
+	if err != nil {
+		return false, &callError{webhook: name, reason: fmt.Errorf("failed to evaluate match conditions: %w", err)}
+	}
+	for _, mc := range conds {
+		p, err := c.get(mc.Expression)
+		if err == nil {
+			var ok bool
+			if ok, err = p.EvalBool(act); err == nil && !ok {
+				return false, nil
+			}
+		}
+		if err != nil {
+			return false, &callError{webhook: name, reason: fmt.Errorf("failed to evaluate match condition %q: %w", mc.Name, err)}
+		}
+	}
+	return true, nil
 }

@@ -242,3 +242,19 @@ func TestMutatingWebhookBadPatch(t *testing.T) {
 	requireStatus(t, err, 500, err.Error())
 	assert.Nil(t, a.Object.(*core.Pod).Labels, "object untouched")
 }
+
+func TestWebhookMatchConditions(t *testing.T) {
+	s := webhooktest.Start(t, webhooktest.Deny("no"))
+	cond := func(expr string) func(*admissionregistration.ValidatingWebhook) {
+		return func(h *admissionregistration.ValidatingWebhook) {
+			h.MatchConditions = []admissionregistration.MatchCondition{{Name: "c", Expression: expr}}
+		}
+	}
+	ctx := context.Background()
+	assert.NoError(t, validatingPlugin(vhook("mc.example.com", s, cond("object.metadata.name != 'p'"))).Validate(ctx, podCreate("p", nil)), "condition false: not called")
+	assert.Error(t, validatingPlugin(vhook("mc.example.com", s, cond("request.userInfo.username == 'alice'"))).Validate(ctx, podCreate("p", nil)))
+	err := validatingPlugin(vhook("mc.example.com", s, cond("object.nothing == 1"))).Validate(ctx, podCreate("p", nil))
+	requireStatus(t, err, 500, err.Error())
+	assert.Contains(t, err.Error(), `failed calling webhook "mc.example.com": failed to evaluate match condition "c"`)
+	assert.Equal(t, int64(1), s.Calls.Load())
+}

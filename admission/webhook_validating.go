@@ -30,6 +30,7 @@ type ValidatingWebhook struct {
 	list   ValidatingWebhookLister
 	match  matcher
 	caller *webhookCaller
+	conds  programCache
 }
 
 var _ Validator = (*ValidatingWebhook)(nil)
@@ -55,13 +56,14 @@ func (v *ValidatingWebhook) Validate(ctx context.Context, a *Attributes) error {
 			return err
 		}
 	}
+	req := &requestVars{a: a}
 	errs := make([]error, len(hooks))
 	var wg sync.WaitGroup
 	for i, h := range hooks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = v.callOne(ctx, h, a, object)
+			errs[i] = v.callOne(ctx, h, a, object, req)
 		}()
 	}
 	wg.Wait()
@@ -93,7 +95,10 @@ func (v *ValidatingWebhook) matching(ctx context.Context, a *Attributes) ([]*adm
 	return out, nil
 }
 
-func (v *ValidatingWebhook) callOne(ctx context.Context, h *admissionregistration.ValidatingWebhook, a *Attributes, object []byte) error {
+func (v *ValidatingWebhook) callOne(ctx context.Context, h *admissionregistration.ValidatingWebhook, a *Attributes, object []byte, req *requestVars) error {
+	if ok, err := v.conds.conditionsMatch(ctx, h.Name, h.MatchConditions, req, &v.match); !ok || err != nil {
+		return v.caller.failure(ctx, h.Name, h.FailurePolicy, err)
+	}
 	if err := dryRunCheck(h.Name, h.SideEffects, a); err != nil {
 		return v.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
