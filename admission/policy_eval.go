@@ -13,10 +13,13 @@ import (
 // requestVars converts a request's objects for CEL once, however many
 // policies read them. Not safe for concurrent use (one per request).
 type requestVars struct {
-	a    *Attributes
-	once sync.Once
-	act  celpolicy.Activation
-	err  error
+	a *Attributes
+	// object, when set, is the JSON of the object to show instead of
+	// a.Object (a mutating webhook's view after earlier patches).
+	object []byte
+	once   sync.Once
+	act    celpolicy.Activation
+	err    error
 }
 
 // activation returns object, oldObject, request and namespaceObject.
@@ -24,7 +27,12 @@ func (r *requestVars) activation(ctx context.Context, m *matcher) (celpolicy.Act
 	r.once.Do(func() {
 		a := r.a
 		act := celpolicy.Activation{}
-		if a.Object != nil {
+		switch {
+		case r.object != nil:
+			if act[celpolicy.VarObject], r.err = celpolicy.FromJSON(r.object); r.err != nil {
+				return
+			}
+		case a.Object != nil:
 			if act[celpolicy.VarObject], r.err = celpolicy.ToValue(a.Object); r.err != nil {
 				return
 			}

@@ -114,9 +114,8 @@ func (m *MutatingWebhook) matching(ctx context.Context, a *Attributes) ([]*admis
 
 // callOne calls h with object and returns the object as h left it.
 func (m *MutatingWebhook) callOne(ctx context.Context, h *admissionregistration.MutatingWebhook, a *Attributes, object []byte) ([]byte, error) {
-	// The conditions see the object as it came to the plugin (kube shows
-	// them the object as the previous webhooks left it).
-	if ok, err := m.conds.conditionsMatch(ctx, h.Name, h.MatchConditions, &requestVars{a: a}, &m.match); !ok || err != nil {
+	// The conditions see the object as the previous webhooks left it.
+	if ok, err := m.conds.conditionsMatch(ctx, h.Name, h.MatchConditions, &requestVars{a: a, object: object}, &m.match); !ok || err != nil {
 		return object, m.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
 	if err := dryRunCheck(h.Name, h.SideEffects, a); err != nil {

@@ -258,3 +258,13 @@ func TestWebhookMatchConditions(t *testing.T) {
 	assert.Contains(t, err.Error(), `failed calling webhook "mc.example.com": failed to evaluate match condition "c"`)
 	assert.Equal(t, int64(1), s.Calls.Load())
 }
+
+func TestMutatingWebhookConditionsSeePatchedObject(t *testing.T) {
+	first := webhooktest.Start(t, webhooktest.Patch(`[{"op":"add","path":"/metadata/labels","value":{"seen":"first"}}]`))
+	second := webhooktest.Start(t, webhooktest.Patch(`[{"op":"add","path":"/metadata/annotations","value":{"second":"yes"}}]`))
+	h2 := mhook("second.example.com", second, admissionregistration.NeverReinvocationPolicy)
+	h2.MatchConditions = []admissionregistration.MatchCondition{{Name: "after-first", Expression: "has(object.metadata.labels) && object.metadata.labels.seen == 'first'"}}
+	a := podCreate("p", nil)
+	require.NoError(t, mutatingPlugin(mhook("first.example.com", first, admissionregistration.NeverReinvocationPolicy), h2).Admit(context.Background(), a))
+	assert.Equal(t, map[string]string{"second": "yes"}, a.Object.(*core.Pod).Annotations, "the condition saw the first webhook's label")
+}
