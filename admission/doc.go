@@ -4,4 +4,13 @@
 // it. Any error rejects the request and nothing is stored. The package
 // also holds the built-in plugins and the Initializer interface with the
 // runner that calls Go initializers.
+//
+// Beside the Go plugins, three plugins run what users configure through
+// the API, as Kubernetes does: MutatingWebhook and ValidatingWebhook call
+// the admission webhooks of admissionregistration.k8s.io/v1
+// Mutating/ValidatingWebhookConfigurations over TLS with
+// admission.k8s.io/v1 AdmissionReviews, and ValidatingAdmissionPolicy
+// evaluates the CEL validations of ValidatingAdmissionPolicies through
+// their bindings. Warnings they produce go to the WarningRecorder in the
+// request's context (AddWarning).
 package admission

@@ -68,3 +68,21 @@ func requireStatusOrNil(t *testing.T, err error) {
 		require.NotNil(t, apierrors.FromError(err), "error without a Status: %v", err)
 	}
 }
+
+// FuzzCheckResponse feeds arbitrary webhook answers to the response
+// check: it returns a response or a callError, and never panics.
+func FuzzCheckResponse(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true}}`))
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"x","allowed":false,"status":{"code":403}}}`))
+	f.Add([]byte(`{"response":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		resp, err := checkResponse("f.example.com", "u", data)
+		if (resp == nil) == (err == nil) {
+			t.Fatalf("response %v and error %v", resp, err)
+		}
+		if resp != nil && resp.UID != "u" {
+			t.Fatalf("uid %q accepted", resp.UID)
+		}
+	})
+}

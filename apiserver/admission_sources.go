@@ -3,6 +3,10 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/api/core"
@@ -192,4 +196,82 @@ func (a AdmissionSources) Update(ctx context.Context, gvr meta.GroupVersionResou
 	}
 	a.s.afterUpdate(ctx, res, out)
 	return out, nil
+}
+
+var _ admission.ServiceResolver = AdmissionSources{}
+
+// ResolveService implements admission.ServiceResolver for webhooks
+// reached through a Service: a ready endpoint of the Service port from
+// its EndpointSlices (so the API server needs no service proxy on its
+// host, as kube-apiserver with --enable-aggregator-routing), else the
+// Service's ClusterIP and port (kube-apiserver's default). The Service is
+// read from the watch cache, its slices from storage.
+func (a AdmissionSources) ResolveService(ctx context.Context, namespace, name string, port int32) (string, error) {
+	svc, err := get[core.Service](a.s, coreGVR("services"), namespace, name)
+	if err != nil {
+		return "", fmt.Errorf("service %q not found", namespace+"/"+name)
+	}
+	var sp *core.ServicePort
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Port == port {
+			sp = &svc.Spec.Ports[i]
+		}
+	}
+	if sp == nil {
+		return "", fmt.Errorf("no service port %d found for service %q", port, name)
+	}
+	slices, err := a.s.serviceSlices(ctx, svc)
+	if err != nil {
+		return "", err
+	}
+	var candidates []string
+	for _, sl := range slices {
+		for _, p := range sl.Ports {
+			if p.Port == nil || p.NameValue() != sp.Name {
+				continue
+			}
+			for _, e := range sl.Endpoints {
+				if len(e.Addresses) > 0 && e.IsReady() {
+					candidates = append(candidates, net.JoinHostPort(e.Addresses[0], strconv.Itoa(int(*p.Port))))
+				}
+			}
+		}
+	}
+	if len(candidates) > 0 {
+		return candidates[rand.IntN(len(candidates))], nil
+	}
+	if ip := svc.Spec.ClusterIP; ip != "" && ip != "None" {
+		return net.JoinHostPort(ip, strconv.Itoa(int(port))), nil
+	}
+	return "", fmt.Errorf("no endpoints available for service %q", name)
+}
+
+var _ admission.ParamSource = AdmissionSources{}
+
+// ListByKind implements admission.ParamSource from the watch cache of the
+// resource serving apiVersion/kind (custom resources included).
+func (a AdmissionSources) ListByKind(_ context.Context, apiVersion, kind, namespace string) ([]meta.Object, bool, error) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	want := meta.GroupVersionKind{Group: group, Version: version, Kind: kind}
+	a.s.mu.RLock()
+	var res *served
+	for _, r := range a.s.resources {
+		if r.Type.Kind == want {
+			res = r
+			break
+		}
+	}
+	a.s.mu.RUnlock()
+	if res == nil || res.cache == nil {
+		return nil, false, apierrors.NewNotFound(meta.GroupResource{Group: group, Resource: strings.ToLower(kind)}, "")
+	}
+	objs, _ := res.cache.List(namespace, Filter{})
+	out := make([]meta.Object, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.object())
+	}
+	return out, res.Type.Namespaced, nil
 }

@@ -34,11 +34,11 @@ func BenchmarkCreateChain(b *testing.B) {
 	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"NAME","labels":{"app":"sim"}},"spec":{"terminationGracePeriodSeconds":0,` +
 		`"containers":[{"name":"c","image":"orkit.local/pause:v1","resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}}`
 	for _, k := range []struct{ name, resource, body string }{{"configmap", "configmaps", cm}, {"pod", "pods", pod}} {
-		b.Run(k.name, func(b *testing.B) { benchCreate(b, k.resource, k.body) })
+		b.Run(k.name, func(b *testing.B) { benchCreate(b, k.resource, k.body, nil) })
 	}
 }
 
-func benchCreate(b *testing.B, resource, body string) {
+func benchCreate(b *testing.B, resource, body string, setup func(*testing.B, *controlplane.ControlPlane, func() *http.Client)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,6 +56,9 @@ func benchCreate(b *testing.B, resource, body string) {
 		`"subjects":[{"kind":"User","name":"loader","apiGroup":"rbac.authorization.k8s.io"}],"roleRef":{"kind":"ClusterRole","name":"edit","apiGroup":"rbac.authorization.k8s.io"}}`
 	if code := postRaw(b, clientFor(b, cp, "admin", "system:masters")(), cp.URL+"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", bind); code != http.StatusCreated {
 		b.Fatalf("binding: %d", code)
+	}
+	if setup != nil {
+		setup(b, cp, clientFor(b, cp, "admin", "system:masters"))
 	}
 	st := cp.Store.(*bbolt.Store) // the default backend
 	url := cp.URL + "/api/v1/namespaces/default/" + resource

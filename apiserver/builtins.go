@@ -108,6 +108,9 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
+		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
+		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,
+		admissionGVR("validatingadmissionpolicybindings"):                                    policyBindingTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        roleBindingTable,
@@ -117,6 +120,10 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		m[gvr] = func(r *Resource) { r.Table = t }
 	}
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
+	m[admissionGVR("validatingadmissionpolicies")] = func(r *Resource) {
+		r.Strategy = &policyStrategy{NewDefaultStrategy(r.Type)}
+		r.Table = validatingPolicyTable
+	}
 	m[meta.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}] = func(r *Resource) { r.Table, r.Fields = jobTable, jobFields }
 	for _, res := range []string{"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews"} {
 		m[meta.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: res}] = func(r *Resource) {

@@ -58,7 +58,7 @@ func (s *served) gr() meta.GroupResource { return s.storage.gr }
 
 // handleResource dispatches a resource request to its verb.
 func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Request) {
-	ctx := r.Context()
+	ctx := admission.WithWarningRecorder(r.Context(), &headerWarnings{h: w.Header()})
 	info := req.Info
 	if req.resource.Warning != "" {
 		addWarnings(w.Header(), []string{req.resource.Warning})

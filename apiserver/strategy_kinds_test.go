@@ -41,6 +41,8 @@ var kubeGeneration = map[string]generationRule{
 	"EndpointSlice": {tracked: true, labels: true}, "Ingress": {tracked: true}, "IngressClass": {tracked: true},
 	"PriorityClass": {}, "InitializerConfiguration": {}, "SubjectAccessReview": {}, "SelfSubjectAccessReview": {},
 	"LocalSubjectAccessReview": {}, "SelfSubjectRulesReview": {}, "TokenReview": {}, "SelfSubjectReview": {},
+	"MutatingWebhookConfiguration": {tracked: true}, "ValidatingWebhookConfiguration": {tracked: true},
+	"ValidatingAdmissionPolicy": {tracked: true}, "ValidatingAdmissionPolicyBinding": {tracked: true},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in

@@ -289,8 +289,10 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // class's overhead, node selector and tolerations); the validating phase
 // runs NamespaceLifecycle, NodeRestriction, LimitRanger limits, Priority
 // (one default PriorityClass), RuntimeClass (a pod's overhead is its
-// class's) and ResourceQuota (last, because it charges
-// usage when it admits). SecurityContextDeny and Privileged exist but are
+// class's), ValidatingAdmissionPolicy (CEL), ValidatingAdmissionWebhook
+// and ResourceQuota (last, because
+// it charges usage when it admits). MutatingAdmissionWebhook ends the
+// mutating phase, as in Kubernetes' plugin order. SecurityContextDeny and Privileged exist but are
 // off, as in Kubernetes' defaults; add them to the chain to use them.
 //
 // The scheduler still resolves priorityClassName for a pod that reaches
@@ -305,13 +307,16 @@ func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountO
 	prio := admission.NewPriority(priorityClasses{srv})
 	rtc := admission.NewRuntimeClass(runtimeClasses{srv})
 	return &admission.Chain{
-		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio, rtc},
+		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio, rtc,
+			newMutatingWebhook(srv)},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(src),
 			lr,
 			prio,
 			rtc,
+			newValidatingAdmissionPolicy(srv),
+			newValidatingWebhook(srv),
 			admission.NewResourceQuota(src),
 		},
 	}

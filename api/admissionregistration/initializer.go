@@ -36,11 +36,14 @@ type Initializer struct {
 }
 
 // Rule matches resources by API group, version and resource name; "*" in a
-// list matches anything. Subresources are not allowed.
+// list matches anything. Initializer rules allow no subresources and ignore
+// Scope; webhook and policy rules (v1) may name subresources ("pods/status",
+// "pods/*", "*/scale") and limit the scope (default "*").
 type Rule struct {
-	APIGroups   []string `json:"apiGroups,omitempty"`
-	APIVersions []string `json:"apiVersions,omitempty"`
-	Resources   []string `json:"resources,omitempty"`
+	APIGroups   []string   `json:"apiGroups,omitempty"`
+	APIVersions []string   `json:"apiVersions,omitempty"`
+	Resources   []string   `json:"resources,omitempty"`
+	Scope       *ScopeType `json:"scope,omitempty"`
 }
 
 // Matches reports whether r selects resource in group and version.

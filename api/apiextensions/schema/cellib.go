@@ -462,3 +462,11 @@ func quantityFunctions() []cel.EnvOption {
 		arith("sub", -1),
 	}
 }
+
+// BaseCELEnv returns the CEL environment CRD rules compile in, before the
+// schema's types and self/oldSelf are added: CEL's standard library with
+// optional types, the strings and sets extensions, and Kubernetes' list,
+// regex, URL and quantity libraries. It is built once and shared;
+// callers extend it (env.Extend) and never change it. The error is the
+// one building it failed with.
+func BaseCELEnv() (*cel.Env, error) { return baseEnv() }
