@@ -5,6 +5,12 @@ package apiserver
 // typeDocs holds the doc comments of the API's struct types, keyed by
 // import path and type name, then by JSON field name ("" for the type).
 var typeDocs = map[string]map[string]string{
+	"github.com/orkit/orkit/api/admissionregistration.AuditAnnotation": {
+		"": "AuditAnnotation is an audit annotation computed by a CEL expression.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ExpressionWarning": {
+		"": "ExpressionWarning is one type-check warning of the expression at FieldRef.",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.Initializer": {
 		"":      "Initializer is one named initializer and the resources it acts on.",
 		"name":  "Name is fully qualified, at least three dot-separated DNS segments (\"podimage.example.com\").",
@@ -14,8 +20,96 @@ var typeDocs = map[string]map[string]string{
 		"":             "InitializerConfiguration names the initializers that must act on new objects of the resources their rules match.",
 		"initializers": "Initializers, in the order they are added to a new object's pending list. Names must be unique across all configurations.",
 	},
+	"github.com/orkit/orkit/api/admissionregistration.MatchCondition": {
+		"": "MatchCondition is a named CEL expression a request must satisfy (true) for the webhook or policy to apply.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MatchResources": {
+		"": "MatchResources select requests by namespace and object labels and by resource rules.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhook": {
+		"": "MutatingWebhook is one webhook of a MutatingWebhookConfiguration: a ValidatingWebhook's fields plus its reinvocation policy.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhookConfiguration": {
+		"": "MutatingWebhookConfiguration is a cluster-scoped list of mutating webhooks, called one after another in the mutating phase.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.NamedRuleWithOperations": {
+		"": "NamedRuleWithOperations is a RuleWithOperations limited to some object names (empty means all).",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ParamKind": {
+		"": "ParamKind names the kind of a policy's parameter objects.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ParamRef": {
+		"": "ParamRef selects the parameter objects of a binding: one by name or several by selector, in a namespace (empty means the request's, for a namespaced paramKind).",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.Rule": {
-		"": "Rule matches resources by API group, version and resource name; \"*\" in a list matches anything. Subresources are not allowed.",
+		"": "Rule matches resources by API group, version and resource name; \"*\" in a list matches anything. Initializer rules allow no subresources and ignore Scope; webhook and policy rules (v1) may name subresources (\"pods/status\", \"pods/*\", \"*/scale\") and limit the scope (default \"*\").",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.RuleWithOperations": {
+		"":           "RuleWithOperations is a Rule plus the operations it matches.",
+		"operations": "Operations matched; \"*\" means all. Required.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ServiceReference": {
+		"": "ServiceReference names the Service a webhook is reached through: its port (default 443) and the URL path.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.TypeChecking": {
+		"": "TypeChecking holds the warnings of the type check of a policy's expressions.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingAdmissionPolicy": {
+		"": "ValidatingAdmissionPolicy is a cluster-scoped set of CEL validations, applied to the requests its bindings and matchConstraints select.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingAdmissionPolicyBinding": {
+		"": "ValidatingAdmissionPolicyBinding applies a policy, with parameters and further match limits, taking the given actions on failures.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingAdmissionPolicyBindingSpec": {
+		"": "ValidatingAdmissionPolicyBindingSpec names the policy, its parameters, the requests it applies to and the actions on a failed validation.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingAdmissionPolicySpec": {
+		"":                 "ValidatingAdmissionPolicySpec is what a policy checks and on what.",
+		"failurePolicy":    "FailurePolicy applies when an expression cannot be evaluated or the parameters cannot be found (default Fail).",
+		"matchConstraints": "MatchConstraints select the requests the policy may apply to. Required; its resourceRules must not be empty.",
+		"paramKind":        "ParamKind, when set, is the kind of the parameter objects bindings refer to; CEL sees the one a binding selects as params.",
+		"validations":      "Validations are CEL expressions that must all evaluate to true.",
+		"variables":        "Variables are named CEL expressions the others may use as variables.<name>.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingAdmissionPolicyStatus": {
+		"": "ValidatingAdmissionPolicyStatus is what the API server found checking the policy's expressions.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingWebhook": {
+		"":     "ValidatingWebhook is one webhook of a ValidatingWebhookConfiguration: where it is, which requests it sees and what happens when it fails.",
+		"name": "Name is fully qualified (\"policy.example.com\") and unique in its configuration.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.ValidatingWebhookConfiguration": {
+		"": "ValidatingWebhookConfiguration is a cluster-scoped list of validating webhooks, called in parallel after the mutating phase.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.Validation": {
+		"": "Validation is one CEL expression and the message when it is false.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.Variable": {
+		"": "Variable is a named CEL expression.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.WebhookClientConfig": {
+		"": "WebhookClientConfig says how to reach a webhook over TLS: exactly one of URL and Service, and the PEM CA bundle that signed its serving certificate (empty means the API server's system roots).",
+	},
+	"github.com/orkit/orkit/api/admissionregistration/celpolicy.Program": {
+		"": "Program is one compiled expression. It is immutable and safe for concurrent use.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.AdmissionRequest": {
+		"": "AdmissionRequest describes one admission request: the object (for create and update), the old object (for update and delete) and the request's options, all as raw JSON.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.AdmissionResponse": {
+		"": "AdmissionResponse is a webhook's answer: UID must repeat the request's; Result explains a denial; Patch (base64 in JSON, as []byte marshals) with PatchType \"JSONPatch\" mutates the object.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.AdmissionReview": {
+		"": "AdmissionReview carries a request to a webhook and its response back.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.GroupVersionKind": {
+		"": "GroupVersionKind is a group, version and kind as the review spells it.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.GroupVersionResource": {
+		"": "GroupVersionResource is a group, version and resource as the review spells it.",
+	},
+	"github.com/orkit/orkit/api/admissionreview.UserInfo": {
+		"": "UserInfo is the requesting user.",
 	},
 	"github.com/orkit/orkit/api/apiextensions.CustomResourceColumnDefinition": {
 		"": "CustomResourceColumnDefinition is one column of the Table output.",
