@@ -12,7 +12,7 @@ import (
 	"github.com/orkit/orkit/api/admissionreview"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/patch"
+	"github.com/orkit/orkit/patch"
 )
 
 // MutatingWebhookLister lists the current MutatingWebhookConfigurations

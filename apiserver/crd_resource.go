@@ -16,7 +16,7 @@ import (
 	"github.com/orkit/orkit/api/jsonpath"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
-	"github.com/orkit/orkit/apiserver/patch"
+	"github.com/orkit/orkit/patch"
 )
 
 // customResources returns the Resources that serve crd: one per served

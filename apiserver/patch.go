@@ -9,7 +9,7 @@ import (
 
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
-	"github.com/orkit/orkit/apiserver/patch"
+	"github.com/orkit/orkit/patch"
 )
 
 // patchTypes are the content types a PATCH may carry.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/orkit/orkit/apiserver/patch"
+	"github.com/orkit/orkit/patch"
 )
 
 const deployment = `{"metadata":{"name":"web","labels":{"app":"web"}},
