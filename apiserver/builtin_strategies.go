@@ -53,6 +53,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                        {generation: GenerationOnChangeOrLabels},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                       {generation: GenerationNone},
 	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                              {generation: GenerationNone},
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                           {generation: GenerationNone},
 	{Group: "admissionregistration.k8s.io", Kind: "InitializerConfiguration"}: {generation: GenerationNone},
 	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:              {generation: GenerationNone},
 	{Group: "authorization.k8s.io", Kind: "SelfSubjectAccessReview"}:          {generation: GenerationNone},

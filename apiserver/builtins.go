@@ -108,6 +108,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}:                 storageClassTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        roleBindingTable,
