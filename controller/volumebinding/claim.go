@@ -3,8 +3,6 @@ package volumebinding
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -19,10 +17,7 @@ func (c *Controller) syncClaim(ctx context.Context, pvc *core.PersistentVolumeCl
 	}
 	pv := FindVolume(c.volumes.List(nil), pvc)
 	if pv == nil {
-		if c.opts.LocalStorageClass != "" && classOf(pvc) == c.opts.LocalStorageClass {
-			return c.provision(ctx, pvc)
-		}
-		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil)
+		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil) // until a volume appears, or a provisioner makes one
 	}
 	return c.bind(ctx, pv, pvc)
 }
@@ -123,39 +118,4 @@ func sameClaimStatus(a, b *core.PersistentVolumeClaimStatus) bool {
 		}
 	}
 	return true
-}
-
-// provision makes a directory for the claim under LocalDir and a hostPath
-// volume of the claim's size and access modes, pre-bound to the claim
-// and reclaimed with Delete. The volume's event brings the claim back to
-// be bound.
-func (c *Controller) provision(ctx context.Context, pvc *core.PersistentVolumeClaim) error {
-	name := "pvc-" + string(pvc.UID)
-	dir := filepath.Join(c.opts.LocalDir, name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
-	}
-	if err := os.Chmod(dir, 0o777); err != nil { // any container user may write, as local-path does
-		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
-	}
-	dirOrCreate := core.HostPathType("DirectoryOrCreate")
-	size := pvc.Spec.Resources.Requests[core.ResourceStorage]
-	pv := &core.PersistentVolume{
-		ObjectMeta: meta.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: ProvisionerName}},
-		Spec: core.PersistentVolumeSpec{
-			Capacity:                      core.ResourceList{core.ResourceStorage: size},
-			PersistentVolumeSource:        core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: dir, Type: &dirOrCreate}},
-			AccessModes:                   pvc.Spec.AccessModes,
-			ClaimRef:                      &core.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeReclaimPolicy: core.PersistentVolumeReclaimDelete,
-			StorageClassName:              c.opts.LocalStorageClass,
-			VolumeMode:                    pvc.Spec.VolumeMode,
-		},
-	}
-	_, err := client.For[core.PersistentVolume](c.client, "").Create(ctx, pv)
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("provision %s/%s: create volume: %w", pvc.Namespace, pvc.Name, err)
-	}
-	c.log.Info("provisioned volume", "claim", pvc.Namespace+"/"+pvc.Name, "volume", name, "path", dir)
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
@@ -19,25 +18,15 @@ const (
 	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
 	// AnnBoundByController marks a binding the controller chose.
 	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
-	// AnnProvisionedBy names the provisioner that created a volume.
+	// AnnProvisionedBy names the provisioner that created a volume; the
+	// controller leaves the deletion of such a volume to its provisioner.
 	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
-	// ProvisionerName is the value of AnnProvisionedBy on the volumes the
-	// local provisioner creates.
-	ProvisionerName = "orkit.dev/local-path"
 )
 
-// Config configures the controller. The zero value binds claims to
-// existing volumes and provisions nothing.
+// Config configures the controller. The zero value is usable. Dynamic
+// provisioning is a provisioner's (controller/localpath): this controller
+// binds the volumes it creates, pre-bound to their claims.
 type Config struct {
-	// LocalStorageClass is the storage class the local provisioner serves:
-	// a claim of this class that no volume fits gets a new hostPath volume.
-	// Empty disables provisioning.
-	LocalStorageClass string
-	// LocalDir is the absolute directory under which provisioned volumes'
-	// directories are made (one per claim, pvc-<uid>). Required with
-	// LocalStorageClass. It must be a path every node sees the same (a
-	// single-node cluster, a shared mount), as for any hostPath volume.
-	LocalDir string
 	// Workers is how many claims and volumes are handled at once; default 1
 	// (binding decisions are then never made concurrently).
 	Workers int
@@ -45,8 +34,7 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Controller binds claims to volumes, provisions local volumes and
-// reclaims released ones: a *controller.Controller (Run it, or add it to
+// Controller binds claims to volumes and reclaims released ones: a *controller.Controller (Run it, or add it to
 // its Manager) over the manager's informers of PersistentVolumeClaims
 // and PersistentVolumes, writing through the manager's client. Safe for
 // concurrent use.
@@ -64,17 +52,10 @@ var _ controller.Reconciler = (*Controller)(nil)
 // New makes the volume binding controller over m's shared informers of
 // PersistentVolumeClaims and PersistentVolumes, writing through m's client;
 // add it to m (m.Add) to run it while m leads, or Run it. It fails with
-// ErrInvalidConfig without a manager, or when LocalStorageClass is set
-// without an absolute LocalDir, and when an informer cannot be made.
+// ErrInvalidConfig without a manager, and when an informer cannot be made.
 func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
-	}
-	if cfg.LocalStorageClass != "" && (cfg.LocalDir == "" || !filepath.IsAbs(cfg.LocalDir)) {
-		return nil, fmt.Errorf("%w: local storage class %q needs an absolute LocalDir, got %q", ErrInvalidConfig, cfg.LocalStorageClass, cfg.LocalDir)
-	}
-	if cfg.LocalDir != "" {
-		cfg.LocalDir = filepath.Clean(cfg.LocalDir)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = m.Logger()
