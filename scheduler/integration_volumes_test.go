@@ -106,3 +106,35 @@ func TestVolumeBindingScheduling(t *testing.T) {
 	bound = waitBound(t, c.Admin, 2, 20*time.Second)
 	assert.Equal(t, node, bound["web-2"].Spec.NodeName)
 }
+
+// TestVolumeBindingTimeout: when a WaitForFirstConsumer claim is not bound
+// in time the binding fails — the pod stays unbound, with a
+// FailedScheduling Event saying why — and is retried.
+func TestVolumeBindingTimeout(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	_, err := client.For[core.Node](c.Admin, "").Create(ctx, simcluster.Node("n1", "z", "4", "8Gi"))
+	require.NoError(t, err)
+	wait := storage.VolumeBindingWaitForFirstConsumer
+	_, err = client.For[storage.StorageClass](c.Admin, "").Create(ctx, &storage.StorageClass{ObjectMeta: meta.ObjectMeta{Name: "wait"},
+		Provisioner: "example.com/never", VolumeBindingMode: &wait})
+	require.NoError(t, err)
+	_, err = client.For[core.PersistentVolumeClaim](c.Admin, "default").Create(ctx, volumeClaim("data", "wait"))
+	require.NoError(t, err)
+	startScheduler(t, c, scheduler.Config{VolumeBinding: true, VolumeBindTimeout: 200 * time.Millisecond, DisablePreemption: true})
+	_, err = client.For[core.Pod](c.Admin, "default").Create(ctx, podWithClaim("web", "data"))
+	require.NoError(t, err)
+	testnode.Eventually(t, 20*time.Second, func() bool {
+		evs, err := client.For[core.Event](c.Admin, "default").List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		for _, e := range evs.Items {
+			if e.Reason == "FailedScheduling" && strings.Contains(e.Message, `Binding rejected: binding volumes of pod default/web: claim "data" not bound`) {
+				return true
+			}
+		}
+		return false
+	}, "FailedScheduling event for the volume timeout")
+	p, err := client.For[core.Pod](c.Admin, "default").Get(ctx, "web")
+	require.NoError(t, err)
+	assert.Empty(t, p.Spec.NodeName, "never bound before its volume")
+}
