@@ -70,7 +70,9 @@ func helperName(volume string) string { return "helper-delete-" + volume }
 // createHelper starts the pod that removes dir on node: BaseDir mounted
 // from the host, the helper command given the directory's path inside it.
 func (c *Controller) createHelper(ctx context.Context, pv *core.PersistentVolume, node, dir string) error {
-	dirType := core.HostPathType("Directory")
+	// DirectoryOrCreate: a volume no pod ever mounted has no directory
+	// (nor, perhaps, a base directory) on its node; rm-dir then succeeds.
+	dirType := core.HostPathDirectoryOrCreate
 	noToken := false
 	const mountAt = "/data"
 	cmd := append(append([]string(nil), c.cfg.HelperCommand...), filepath.Join(mountAt, filepath.Base(dir)))

@@ -101,7 +101,7 @@ func VolumeName(pvc *core.PersistentVolumeClaim) string { return "pvc-" + string
 // under BaseDir, reachable only from node, pre-bound to the claim, with
 // the class's reclaim policy and mount options.
 func (c *Controller) newVolume(name, node string, sc *storage.StorageClass, pvc *core.PersistentVolumeClaim) *core.PersistentVolume {
-	dirOrCreate := core.HostPathType("DirectoryOrCreate")
+	dirOrCreate := core.HostPathDirectoryOrCreate
 	size := pvc.Spec.Resources.Requests[core.ResourceStorage]
 	return &core.PersistentVolume{
 		ObjectMeta: meta.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: c.cfg.Provisioner}},
