@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -62,31 +61,9 @@ func (p *DefaultStorageClass) Admit(ctx context.Context, a *Attributes) error {
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("list storage classes: %w", err))
 	}
-	if def := DefaultClass(list); def != nil {
+	if def := storage.DefaultClass(list); def != nil {
 		name := def.Name
 		pvc.Spec.StorageClassName = &name
 	}
 	return nil
-}
-
-// DefaultClass returns the default class among classes (see
-// DefaultStorageClass), or nil. It is a pure function.
-func DefaultClass(classes []*storage.StorageClass) *storage.StorageClass {
-	var defaults []*storage.StorageClass
-	for _, sc := range classes {
-		if storage.IsDefaultClass(sc) {
-			defaults = append(defaults, sc)
-		}
-	}
-	if len(defaults) == 0 {
-		return nil
-	}
-	sort.Slice(defaults, func(i, j int) bool {
-		ti, tj := defaults[i].CreationTimestamp.Time, defaults[j].CreationTimestamp.Time
-		if !ti.Equal(tj) {
-			return ti.After(tj)
-		}
-		return defaults[i].Name < defaults[j].Name
-	})
-	return defaults[0]
 }

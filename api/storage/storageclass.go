@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"time"
+
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 )
@@ -73,6 +75,27 @@ type StorageClassList = meta.List[StorageClass]
 // (either spelling of the annotation set to "true").
 func IsDefaultClass(sc *StorageClass) bool {
 	return sc.Annotations[AnnotationDefaultClass] == "true" || sc.Annotations[AnnotationBetaDefaultClass] == "true"
+}
+
+// DefaultClass returns the default class among classes: the one
+// IsDefaultClass holds for, the newest when several do (then the first by
+// name), as Kubernetes chooses; nil when there is none. It is a pure
+// function.
+func DefaultClass(classes []*StorageClass) *StorageClass {
+	var best *StorageClass
+	for _, sc := range classes {
+		if !IsDefaultClass(sc) {
+			continue
+		}
+		t, bt := sc.CreationTimestamp.Time, time.Time{}
+		if best != nil {
+			bt = best.CreationTimestamp.Time
+		}
+		if best == nil || t.After(bt) || t.Equal(bt) && sc.Name < best.Name {
+			best = sc
+		}
+	}
+	return best
 }
 
 // BindingMode returns the class's binding mode, Immediate when unset.

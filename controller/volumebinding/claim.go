@@ -7,6 +7,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
 )
 
@@ -17,9 +18,56 @@ func (c *Controller) syncClaim(ctx context.Context, pvc *core.PersistentVolumeCl
 	}
 	pv := FindVolume(c.volumes.List(nil), pvc)
 	if pv == nil {
+		if done, err := c.assignDefaultClass(ctx, pvc); done || err != nil {
+			return err
+		}
+		c.explainPending(pvc)
 		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil) // until a volume appears, or a provisioner makes one
 	}
 	return c.bind(ctx, pv, pvc)
+}
+
+// annBetaStorageClass is the claim annotation that named a class before
+// spec.storageClassName existed.
+const annBetaStorageClass = "volume.beta.kubernetes.io/storage-class"
+
+// assignDefaultClass gives an unbound claim created without a class the
+// default class, once there is one (Kubernetes' retroactive default
+// StorageClass assignment); done reports that the claim was updated (its
+// event brings it back).
+func (c *Controller) assignDefaultClass(ctx context.Context, pvc *core.PersistentVolumeClaim) (done bool, err error) {
+	if _, beta := pvc.Annotations[annBetaStorageClass]; beta || pvc.Spec.StorageClassName != nil {
+		return false, nil
+	}
+	def := storage.DefaultClass(c.classes.List(nil))
+	if def == nil {
+		return false, nil
+	}
+	next := meta.DeepCopy(pvc)
+	name := def.Name
+	next.Spec.StorageClassName = &name
+	if _, err := client.For[core.PersistentVolumeClaim](c.client, pvc.Namespace).Update(ctx, next); err != nil {
+		return false, fmt.Errorf("assign default class %s to claim %s/%s: %w", name, pvc.Namespace, pvc.Name, err)
+	}
+	c.log.Info("assigned the default storage class", "claim", pvc.Namespace+"/"+pvc.Name, "class", name)
+	return true, nil
+}
+
+// explainPending records why an unbound claim waits, as Kubernetes'
+// persistent volume controller does (the recorder folds repeats).
+func (c *Controller) explainPending(pvc *core.PersistentVolumeClaim) {
+	if pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName == "" {
+		return
+	}
+	sc, err := c.classes.Get("", *pvc.Spec.StorageClassName)
+	if err != nil {
+		return
+	}
+	if storage.BindingMode(sc) == storage.VolumeBindingWaitForFirstConsumer && pvc.Annotations[storage.AnnotationSelectedNode] == "" {
+		c.rec.Event(pvc, core.EventTypeNormal, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
+		return
+	}
+	c.rec.Eventf(pvc, core.EventTypeNormal, "ExternalProvisioning", "Waiting for a volume to be created either by the external provisioner '%s' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.", sc.Provisioner)
 }
 
 // syncBoundClaim handles a claim that names its volume: it completes the

@@ -8,8 +8,12 @@
 //	                   volumeMode, capacity ≥ request, the claim's selector)
 //	                      found ─▶ volume.claimRef = claim; volume Bound;
 //	                               claim.volumeName = volume; claim Bound
+//	                      none, the claim names no class and a default StorageClass
+//	                            ─▶ the claim gets the default class (retroactively, as
+//	                               Kubernetes does for claims made before the default)
 //	                      none  ─▶ claim stays Pending until a volume appears (a
-//	                               provisioner's, pre-bound to it, is bound next)
+//	                               provisioner's, pre-bound to it, is bound next), with a
+//	                               WaitForFirstConsumer or ExternalProvisioning Event
 //	volume whose claim is gone (checked by a live GET, by UID)
 //	                   ──▶ Released; then by reclaim policy:
 //	                         Retain ─▶ stays Released

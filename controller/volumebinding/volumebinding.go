@@ -7,7 +7,9 @@ import (
 	"log/slog"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 )
@@ -27,6 +29,9 @@ const (
 // provisioning is a provisioner's (controller/localpath): this controller
 // binds the volumes it creates, pre-bound to their claims.
 type Config struct {
+	// Recorder records the claims' WaitForFirstConsumer and
+	// ExternalProvisioning Events; default the manager's.
+	Recorder record.Recorder
 	// Workers is how many claims and volumes are handled at once; default 1
 	// (binding decisions are then never made concurrently).
 	Workers int
@@ -44,6 +49,8 @@ type Controller struct {
 	client  *client.Client
 	claims  informer.Lister[*core.PersistentVolumeClaim]
 	volumes informer.Lister[*core.PersistentVolume]
+	classes informer.Lister[*storage.StorageClass]
+	rec     record.Recorder
 	log     *slog.Logger
 }
 
@@ -68,14 +75,24 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{opts: cfg, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
-		log: cfg.Logger.With("controller", "volumebinding")}
+	scInf, err := controller.InformerFor[storage.StorageClass](m, "")
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{opts: cfg, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(), classes: scInf.Lister(),
+		rec: cfg.Recorder, log: cfg.Logger.With("controller", "volumebinding")}
+	if c.rec == nil {
+		if c.rec, err = m.Recorder("persistentvolume-controller"); err != nil {
+			return nil, err
+		}
+	}
 	ctrl, err := controller.New("volumebinding", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	controller.Watch(ctrl, pvcInf, claimRequests)
 	controller.Watch(ctrl, pvInf, c.volumeRequests)
+	controller.Watch(ctrl, scInf, func(*storage.StorageClass) []controller.Request { return c.unboundClaims() })
 	c.Controller = ctrl
 	return c, nil
 }
@@ -97,6 +114,12 @@ func (c *Controller) volumeRequests(pv *core.PersistentVolume) []controller.Requ
 	if r := pv.Spec.ClaimRef; r != nil {
 		return append(reqs, controller.Request{Namespace: r.Namespace, Name: r.Name})
 	}
+	return append(reqs, c.unboundClaims()...)
+}
+
+// unboundClaims are the requests of every claim still waiting.
+func (c *Controller) unboundClaims() []controller.Request {
+	var reqs []controller.Request
 	for _, pvc := range c.claims.List(nil) {
 		if pvc.Spec.VolumeName == "" && pvc.DeletionTimestamp == nil {
 			reqs = append(reqs, controller.Request{Namespace: pvc.Namespace, Name: pvc.Name})

@@ -13,6 +13,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/internal/testnode"
@@ -275,4 +276,39 @@ func FuzzFits(f *testing.F) {
 			t.Fatalf("FindVolume %v disagrees with Fits %v", got != nil, fits)
 		}
 	})
+}
+
+// TestDefaultClassAssignedRetroactively: a claim created before any
+// default StorageClass existed gets the default class once one appears;
+// a claim with a class, or bound, keeps its own. Waiting claims get
+// Kubernetes' explanatory Events.
+func TestDefaultClassAssignedRetroactively(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	e.createPVC(t, claim("early", "", "1Gi"))
+	e.createPVC(t, claim("named", "slow", "1Gi"))
+	testnode.Eventually(t, 10*time.Second, func() bool { return e.pvc(t, "early").Status.Phase == core.ClaimPending }, "claim pending")
+	assert.Nil(t, e.pvc(t, "early").Spec.StorageClassName)
+
+	wait := storage.VolumeBindingWaitForFirstConsumer
+	_, err := client.For[storage.StorageClass](e.c, "").Create(ctx, &storage.StorageClass{
+		ObjectMeta:  meta.ObjectMeta{Name: "local", Annotations: map[string]string{storage.AnnotationDefaultClass: "true"}},
+		Provisioner: "orkit.io/local-path", VolumeBindingMode: &wait})
+	require.NoError(t, err)
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		sc := e.pvc(t, "early").Spec.StorageClassName
+		return sc != nil && *sc == "local"
+	}, "default class assigned")
+	assert.Equal(t, "slow", *e.pvc(t, "named").Spec.StorageClassName, "a named class is kept")
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		evs, err := client.For[core.Event](e.c, "default").List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		for _, ev := range evs.Items {
+			if ev.InvolvedObject.Name == "early" && ev.Reason == "WaitForFirstConsumer" &&
+				ev.Message == "waiting for first consumer to be created before binding" {
+				return true
+			}
+		}
+		return false
+	}, "WaitForFirstConsumer event")
 }
