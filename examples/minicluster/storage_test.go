@@ -156,4 +156,15 @@ func TestKubectlLocalPathStorage(t *testing.T) {
 	})
 	_, err = os.Stat(hostDir)
 	assert.True(t, os.IsNotExist(err), "the directory is removed from the node: %v", err)
+
+	// Stop only once the node has torn the helper pod down (its network
+	// namespace included), so nothing of it is left when the cluster stops.
+	eventually("helper pod gone", func() bool {
+		got, _ := kubectl("", "get", "pods", "-n", "kube-system", "-l", "orkit.io/local-path-volume", "-o", "name")
+		return strings.TrimSpace(got) == ""
+	})
+	eventually("no pod sandbox left on the node", func() bool {
+		entries, err := os.ReadDir(filepath.Join(dir, "nodes", "node-1", "runtime", "netns"))
+		return (err == nil || os.IsNotExist(err)) && len(entries) == 0
+	})
 }
