@@ -130,3 +130,29 @@ func TestDefaults(t *testing.T) {
 	sc.Annotations = map[string]string{AnnotationBetaDefaultClass: "true"}
 	assert.True(t, IsDefaultClass(sc))
 }
+
+// FuzzValidateStorageClass: any decodable class is defaulted and
+// validated (create and update) without panicking, and a class that
+// passes re-validates the same after a JSON round trip.
+func FuzzValidateStorageClass(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"local-path"},"provisioner":"orkit.io/local-path","volumeBindingMode":"WaitForFirstConsumer"}`))
+	f.Add([]byte(`{"metadata":{"name":"x"},"provisioner":"a/b","parameters":{"":""},"reclaimPolicy":"Recycle","allowedTopologies":[{}]}`))
+	f.Add([]byte(`{"allowedTopologies":[{"matchLabelExpressions":[{"key":"","values":["a","a"]}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var sc StorageClass
+		if json.Unmarshal(b, &sc) != nil {
+			return
+		}
+		DefaultStorageClass(&sc)
+		errs := ValidateStorageClass(&sc)
+		_ = ValidateStorageClassUpdate(&sc, &sc)
+		if len(errs) > 0 {
+			return
+		}
+		out, err := json.Marshal(&sc)
+		require.NoError(t, err)
+		var back StorageClass
+		require.NoError(t, json.Unmarshal(out, &back))
+		assert.Empty(t, ValidateStorageClass(&back))
+	})
+}
