@@ -84,6 +84,9 @@ func customResource(crd *apiextensions.CustomResourceDefinition, ver *apiextensi
 		Default: v.defaultObject,
 	}
 	res := Resource{Type: t, Strategy: customStrategy{v: v}, Table: v.table(), Warning: deprecationWarning(crd, ver)}
+	if v.schema.HasDefaults() {
+		res.OnRead = v.defaultStored
+	}
 	if v.scale != nil {
 		res.Scale = v.scaleAccessor()
 	}

@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"maps"
 	"reflect"
 
@@ -137,6 +139,26 @@ func (v *customVersion) defaultObject(obj meta.Object) {
 	_, _ = v.schema.Prune(m) // a bad embedded resource is reported by Validate
 	v.schema.Default(m)
 	o.setObject(m)
+}
+
+// defaultStored applies the schema's defaults to a stored object, as
+// kube-apiserver defaults custom resources read from etcd: an object
+// stored before a default was added to the CRD is served with it. It
+// returns stored itself when nothing changes or it does not decode (the
+// reader reports that).
+func (v *customVersion) defaultStored(stored []byte) []byte {
+	var o CustomObject
+	if err := json.Unmarshal(stored, &o); err != nil {
+		return stored
+	}
+	m := o.Object()
+	v.schema.Default(m)
+	o.setObject(m)
+	out, err := json.Marshal(&o)
+	if err != nil || bytes.Equal(out, stored) {
+		return stored
+	}
+	return out
 }
 
 // pruneBody prunes a custom resource decoded from a request body and

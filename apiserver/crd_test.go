@@ -224,3 +224,49 @@ func TestCRDDeletionWaitsForFinalizers(t *testing.T) {
 }
 
 func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }
+
+// TestCRDDefaultsOnRead: an object stored without a field its schema
+// defaults (stored before the default was added) is served with the
+// default by get, list and watch, as kube-apiserver defaults what it reads
+// from etcd; the stored value is left as it is until the next write.
+func TestCRDDefaultsOnRead(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.postCRD(t, "crontab-crd.yaml")
+	const crs = "/apis/stable.example.com/v1/namespaces/default/crontabs"
+	st, ok := ts.srv.Storage(meta.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"})
+	require.True(t, ok)
+	old := `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"old","namespace":"default","uid":"u-1",` +
+		`"creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"cronSpec":"* * * * *","replicas":3}}`
+	_, err := st.store.Create(context.Background(), st.Key("default", "old"), []byte(old))
+	require.NoError(t, err)
+
+	defaulted := func(b []byte) bool {
+		return contains(b, `"spec":{"cronSpec":"* * * * *","maxReplicas":10,"replicas":3}`)
+	}
+	waitFor(t, "the object in the watch cache", func() bool {
+		code, _ := ts.do(t, "GET", crs+"/old?resourceVersion=0", "", nil)
+		return code == http.StatusOK
+	})
+	for _, path := range []string{crs + "/old", crs + "/old?resourceVersion=0", crs, crs + "?resourceVersion=0"} {
+		code, out := ts.do(t, "GET", path, "", nil)
+		require.Equal(t, http.StatusOK, code, string(out))
+		assert.True(t, defaulted(out), "%s: maxReplicas defaulted on read: %s", path, out)
+	}
+	next, code, stop := ts.watchStream(t, crs+"?watch=true&resourceVersion=0")
+	require.Equal(t, http.StatusOK, code)
+	defer stop()
+	ev, err := next()
+	require.NoError(t, err)
+	assert.True(t, defaulted(ev.Object), "watch: %s", ev.Object)
+
+	kv, err := st.store.Get(context.Background(), st.Key("default", "old"))
+	require.NoError(t, err)
+	assert.JSONEq(t, old, string(kv.Value), "a read does not write")
+
+	// An update reads the defaulted object, so the write stores the default.
+	code, out := ts.do(t, "PATCH", crs+"/old", "application/merge-patch+json", []byte(`{"metadata":{"labels":{"a":"b"}}}`))
+	require.Equal(t, http.StatusOK, code, string(out))
+	kv, err = st.store.Get(context.Background(), st.Key("default", "old"))
+	require.NoError(t, err)
+	assert.True(t, defaulted(kv.Value), "stored after a write: %s", kv.Value)
+}

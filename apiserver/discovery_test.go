@@ -30,6 +30,11 @@ func TestKubectlDiscoveryExplainAndWatch(t *testing.T) {
 	assert.Contains(t, out, "KIND:")
 	assert.Contains(t, out, "Deployment")
 	assert.Contains(t, out, "replicas")
+	assert.Contains(t, out, "Replicas is the desired number of pods (default 1).", "the field's doc comment is its description")
+	out = mustKubectl(t, c.admin, "", "explain", "pod.spec")
+	assert.Contains(t, out, "PodSpec is the desired state of a pod.")
+	assert.Regexp(t, `(?s)activeDeadlineSeconds\s+<integer>\s+ActiveDeadlineSeconds bounds how long`, out)
+	assert.Regexp(t, `(?s)affinity\s+<Affinity>\s+Affinity holds node affinity`, out, "a $ref field keeps its description")
 
 	mustKubectl(t, c.admin, manifest, "apply", "-f", "-")
 	out = mustKubectl(t, c.admin, "", "-n", "team", "get", "all")

@@ -1,8 +1,12 @@
 package apiserver
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/orkit/orkit/authn"
 	"github.com/orkit/orkit/authz"
@@ -17,9 +21,10 @@ import (
 // level's seats are Config.MaxInFlight × its nominal concurrency shares /
 // the sum of all shares, rounded up (at least one). Requests are matched
 // to a level by the bootstrap FlowSchemas' rules in their precedence. A
-// request finding its level full is refused at once with 429 and
-// Retry-After: 1; kube-apiserver queues it fairly first. The levels and
-// schemas are built in, not served as API objects.
+// request finding its level full queues fairly (below) and is refused
+// with 429 and Retry-After: 1 only when its queue is full or it waited
+// too long. The levels and schemas are built in, not served as API
+// objects.
 
 // Names of the priority levels, as in Kubernetes' bootstrap configuration.
 const (
@@ -43,10 +48,24 @@ var priorityShares = []struct {
 	{PriorityLevelCatchAll, 5},
 }
 
-// flowControl holds one seat pool per limited priority level. Built once
-// by New; the pools are channels, safe for concurrent use.
+// Queuing, as kube-apiserver's API Priority and Fairness queues: a
+// request finding its level's seats taken waits in its flow's queue (a
+// flow is the user, or the namespace for service accounts, as the
+// bootstrap FlowSchemas distinguish them) for up to queueWaitLimit; a
+// freed seat goes to the next flow in round-robin order, so one flow's
+// flood cannot keep another flow of the same level waiting behind it. A
+// request whose flow already has queueLengthLimit waiting, or that waits
+// past the limit, gets 429.
+const (
+	queueLengthLimit = 50
+	queueWaitLimit   = 15 * time.Second
+)
+
+// flowControl holds one seat pool with fair queues per limited priority
+// level. Built once by New; safe for concurrent use.
 type flowControl struct {
-	seats map[string]chan struct{}
+	levels    map[string]*priorityLevel
+	waitLimit time.Duration
 }
 
 // newFlowControl splits total seats among the levels by their shares.
@@ -55,29 +74,160 @@ func newFlowControl(total int) *flowControl {
 	for _, l := range priorityShares {
 		sum += l.shares
 	}
-	f := &flowControl{seats: make(map[string]chan struct{}, len(priorityShares))}
+	f := &flowControl{levels: make(map[string]*priorityLevel, len(priorityShares)), waitLimit: queueWaitLimit}
 	for _, l := range priorityShares {
-		n := max(1, (total*l.shares+sum-1)/sum)
-		f.seats[l.name] = make(chan struct{}, n)
+		f.levels[l.name] = &priorityLevel{seats: max(1, (total*l.shares+sum-1)/sum), queues: map[string][]chan struct{}{}}
 	}
 	return f
 }
 
-// acquire takes a seat of the level u's request info belongs to. It
-// returns the level, a release func and true, or false when the level is
-// full. The exempt level always succeeds.
-func (f *flowControl) acquire(u *authn.User, info *RequestInfo) (level string, release func(), ok bool) {
+// acquire takes a seat of the level u's request belongs to, queuing for
+// it while the level is full. It returns the level and a release func, or
+// errLevelFull (queue full or waited too long) or ctx's error. The exempt
+// level never waits.
+func (f *flowControl) acquire(ctx context.Context, u *authn.User, info *RequestInfo) (level string, release func(), err error) {
 	level = priorityLevelFor(u, info)
-	seats, limited := f.seats[level]
+	l, limited := f.levels[level]
 	if !limited {
-		return level, func() {}, true
+		return level, func() {}, nil
 	}
+	ready, ok := l.take(flowOf(level, u, info))
+	if !ok {
+		return level, nil, errLevelFull
+	}
+	if ready == nil {
+		return level, l.release, nil
+	}
+	timer := time.NewTimer(f.waitLimit)
+	defer timer.Stop()
 	select {
-	case seats <- struct{}{}:
-		return level, func() { <-seats }, true
-	default:
-		return level, nil, false
+	case <-ready:
+		return level, l.release, nil
+	case <-timer.C:
+		err = errLevelFull
+	case <-ctx.Done():
+		err = ctx.Err()
 	}
+	if l.cancel(ready) {
+		return level, nil, err
+	}
+	return level, l.release, nil // granted as it gave up: keep the seat
+}
+
+// errLevelFull: no seat became free in time (429).
+var errLevelFull = errors.New("priority level full")
+
+// flowOf is the flow a request is queued in: the namespace for service
+// accounts (the bootstrap schemas' ByNamespace), else the user.
+func flowOf(level string, u *authn.User, info *RequestInfo) string {
+	if level == PriorityLevelWorkloadLow && info != nil {
+		return "ns:" + info.Namespace
+	}
+	if u == nil {
+		return ""
+	}
+	return "user:" + u.Name
+}
+
+// priorityLevel is one level's seats and the queues of its flows.
+type priorityLevel struct {
+	mu     sync.Mutex
+	seats  int
+	inUse  int
+	queues map[string][]chan struct{} // by flow, only flows that wait
+	ring   []string                   // flows that wait, in round-robin order
+	next   int                        // the ring index served next
+	queued int
+}
+
+// take gives a seat at once (nil channel), or queues the request and
+// returns the channel closed when a seat is granted to it; false when the
+// flow's queue is full.
+func (l *priorityLevel) take(flow string) (chan struct{}, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inUse < l.seats && l.queued == 0 {
+		l.inUse++
+		return nil, true
+	}
+	q := l.queues[flow]
+	if len(q) >= queueLengthLimit {
+		return nil, false
+	}
+	if len(q) == 0 {
+		l.ring = append(l.ring, flow)
+	}
+	ready := make(chan struct{})
+	l.queues[flow] = append(q, ready)
+	l.queued++
+	return ready, true
+}
+
+// release frees a seat and grants it to the next waiting flow.
+func (l *priorityLevel) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inUse--
+	for l.inUse < l.seats && l.queued > 0 {
+		l.next %= len(l.ring)
+		flow := l.ring[l.next]
+		q := l.queues[flow]
+		close(q[0])
+		l.inUse++
+		l.queued--
+		if len(q) == 1 {
+			l.dropFlow(flow)
+		} else {
+			l.queues[flow] = q[1:]
+			l.next++
+		}
+	}
+}
+
+// cancel takes a request that gave up out of its queue; false when it had
+// been granted a seat meanwhile.
+func (l *priorityLevel) cancel(ready chan struct{}) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for flow, q := range l.queues {
+		if i := slices.Index(q, ready); i >= 0 {
+			l.queued--
+			if len(q) == 1 {
+				l.dropFlow(flow)
+			} else {
+				l.queues[flow] = slices.Delete(q, i, i+1)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// dropFlow removes a flow whose queue emptied from the ring, keeping the
+// round-robin position on the flow after it.
+func (l *priorityLevel) dropFlow(flow string) {
+	delete(l.queues, flow)
+	i := slices.Index(l.ring, flow)
+	l.ring = slices.Delete(l.ring, i, i+1)
+	if i < l.next {
+		l.next--
+	}
+}
+
+// busy returns how many seats of level are taken (for tests).
+func (f *flowControl) busy(level string) int {
+	l := f.levels[level]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.inUse
+}
+
+// waiting returns how many requests wait at level (for tests).
+func (f *flowControl) waiting(level string) int {
+	l := f.levels[level]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.queued
 }
 
 // Well-known control-plane identities the bootstrap FlowSchemas name.

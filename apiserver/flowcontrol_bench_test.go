@@ -25,10 +25,10 @@ func BenchmarkMastersUnderFlood(b *testing.B) {
 func benchMastersUnderFlood(b *testing.B, flooded bool) {
 	ts := newTestServer(b, func(c *Config) { c.Authorizer = StaticAuthorizer(authz.AlwaysAllow()) })
 	alice := ts.clientAs(b, "alice")
-	seats := ts.srv.flow.seats[PriorityLevelGlobalDefault]
+	ts.srv.flow.waitLimit = 0 // the flood is refused rather than queued
 	var holders sync.WaitGroup
 	var writers []*io.PipeWriter
-	holding, flooders := cap(seats), 32
+	holding, flooders := ts.srv.flow.levels[PriorityLevelGlobalDefault].seats, 32
 	if !flooded {
 		holding, flooders = 0, 0
 	}
@@ -55,11 +55,11 @@ func benchMastersUnderFlood(b *testing.B, flooded bool) {
 		holders.Wait()
 	}()
 	deadline := time.Now().Add(30 * time.Second)
-	for len(seats) < holding && time.Now().Before(deadline) {
+	for ts.srv.flow.busy(PriorityLevelGlobalDefault) < holding && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if len(seats) < holding {
-		b.Fatalf("holders took %d of %d seats", len(seats), holding)
+	if ts.srv.flow.busy(PriorityLevelGlobalDefault) < holding {
+		b.Fatalf("holders took %d of %d seats", ts.srv.flow.busy(PriorityLevelGlobalDefault), holding)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var flood sync.WaitGroup

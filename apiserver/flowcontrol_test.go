@@ -1,10 +1,15 @@
 package apiserver
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/authn"
-	"github.com/stretchr/testify/assert"
 )
 
 func TestPriorityLevelFor(t *testing.T) {
@@ -48,25 +53,91 @@ func TestFlowControlSeats(t *testing.T) {
 	want := map[string]int{PriorityLevelSystem: 49, PriorityLevelNodeHigh: 66, PriorityLevelLeaderElection: 17,
 		PriorityLevelWorkloadHigh: 66, PriorityLevelWorkloadLow: 164, PriorityLevelGlobalDefault: 33, PriorityLevelCatchAll: 9}
 	for level, n := range want {
-		assert.Equal(t, n, cap(f.seats[level]), level)
+		assert.Equal(t, n, f.levels[level].seats, level)
 	}
 	f = newFlowControl(1)
-	for level, seats := range f.seats {
-		assert.Equal(t, 1, cap(seats), "every level has a seat: %s", level)
+	for level, l := range f.levels {
+		assert.Equal(t, 1, l.seats, "every level has a seat: %s", level)
 	}
+	ctx := context.Background()
 	admin := &authn.User{Name: "a", Groups: []string{authn.GroupMasters}}
 	for range 1000 {
-		_, _, ok := f.acquire(admin, nil)
-		assert.True(t, ok, "exempt is never full")
+		_, _, err := f.acquire(ctx, admin, nil)
+		assert.NoError(t, err, "exempt is never full")
 	}
 	alice := &authn.User{Name: "alice", Groups: []string{authn.GroupAuthenticated}}
-	level, release, ok := f.acquire(alice, nil)
-	assert.True(t, ok)
+	level, release, err := f.acquire(ctx, alice, nil)
+	require.NoError(t, err)
 	assert.Equal(t, PriorityLevelGlobalDefault, level)
-	_, _, ok = f.acquire(alice, nil)
-	assert.False(t, ok, "the level's only seat is taken")
+
+	f.waitLimit = time.Millisecond // the outcome, not the time, is what is tested
+	_, _, err = f.acquire(ctx, alice, nil)
+	assert.ErrorIs(t, err, errLevelFull, "no seat came free while it waited")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, _, err = f.acquire(cancelled, alice, nil)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, f.waiting(level), "who gave up left the queue")
 	release()
-	_, release, ok = f.acquire(alice, nil)
-	assert.True(t, ok, "a released seat is free again")
+	_, release, err = f.acquire(ctx, alice, nil)
+	require.NoError(t, err, "a released seat is free again")
 	release()
+}
+
+// TestFlowControlFairQueuing: with the level's one seat taken, a request
+// queued by bob is served before alice's that were queued earlier: seats
+// go round-robin among flows, not first come first served; a full queue
+// is refused at once.
+func TestFlowControlFairQueuing(t *testing.T) {
+	f := newFlowControl(1)
+	ctx := context.Background()
+	user := func(name string) *authn.User {
+		return &authn.User{Name: name, Groups: []string{authn.GroupAuthenticated}}
+	}
+	_, hold, err := f.acquire(ctx, user("alice"), nil)
+	require.NoError(t, err)
+
+	served := make(chan string, 8)
+	var wg sync.WaitGroup
+	start := func(name string) {
+		n := f.waiting(PriorityLevelGlobalDefault)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, release, err := f.acquire(ctx, user(name), nil)
+			if assert.NoError(t, err) {
+				served <- name
+				release()
+			}
+		}()
+		deadline := time.Now().Add(10 * time.Second) // queued in this order
+		for f.waiting(PriorityLevelGlobalDefault) == n {
+			require.True(t, time.Now().Before(deadline), "%s never queued", name)
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for _, name := range []string{"alice-1", "alice-1", "alice-1", "bob"} {
+		start(name)
+	}
+	// alice-1's three requests share one flow: after the first, bob's turn.
+	hold()
+	wg.Wait()
+	close(served)
+	var order []string
+	for name := range served {
+		order = append(order, name)
+	}
+	assert.Equal(t, []string{"alice-1", "bob", "alice-1", "alice-1"}, order)
+
+	// A flow with queueLengthLimit waiting is refused without waiting.
+	_, hold, err = f.acquire(ctx, user("carol"), nil)
+	require.NoError(t, err)
+	l := f.levels[PriorityLevelGlobalDefault]
+	for range queueLengthLimit {
+		_, ok := l.take("user:dave")
+		require.True(t, ok)
+	}
+	_, _, err = f.acquire(ctx, user("dave"), nil)
+	assert.ErrorIs(t, err, errLevelFull)
+	hold()
 }

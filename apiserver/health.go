@@ -94,10 +94,7 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 			}
 		}},
 		healthCheck{"shutdown", func(*http.Request) error {
-			s.mu.RLock()
-			ctx := s.runCtx
-			s.mu.RUnlock()
-			if ctx != nil && ctx.Err() != nil {
+			if ctx := s.runContext(); ctx != nil && ctx.Err() != nil {
 				return errors.New("process is shutting down")
 			}
 			return nil

@@ -14,6 +14,8 @@ import (
 	"github.com/orkit/orkit/api/meta"
 )
 
+//go:generate go run ../internal/apidocs/cmd/genapidocs
+
 // serveOpenAPI serves OpenAPI v3: /openapi/v3 lists one document per
 // group version, and each document has the schemas of its kinds (built by
 // reflection from the Go types, so user-defined kinds get one too) and a
@@ -147,6 +149,9 @@ func (g *schemaGen) ref(t reflect.Type) string {
 		return name
 	}
 	sch := map[string]any{"type": "object"}
+	if doc := typeDocs[t.PkgPath()+"."+t.Name()][""]; doc != "" {
+		sch["description"] = doc
+	}
 	g.schemas[name] = sch
 	props := map[string]any{}
 	g.addFields(t, props)
@@ -175,8 +180,22 @@ func (g *schemaGen) addFields(t reflect.Type, props map[string]any) {
 		if name == "" {
 			name = f.Name
 		}
-		props[name] = g.schema(f.Type)
+		props[name] = describe(g.schema(f.Type), typeDocs[t.PkgPath()+"."+t.Name()][name])
 	}
+}
+
+// describe adds a field's description to its schema. Beside a $ref it
+// goes in an allOf wrapper, as Kubernetes' own documents write it
+// (OpenAPI 3.0 ignores the siblings of a $ref); kubectl explain prints it.
+func describe(sch map[string]any, doc string) map[string]any {
+	if doc == "" {
+		return sch
+	}
+	if _, ok := sch["$ref"]; ok {
+		return map[string]any{"allOf": []any{sch}, "description": doc}
+	}
+	sch["description"] = doc
+	return sch
 }
 
 // schema returns the schema of any type: a $ref for structs.

@@ -52,6 +52,11 @@ type Resource struct {
 	// version of a custom resource served in several versions (their
 	// conversion is None: only apiVersion differs). Nil stores Type.Kind.
 	StoredAs *meta.GroupVersionKind
+	// OnRead, when set, rewrites a stored value before it is served or
+	// decoded, returning it unchanged when there is nothing to do: custom
+	// resources get their schema's defaults on read, so a default added
+	// to a CRD shows on objects stored before it, as in Kubernetes.
+	OnRead func(stored []byte) []byte
 	// OpenAPI, when set, gives the OpenAPI v3 component schemas of the
 	// kind (keyed by name) and the name of the kind's own, instead of the
 	// schemas derived from the Go type (custom resources).

@@ -251,6 +251,7 @@ func (s *Server) Register(res Resource) error {
 	st := NewStorage(res.Type, s.cfg.Store)
 	st.log = s.log
 	st.storedAs = res.StoredAs
+	st.onRead = res.OnRead
 	if ds, ok := res.Strategy.(DeleteStrategy); ok {
 		st.keep = ds.Pending
 	}
@@ -398,7 +399,11 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 		<-ctx.Done()
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer scancel()
-		_ = srv.Shutdown(sctx)
+		if err := srv.Shutdown(sctx); err != nil {
+			// Requests still running after the grace period lose their
+			// connections: a client must not be kept on a stopped server.
+			_ = srv.Close()
+		}
 		cancel()
 		if s.kubelet != nil {
 			s.kubelet.CloseIdleConnections()
@@ -409,6 +414,14 @@ func (s *Server) serve(ctx context.Context, cancel context.CancelFunc, ln net.Li
 			s.log.Error("apiserver: serve", "err", err)
 		}
 	}()
+}
+
+// runContext returns the context the caches run under (nil before they
+// start): it is done when the server stops.
+func (s *Server) runContext() context.Context {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.runCtx
 }
 
 // startCaches starts every resource's watch cache and the bookmark
@@ -507,9 +520,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !info.LongRunning() {
-		level, release, ok := s.flow.acquire(user, info)
-		if !ok {
-			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path)
+		level, release, err := s.flow.acquire(r.Context(), user, info)
+		if err != nil {
+			s.log.Debug("apiserver: priority level full", "level", level, "user", user.Name, "path", r.URL.Path, "err", err)
 			writeError(rw, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1))
 			return
 		}

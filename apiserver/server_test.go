@@ -233,7 +233,7 @@ func (ts *testServer) clientAs(t testing.TB, user string, groups ...string) *htt
 
 // TestTooManyRequests: with one seat per priority level, a request of an
 // ordinary user holding its level's seat makes the next one of that level
-// 429 (Retry-After: 1), while system:masters (exempt) and a node (its own
+// wait in its queue and, as no seat comes free, 429 (Retry-After: 1), while system:masters (exempt) and a node (its own
 // levels) are still served: a flood of low-priority requests cannot
 // starve them.
 func TestTooManyRequests(t *testing.T) {
@@ -258,13 +258,13 @@ func TestTooManyRequests(t *testing.T) {
 	defer func() { pw.Close(); wg.Wait() }()
 	// Wait until the holder owns the seat before probing: a probe sent
 	// earlier could itself hold the seat and get the holder refused.
-	seats := ts.srv.flow.seats[PriorityLevelGlobalDefault]
-	require.Equal(t, 1, cap(seats))
+	require.Equal(t, 1, ts.srv.flow.levels[PriorityLevelGlobalDefault].seats)
 	deadline := time.Now().Add(10 * time.Second)
-	for len(seats) == 0 && time.Now().Before(deadline) {
+	for ts.srv.flow.busy(PriorityLevelGlobalDefault) == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	require.Equal(t, 1, len(seats), "the blocked request never took the seat")
+	require.Equal(t, 1, ts.srv.flow.busy(PriorityLevelGlobalDefault), "the blocked request never took the seat")
+	ts.srv.flow.waitLimit = 10 * time.Millisecond // bob queues, then is refused
 
 	get := func(c *http.Client, path string) *http.Response {
 		resp, err := c.Get(ts.url + path)

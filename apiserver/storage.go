@@ -40,6 +40,9 @@ type Storage struct {
 	// storedAs, when set, is the kind objects are encoded with (a custom
 	// resource's storage version); reads give them typ.Kind (Resource.StoredAs).
 	storedAs *meta.GroupVersionKind
+	// onRead, when set, rewrites stored values as they are read
+	// (Resource.OnRead).
+	onRead func([]byte) []byte
 }
 
 // primeWrite primes the watch cache for a write of value, the encoding of
@@ -102,6 +105,15 @@ func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
 // wire is WireJSON for this storage: a value stored under another version
 // (storedAs) gets the apiVersion the storage serves.
 func (s *Storage) wire(stored []byte, rv int64) []byte {
+	if s.onRead != nil {
+		stored = s.onRead(stored)
+	}
+	return s.wireWritten(stored, rv)
+}
+
+// wireWritten is wire for a value this process has just encoded from a
+// prepared object (defaulted on write): no OnRead pass.
+func (s *Storage) wireWritten(stored []byte, rv int64) []byte {
 	if s.storedAs != nil {
 		stored = rewriteAPIVersion(stored, s.typ.Kind.GroupVersion().String())
 	}
@@ -160,7 +172,11 @@ func atTopLevel(b []byte, i int) bool {
 // Decode turns a stored value into an object with its resourceVersion set.
 func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
 	obj := s.typ.New()
-	if err := json.Unmarshal(kv.Value, obj); err != nil {
+	value := kv.Value
+	if s.onRead != nil {
+		value = s.onRead(value)
+	}
+	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, fmt.Errorf("%w: %s %q: %w", ErrUndecodable, s.gr, nameFromKey(kv.Key), err)
 	}
 	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
@@ -215,7 +231,7 @@ func (s *Storage) create(ctx context.Context, obj meta.Object) (meta.Object, []b
 		return out, nil, s.apiError(err, m.Name)
 	}
 	m.ResourceVersion = strconv.FormatInt(rev, 10)
-	return obj, s.wire(b, rev), nil
+	return obj, s.wireWritten(b, rev), nil
 }
 
 // UpdateFunc computes the new version of an object from the current one.

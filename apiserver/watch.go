@@ -45,6 +45,11 @@ func (s *Server) handleWatch(ctx context.Context, w http.ResponseWriter, r *http
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
+	if run := s.runContext(); run != nil {
+		// A watch is long-running: it ends when the server stops, not
+		// only when its client goes (http.Server.Shutdown waits for it).
+		defer context.AfterFunc(run, cancel)()
+	}
 	cache := req.resource.cache
 	opts := WatchOptions{Bookmarks: p.bookmarks, Buffer: s.cfg.WatchBuffer}
 	switch {
@@ -69,6 +74,9 @@ func (s *Server) handleWatch(ctx context.Context, w http.ResponseWriter, r *http
 	initial, watcher, err := cache.WatchWith(req.Info.Namespace, f, opts)
 	if errors.Is(err, ErrResourceVersionTooOld) {
 		writeError(w, apierrors.NewResourceExpired(err.Error()))
+		return
+	} else if errors.Is(err, ErrCacheStopped) {
+		writeError(w, apierrors.NewServiceUnavailable("apiserver is shutting down"))
 		return
 	} else if err != nil {
 		writeError(w, apierrors.NewInternalError(err))

@@ -116,6 +116,9 @@ type WatchCache struct {
 	// compactor reported it: watches from below it expire too.
 	compacted int64
 	watchers  map[*cacheWatcher]struct{}
+	// stopped is set when Run returns: nothing feeds the cache any more,
+	// so new watchers are refused rather than left waiting forever.
+	stopped bool
 	// index maps the value of indexField to the keys holding it.
 	indexField string
 	index      map[string]map[string]*cachedObject
@@ -154,7 +157,7 @@ func (c *WatchCache) Synced() <-chan struct{} { return c.synced }
 // Run lists the resource, then follows the store's watch until ctx is done,
 // relisting when the watch ends. It returns when ctx is done.
 func (c *WatchCache) Run(ctx context.Context) {
-	defer c.stopWatchers(errors.New("API server shutting down"))
+	defer c.stop()
 	for ctx.Err() == nil {
 		err := c.listAndWatch(ctx)
 		if ctx.Err() != nil {
@@ -269,8 +272,9 @@ func (c *WatchCache) makePrimedObject(kv store.KV) (*cachedObject, error) {
 	if pw == nil {
 		return c.makeObject(kv)
 	}
-	// The value is the writer's own json.Marshal output: valid JSON.
-	raw := c.storage.wire(kv.Value, kv.ModRevision)
+	// The value is the writer's own json.Marshal output of a prepared
+	// (defaulted) object: valid JSON, no OnRead pass.
+	raw := c.storage.wireWritten(kv.Value, kv.ModRevision)
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
@@ -517,6 +521,10 @@ func (c *WatchCache) Objects(fn func(meta.Object)) {
 // than the cache's history.
 var ErrResourceVersionTooOld = errors.New("too old resource version")
 
+// ErrCacheStopped is returned by Watch once the cache has stopped (the API
+// server is shutting down or the resource was removed).
+var ErrCacheStopped = errors.New("the watch cache has stopped")
+
 // WatchStart says where a watch served from the cache starts.
 type WatchStart int
 
@@ -578,6 +586,9 @@ func (c *WatchCache) WatchWith(ns string, f Filter, opts WatchOptions) ([]WatchE
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stopped {
+		return nil, nil, ErrCacheStopped
+	}
 	var initial []WatchEvent
 	switch opts.Start {
 	case StartWithState:
@@ -656,6 +667,17 @@ func (c *WatchCache) Bookmark() {
 			}
 		}
 	}
+}
+
+// stop ends every watcher and refuses new ones: Run calls it when it
+// returns, as nothing feeds the cache after that. A watch that arrived
+// after the last watchers were ended would otherwise get no event and no
+// end, and keep its client on a server that is going away.
+func (c *WatchCache) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
+	c.stopWatchers(errors.New("API server shutting down"))
 }
 
 func (c *WatchCache) stopWatchers(err error) {

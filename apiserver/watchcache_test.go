@@ -241,3 +241,34 @@ func TestWatchCacheTakesPrimedWrites(t *testing.T) {
 		c.primed.mu.Unlock()
 	})
 }
+
+// TestWatchCacheRefusesWatchersOnceStopped: after Run returns nothing feeds
+// the cache, so a watcher registered then would wait forever; it is
+// refused, and the watchers it had are ended.
+func TestWatchCacheRefusesWatchersOnceStopped(t *testing.T) {
+	st, err := bbolt.Open(t.TempDir()+"/store.db", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	typ, ok := api.NewScheme().ByResource(coreGVR("configmaps"))
+	require.True(t, ok)
+	c := NewWatchCache(NewStorage(typ, st), nil, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	<-c.Synced()
+	_, before, err := c.Watch("", Filter{}, 0, false, 0)
+	require.NoError(t, err)
+
+	cancel()
+	<-done
+	select {
+	case <-before.done:
+	default:
+		t.Fatal("a watcher outlived the cache")
+	}
+	for _, opts := range []WatchOptions{{Start: StartNow}, {Start: StartWithState}, {Start: StartAfter, ResourceVersion: c.Revision()}} {
+		_, w, err := c.WatchWith("", Filter{}, opts)
+		require.ErrorIs(t, err, ErrCacheStopped, "start %d", opts.Start)
+		assert.Nil(t, w)
+	}
+}

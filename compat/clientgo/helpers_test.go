@@ -210,7 +210,13 @@ func requireConverged(t *testing.T, ws []*watched) {
 	for _, w := range ws {
 		var want state
 		var why string
-		deadline := time.Now().Add(60 * time.Second)
+		// client-go's reflector backs off between failed list/watch
+		// attempts up to a [30 s, 60 s) interval (reflector.go's
+		// defaultBackoffMax with jitter 1.0), resetting only after two
+		// quiet minutes; the tests that cut connections or restart the
+		// server push it there, so an informer may rightly wait a minute
+		// before it lists again. The deadline is beyond that.
+		deadline := time.Now().Add(90 * time.Second)
 		for {
 			want = serverState(t, w)
 			store, seen := storeState(w.inf), w.view.snapshot()

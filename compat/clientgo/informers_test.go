@@ -148,11 +148,30 @@ func TestSharedInformersAcrossGoneAndRestart(t *testing.T) {
 		log.Count(gone), log.Count(isWatchList), log.Count(isList))
 
 	watchesBefore := log.Count(func(r cluster.Request) bool { return isInformed(r) && r.IsWatch() && r.Code == 200 })
+	restarted := time.Now()
+	t.Cleanup(func() { // what the informers asked after the restart, when it went wrong
+		if t.Failed() {
+			logInformedSince(t, &log, restarted)
+		}
+	})
 	require.NoError(t, c.Restart())
 	require.NoError(t, runWriters(context.Background(), ws, 40, &ops))
 	requireConverged(t, informed)
+	if took := time.Since(restarted); took > 20*time.Second {
+		t.Logf("the informers took %v to converge after the restart", took)
+		logInformedSince(t, &log, restarted)
+	}
 	watchesAfter := log.Count(func(r cluster.Request) bool { return isInformed(r) && r.IsWatch() && r.Code == 200 })
 	assert.Greater(t, watchesAfter, watchesBefore, "the informers watch the restarted server")
+}
+
+// logInformedSince logs the informers' requests sent since t.
+func logInformedSince(t *testing.T, log *cluster.RequestLog, since time.Time) {
+	for _, r := range log.Since(since) {
+		if isInformed(r) {
+			t.Logf("%s %s %s?%s -> %d %s", r.Time.Format("15:04:05.000"), r.Method, r.Path, r.Query.Encode(), r.Code, r.Err)
+		}
+	}
 }
 
 // waitOps waits until the writers have done n operations.

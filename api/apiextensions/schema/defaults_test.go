@@ -43,6 +43,26 @@ func TestDefault(t *testing.T) {
 	}
 }
 
+func TestHasDefaults(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         bool
+	}{
+		{"none", `{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"string"}}}}}`, false},
+		{"deep in a property", defaultsSchema, true},
+		{"in list items", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"p":{"type":"integer","default":1}}}}}}`, true},
+		{"in additionalProperties", `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string","default":"x"}}}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, mustCompile(t, tt.schema).HasDefaults())
+		})
+	}
+	empty, err := Compile(nil, nil)
+	assert.NoError(t, err)
+	assert.False(t, empty.HasDefaults())
+}
+
 func TestDefaultIsACopy(t *testing.T) {
 	sc := mustCompile(t, defaultsSchema)
 	a, b := mustObj(t, `{}`), mustObj(t, `{}`)

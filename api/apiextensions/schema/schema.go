@@ -30,6 +30,8 @@ type Config struct {
 type Schema struct {
 	root   *node
 	budget int64
+	// defaults says some node has a default (Default can add a field).
+	defaults bool
 }
 
 // Compile turns props into a Schema. props must be a structural schema
@@ -63,7 +65,27 @@ func Compile(props *JSONSchemaProps, cfg *Config) (*Schema, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, errs.ToAggregate())
 	}
 	s.root = root
+	s.defaults = anyDefault(root)
 	return s, nil
+}
+
+// HasDefaults reports whether the schema declares a default anywhere:
+// without one, Default can remove null fields but never add one.
+func (s *Schema) HasDefaults() bool { return s.defaults }
+
+func anyDefault(n *node) bool {
+	if n == nil {
+		return false
+	}
+	if n.hasDefault {
+		return true
+	}
+	for _, c := range n.properties {
+		if anyDefault(c) {
+			return true
+		}
+	}
+	return anyDefault(n.additional) || anyDefault(n.items)
 }
 
 // Validate checks a new object against the schema, as Kubernetes validates

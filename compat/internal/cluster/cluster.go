@@ -29,6 +29,10 @@ type Options struct {
 	// Scheduler runs orkit's scheduler (as system:kube-scheduler) beside
 	// the API server, so pods get bound to the Nodes clients register.
 	Scheduler bool
+	// Controllers runs orkit's standard controllers (controller/standard,
+	// as system:kube-controller-manager) beside the API server: garbage
+	// collection, namespace deletion, the workload controllers.
+	Controllers bool
 	// WatchHistory is how many events per resource the API server's watch
 	// caches keep for resuming watches (older resourceVersions get 410);
 	// 0 means the control plane's default.
@@ -163,7 +167,7 @@ func (c *Cluster) Stop() error {
 	select {
 	case <-run.done:
 	case <-time.After(startTimeout):
-		return fmt.Errorf("the scheduler still runs %v after stop", startTimeout)
+		return fmt.Errorf("the scheduler or controllers still run %v after stop", startTimeout)
 	}
 	for {
 		_, err := run.store.Revision(context.Background())

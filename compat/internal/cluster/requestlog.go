@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 )
 
 // Request is one request a client sent and the status it got (0 when no
@@ -12,7 +13,9 @@ type Request struct {
 	Method string
 	Path   string
 	Query  url.Values
-	Code   int
+	Code   int       // 0 when the round trip failed
+	Err    string    // the round trip's error, if any
+	Time   time.Time // when the request was sent
 }
 
 // IsWatch says the request was a watch.
@@ -31,10 +34,14 @@ type RequestLog struct {
 // Wrap is a rest.Config.WrapTransport that records every request.
 func (l *RequestLog) Wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		start := time.Now()
 		resp, err := rt.RoundTrip(req)
-		r := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.Query()}
+		r := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.Query(), Time: start}
 		if resp != nil {
 			r.Code = resp.StatusCode
+		}
+		if err != nil {
+			r.Err = err.Error()
 		}
 		l.mu.Lock()
 		l.reqs = append(l.reqs, r)
@@ -54,6 +61,19 @@ func (l *RequestLog) Count(match func(Request) bool) int {
 		}
 	}
 	return n
+}
+
+// Since returns the recorded requests sent at or after t, oldest first.
+func (l *RequestLog) Since(t time.Time) []Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Request
+	for _, r := range l.reqs {
+		if !r.Time.Before(t) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
