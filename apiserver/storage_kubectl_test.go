@@ -15,6 +15,8 @@ func TestKubectlStorageClass(t *testing.T) {
 	c := startCluster(t)
 	assert.Regexp(t, `storageclasses\s+sc\s+storage.k8s.io/v1\s+false\s+StorageClass`,
 		mustKubectl(t, c.admin, "", "api-resources", "--api-group=storage.k8s.io"))
+	assert.Contains(t, mustKubectl(t, c.admin, "", "explain", "storageclass.volumeBindingMode"),
+		"VolumeBindingMode is when claims are bound; default Immediate.")
 	mustKubectl(t, c.admin, `
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
