@@ -18,6 +18,7 @@ import (
 	"github.com/orkit/orkit/api/rbac"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/api/scheme"
+	"github.com/orkit/orkit/api/storage"
 )
 
 // NewScheme returns a new scheme holding every built-in kind. Each call
@@ -36,6 +37,7 @@ func NewScheme() *scheme.Scheme {
 	networking.Register(s)
 	scheduling.Register(s)
 	node.Register(s)
+	storage.Register(s)
 	admissionregistration.Register(s)
 	authorization.Register(s)
 	authentication.Register(s)

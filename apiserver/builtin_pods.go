@@ -25,6 +25,15 @@ var (
 	_ DeleteStrategy   = (*podStrategy)(nil)
 )
 
+// PrepareForCreate starts a new pod's status as kube-apiserver does: phase
+// Pending and its QoS class, whatever the client sent.
+func (s *podStrategy) PrepareForCreate(ctx context.Context, obj meta.Object) {
+	s.DefaultStrategy.PrepareForCreate(ctx, obj)
+	if pod, ok := obj.(*core.Pod); ok {
+		pod.Status = core.PodStatus{Phase: core.PodPending, QOSClass: core.ComputePodQOS(pod)}
+	}
+}
+
 // BeginDelete does nothing: the grace period is set by GracePeriod.
 func (s *podStrategy) BeginDelete(meta.Object) {}
 

@@ -65,4 +65,5 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "authentication.k8s.io", Kind: "TokenReview"}:                             {generation: GenerationNone},
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       {generation: GenerationNone},
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 {generation: GenerationNone},
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   {generation: GenerationNone},
 }

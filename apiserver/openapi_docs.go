@@ -1068,6 +1068,12 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.Toleration": {
 		"": "Toleration lets a pod run on nodes with a matching taint.",
 	},
+	"github.com/orkit/orkit/api/core.TopologySelectorLabelRequirement": {
+		"": "TopologySelectorLabelRequirement asks a topology label to have one of the values.",
+	},
+	"github.com/orkit/orkit/api/core.TopologySelectorTerm": {
+		"": "TopologySelectorTerm selects a topology domain (StorageClass allowedTopologies): every requirement must hold.",
+	},
 	"github.com/orkit/orkit/api/core.TopologySpreadConstraint": {
 		"": "TopologySpreadConstraint spreads matching pods across topology domains.",
 	},
@@ -1394,5 +1400,15 @@ var typeDocs = map[string]map[string]string{
 		"Subresources":   "Subresources the kind serves besides the main resource (\"status\", \"scale\").",
 		"Validate":       "Validate checks a new object. Nil means anything goes.",
 		"ValidateUpdate": "ValidateUpdate checks obj as a replacement for old (immutable fields). Nil means Validate alone.",
+	},
+	"github.com/orkit/orkit/api/storage.StorageClass": {
+		"":                     "StorageClass describes a class of dynamically provisioned volumes. It is cluster-scoped; its provisioner, parameters, reclaim policy and binding mode are immutable.",
+		"allowVolumeExpansion": "AllowVolumeExpansion says whether claims of the class may grow.",
+		"allowedTopologies":    "AllowedTopologies restricts where volumes may be provisioned.",
+		"mountOptions":         "MountOptions are copied to provisioned volumes.",
+		"parameters":           "Parameters are passed to the provisioner unchanged (at most 256 KiB of keys and values).",
+		"provisioner":          "Provisioner names the provisioner that makes the class's volumes (a qualified name, such as \"orkit.io/local-path\"); required.",
+		"reclaimPolicy":        "ReclaimPolicy is what happens to a provisioned volume when its claim is deleted: Delete (the default) or Retain.",
+		"volumeBindingMode":    "VolumeBindingMode is when claims are bound; default Immediate.",
 	},
 }

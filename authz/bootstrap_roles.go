@@ -71,6 +71,9 @@ func schedulerRules() []rbac.PolicyRule {
 		// orkit's scheduler resolves pods' priorityClassName itself.
 		verbs(readVerbs...).groups("scheduling.k8s.io").resources("priorityclasses"),
 		verbs(readVerbs...).groups("").resources("persistentvolumeclaims", "persistentvolumes", "namespaces"),
+		// VolumeBinding annotates claims with the node it chose (kube's
+		// system:volume-scheduler role).
+		verbs("patch", "update").groups("").resources("persistentvolumeclaims", "persistentvolumes"),
 		verbs("create").groups("authentication.k8s.io").resources("tokenreviews"),
 		verbs("create").groups("authorization.k8s.io").resources("subjectaccessreviews"),
 		verbs(readVerbs...).groups("storage.k8s.io").resources("csinodes", "csidrivers", "csistoragecapacities", "storageclasses"),

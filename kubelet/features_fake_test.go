@@ -133,14 +133,17 @@ func TestFakeConfigMapVolumeUpdatesInPlace(t *testing.T) {
 
 func TestFakeLocalPersistentVolume(t *testing.T) {
 	tc := startCluster(t)
-	root, data := t.TempDir(), t.TempDir()
+	// The volume's directory does not exist yet: DirectoryOrCreate (the
+	// local-path provisioner's volumes) makes the kubelet create it.
+	root, data := t.TempDir(), filepath.Join(t.TempDir(), "pvc-1_default_claim")
 	_, rt := tc.startFakeKubelet(t, "node-pv", func(c *Config) { c.RootDir = root })
 	ctx := context.Background()
+	dirOrCreate := core.HostPathDirectoryOrCreate
 	_, err := client.For[core.PersistentVolume](tc.admin, "").Create(ctx, &core.PersistentVolume{
 		ObjectMeta: meta.ObjectMeta{Name: "local-pv"},
 		Spec: core.PersistentVolumeSpec{Capacity: core.ResourceList{core.ResourceStorage: resource.MustParse("1Gi")},
 			AccessModes:            []core.PersistentVolumeAccessMode{core.ReadWriteOnce},
-			PersistentVolumeSource: core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: data}}}})
+			PersistentVolumeSource: core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: data, Type: &dirOrCreate}}}})
 	require.NoError(t, err)
 	_, err = client.For[core.PersistentVolumeClaim](tc.admin, "default").Create(ctx, &core.PersistentVolumeClaim{
 		ObjectMeta: meta.ObjectMeta{Name: "claim"},
@@ -156,6 +159,9 @@ func TestFakeLocalPersistentVolume(t *testing.T) {
 	st, err := rt.ContainerStatus(ctx, strings.TrimPrefix(got.Status.ContainerStatuses[0].ContainerID, "cri://"))
 	require.NoError(t, err)
 	assert.Contains(t, st.Mounts, cri.Mount{ContainerPath: "/data", HostPath: data})
+	fi, err := os.Stat(data)
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir(), "the volume's directory was created on the node")
 
 	// A claim that does not exist keeps the pod's containers from starting.
 	missing := simplePod("nopvc", "node-pv")

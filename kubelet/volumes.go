@@ -272,7 +272,14 @@ func (k *Kubelet) setUpClaim(ctx context.Context, pod *core.Pod, src *core.Persi
 	var path string
 	switch {
 	case pv.Spec.HostPath != nil:
-		path = pv.Spec.HostPath.Path
+		// Checked and, for DirectoryOrCreate (the local-path
+		// provisioner's volumes), created on this node, as a pod's own
+		// hostPath volume is.
+		mv, err := setUpHostPath(pv.Spec.HostPath)
+		if err != nil {
+			return mountedVolume{}, fmt.Errorf("volume %q: %w", pv.Name, err)
+		}
+		return mountedVolume{path: mv.path, readOnly: src.ReadOnly}, nil
 	case pv.Spec.Local != nil:
 		path = pv.Spec.Local.Path
 	default:

@@ -34,6 +34,9 @@ func (s *Scheduler) addHandlers() []func() bool {
 	if s.classes != nil {
 		regs = append(regs, s.classes.HasSynced)
 	}
+	if s.volumes != nil {
+		regs = append(regs, s.volumes.addHandlers(func() { s.queue.MoveOnEvent(EventVolumeChange) })...)
+	}
 	r := s.nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
 		AddFunc: func(n *core.Node, _ bool) {
 			s.cache.AddNode(n)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/scheduler/framework"
+	"github.com/orkit/orkit/scheduler/plugins"
 )
 
 // QueuedPod is a pod waiting to be scheduled, with its history: when it
@@ -50,6 +51,8 @@ const (
 	EventAssignedPodAdd  Event = "AssignedPodAdd"
 	EventAssignedPodDone Event = "AssignedPodDone"
 	EventBindingFailed   Event = "BindingFailed"
+	// EventVolumeChange: a claim, volume or StorageClass changed.
+	EventVolumeChange Event = "VolumeChange"
 )
 
 // eventPlugins says which plugins' rejections an event can undo; nil
@@ -62,6 +65,8 @@ func eventPlugins(ev Event) []string {
 		return []string{"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", PreemptionName}
 	case EventAssignedPodDone:
 		return []string{"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread"}
+	case EventVolumeChange:
+		return []string{plugins.NameVolumeBinding}
 	}
 	return nil
 }

@@ -158,8 +158,9 @@ func (s *Scheduler) bindWorker(ctx context.Context) {
 	}
 }
 
-// bindOne waits on Permit if asked, binds through the profile's binders
-// or the API server, and confirms or undoes the assumption.
+// bindOne waits on Permit if asked, runs the PreBind plugins (volumes
+// bound first), binds through the profile's binders or the API server,
+// and confirms or undoes the assumption.
 func (s *Scheduler) bindOne(ctx context.Context, t *bindTask) {
 	pod := t.assumed
 	if t.wait > 0 {
@@ -167,6 +168,10 @@ func (s *Scheduler) bindOne(ctx context.Context, t *bindTask) {
 			s.bindFailed(ctx, t, st.Err())
 			return
 		}
+	}
+	if st := t.fwk.RunPreBind(ctx, t.state, pod, t.node); !st.IsSuccess() {
+		s.bindFailed(ctx, t, st.Err())
+		return
 	}
 	st := t.fwk.RunBind(ctx, t.state, pod, t.node)
 	var err error

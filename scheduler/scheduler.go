@@ -49,6 +49,17 @@ type Config struct {
 	// value (and the global default to pods naming none). It needs
 	// list/watch rights on priorityclasses.
 	PriorityClasses bool
+	// VolumeBinding gives every profile the VolumeBinding plugin (unless
+	// it has one): the scheduler watches PersistentVolumeClaims,
+	// PersistentVolumes and StorageClasses, keeps a pod whose claims
+	// cannot be bound Pending, and binds a pod only after its
+	// WaitForFirstConsumer claims, annotated with the chosen node, are
+	// bound. It needs list/watch rights on those three and update on
+	// persistentvolumeclaims (system:kube-scheduler has them).
+	VolumeBinding bool
+	// VolumeBindTimeout bounds how long a binding waits for the pod's
+	// volumes; default plugins.DefaultVolumeBindTimeout.
+	VolumeBindTimeout time.Duration
 	// Recorder records the Scheduled, FailedScheduling and Preempted
 	// Events. Nil means a record.Writer of the scheduler's own over Client
 	// (source "default-scheduler", host Instance), run and flushed by Run;
@@ -97,6 +108,8 @@ type Scheduler struct {
 	pods    *informer.Informer[*core.Pod]
 	nodes   *informer.Informer[*core.Node]
 	classes *informer.Informer[*scheduling.PriorityClass]
+	// volumes are the informers of VolumeBinding, or nil.
+	volumes *volumeInformers
 	// namespaces holds namespaces' labels for affinity namespaceSelectors.
 	namespaces *informer.Informer[*core.Namespace]
 	synced     chan struct{}
@@ -121,6 +134,10 @@ func New(cfg Config) (*Scheduler, error) {
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
 		profiles = []framework.Profile{defaultProfile()}
+	}
+	if cfg.VolumeBinding {
+		s.volumes = newVolumeInformers(cfg.Client, cfg.Logger)
+		profiles = withVolumeBinding(profiles, s.volumes.plugin(cfg.Client, cfg.VolumeBindTimeout))
 	}
 	var preempts []*Preemption
 	if !cfg.DisablePreemption {
@@ -275,6 +292,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	runInformer("namespaces", s.namespaces.Run)
 	if s.classes != nil {
 		runInformer("priorityclasses", s.classes.Run)
+	}
+	if s.volumes != nil {
+		s.volumes.run(runInformer)
 	}
 	if !informer.WaitForCacheSync(ctx, regs...) {
 		return nil

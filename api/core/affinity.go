@@ -278,3 +278,16 @@ const (
 	DoNotSchedule  = "DoNotSchedule"
 	ScheduleAnyway = "ScheduleAnyway"
 )
+
+// TopologySelectorTerm selects a topology domain (StorageClass
+// allowedTopologies): every requirement must hold.
+type TopologySelectorTerm struct {
+	MatchLabelExpressions []TopologySelectorLabelRequirement `json:"matchLabelExpressions,omitempty"`
+}
+
+// TopologySelectorLabelRequirement asks a topology label to have one of
+// the values.
+type TopologySelectorLabelRequirement struct {
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
+}

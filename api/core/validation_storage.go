@@ -182,6 +182,12 @@ func ValidatePersistentVolumeClaimUpdate(pvc, old *PersistentVolumeClaim) field.
 		oldSpec.VolumeName = newSpec.VolumeName
 	}
 	newSpec.VolumeAttributesClassName = oldSpec.VolumeAttributesClassName
+	// A claim created without a class may get one while it is unbound (the
+	// default class, assigned retroactively), as Kubernetes allows.
+	if _, beta := old.Annotations["volume.beta.kubernetes.io/storage-class"]; !beta && oldSpec.StorageClassName == nil &&
+		newSpec.StorageClassName != nil && old.Spec.VolumeName == "" {
+		oldSpec.StorageClassName = newSpec.StorageClassName
+	}
 	if pvc.Status.Phase == ClaimBound {
 		newSpec.Resources.Requests = newSpec.Resources.Requests.DeepCopy()
 		if q, ok := oldSpec.Resources.Requests[ResourceStorage]; ok && newSpec.Resources.Requests != nil {

@@ -305,4 +305,21 @@ func TestValidateStorage(t *testing.T) {
 	moved.Spec.VolumeName = "pv2"
 	assert.Equal(t, []string{"spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"},
 		errStrings(ValidatePersistentVolumeClaimUpdate(&moved, &bound)))
+
+	// The default class may be given to an unbound claim that has none
+	// (retroactively), never changed or given to a bound one.
+	classless := meta.DeepCopy(*pvc)
+	withClass := meta.DeepCopy(classless)
+	local := "local-path"
+	withClass.Spec.StorageClassName = &local
+	assert.Empty(t, ValidatePersistentVolumeClaimUpdate(&withClass, &classless), "unbound, no class: the default may be set")
+	other := meta.DeepCopy(withClass)
+	fast := "fast"
+	other.Spec.StorageClassName = &fast
+	assert.Equal(t, []string{"spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"},
+		errStrings(ValidatePersistentVolumeClaimUpdate(&other, &withClass)), "a class cannot change")
+	boundClassless := meta.DeepCopy(bound)
+	boundWithClass := meta.DeepCopy(bound)
+	boundWithClass.Spec.StorageClassName = &local
+	assert.Len(t, ValidatePersistentVolumeClaimUpdate(&boundWithClass, &boundClassless), 1, "a bound claim keeps no class")
 }

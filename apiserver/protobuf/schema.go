@@ -129,7 +129,7 @@ func newSchema() schema {
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(),
-		discoveryMessages(), networkingMessages(), admissionMessages(),
+		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

@@ -8,14 +8,14 @@
 //	  ├─ services    endpoints, servicelb (with a load balancer provider)
 //	  ├─ namespaces  namespace, serviceaccount
 //	  ├─ nodes       nodeipam, nodelifecycle, podgc
-//	  ├─ storage     volumebinding
+//	  ├─ storage     volumebinding, localpath (with a base directory)
 //	  └─ cleanup     garbagecollector
 //
 // Every built-in controller is made the same way, New(m, Config) on the
 // manager whose informers, client, logger and Event recorder it shares;
 // Config holds each one's Config, so what differs between clusters (the
-// pod network for node IPAM, the load balancer provider, the local volume
-// directory) is set in one place. A program that wants a different set
+// pod network for node IPAM, the load balancer provider, the local-path
+// provisioner's directory) is set in one place. A program that wants a different set
 // adds the controllers it wants itself, or lists the others in
 // Config.Disabled.
 package standard

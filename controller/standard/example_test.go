@@ -6,10 +6,10 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
-	"github.com/orkit/orkit/controller/volumebinding"
 )
 
 // A controller manager with the standard controllers: what differs
@@ -32,10 +32,10 @@ func ExampleAdd() {
 		panic(err)
 	}
 	if _, err := standard.Add(m, standard.Config{
-		NodeIPAM:      nodeipam.Config{ClusterCIDR: netip.MustParsePrefix("10.244.0.0/16")},
-		ServiceLB:     servicelb.Config{Provider: lb},
-		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: "/var/lib/volumes"},
-		Disabled:      []string{"cronjob"},
+		NodeIPAM:  nodeipam.Config{ClusterCIDR: netip.MustParsePrefix("10.244.0.0/16")},
+		ServiceLB: servicelb.Config{Provider: lb},
+		LocalPath: localpath.Config{BaseDir: "/var/lib/orkit/local-path"},
+		Disabled:  []string{"cronjob"},
 	}); err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/controller/endpointslice"
 	"github.com/orkit/orkit/controller/garbagecollector"
 	"github.com/orkit/orkit/controller/job"
+	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/namespace"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
@@ -50,11 +51,15 @@ type Config struct {
 	// RootCACert runs the root CA publisher (kube-root-ca.crt in every
 	// namespace) when its RootCA is set; without one no namespace gets
 	// the ConfigMap, and pods' kube-api-access volumes wait for it.
-	RootCACert       rootcacert.Config
-	NodeIPAM         nodeipam.Config
-	NodeLifecycle    nodelifecycle.Config
-	PodGC            podgc.Config
-	VolumeBinding    volumebinding.Config
+	RootCACert    rootcacert.Config
+	NodeIPAM      nodeipam.Config
+	NodeLifecycle nodelifecycle.Config
+	PodGC         podgc.Config
+	VolumeBinding volumebinding.Config
+	// LocalPath runs the local-path provisioner (claims of StorageClasses
+	// naming its provisioner get a directory on a node) when its BaseDir
+	// is set; without one such claims stay Pending.
+	LocalPath        localpath.Config
 	GarbageCollector garbagecollector.Config
 	// ServiceLB runs the service load balancer controller when its
 	// Provider is set; without one, Services of type LoadBalancer stay
@@ -85,6 +90,7 @@ type Controllers struct {
 	NodeIPAM         *nodeipam.Controller
 	ServiceLB        *servicelb.Controller
 	VolumeBinding    *volumebinding.Controller
+	LocalPath        *localpath.Controller
 	NodeLifecycle    *nodelifecycle.Controller
 	PodGC            *podgc.Controller
 	GarbageCollector *garbagecollector.Controller
@@ -96,7 +102,7 @@ type Controllers struct {
 func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
 		"disruption", "resourcequota", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
-		"root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "nodelifecycle",
+		"root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -118,7 +124,7 @@ func Add(m *controller.Manager, cfg Config) (*Controllers, error) {
 	var out Controllers
 	for _, s := range steps(m, cfg, &out) {
 		if slices.Contains(cfg.Disabled, s.name) || s.name == "servicelb" && cfg.ServiceLB.Provider == nil ||
-			s.name == "root-ca-cert-publisher" && len(cfg.RootCACert.RootCA) == 0 {
+			s.name == "root-ca-cert-publisher" && len(cfg.RootCACert.RootCA) == 0 || s.name == "localpath" && cfg.LocalPath.BaseDir == "" {
 			continue
 		}
 		r, err := s.make()
@@ -185,6 +191,7 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		stepOf("volumebinding", &out.VolumeBinding, func() (*volumebinding.Controller, error) {
 			return volumebinding.New(m, cfg.VolumeBinding)
 		}),
+		stepOf("localpath", &out.LocalPath, func() (*localpath.Controller, error) { return localpath.New(m, cfg.LocalPath) }),
 		stepOf("nodelifecycle", &out.NodeLifecycle, func() (*nodelifecycle.Controller, error) {
 			return nodelifecycle.New(m, cfg.NodeLifecycle)
 		}),

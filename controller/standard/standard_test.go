@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
@@ -42,6 +43,7 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 	lb, err := servicelb.NewLoopback(mustPrefix("127.0.100.0/24"))
 	require.NoError(t, err)
 	got, err := standard.Add(m, standard.Config{ServiceLB: servicelb.Config{Provider: lb}, Disabled: []string{"podgc"},
+		LocalPath:  localpath.Config{BaseDir: t.TempDir()},
 		RootCACert: rootcacert.Config{RootCA: cl.CP.CA.CertPEM}})
 	require.NoError(t, err)
 	assert.Nil(t, got.PodGC, "disabled")
@@ -49,7 +51,7 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 		"daemonset": got.DaemonSet, "job": got.Job, "cronjob": got.CronJob, "disruption": got.Disruption, "endpoints": got.Endpoints,
 		"endpointslice": got.EndpointSlice, "endpointslicemirroring": got.Mirroring,
 		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "root-ca-cert-publisher": got.RootCACert, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
-		"volumebinding": got.VolumeBinding, "nodelifecycle": got.NodeLifecycle, "garbagecollector": got.GarbageCollector} {
+		"volumebinding": got.VolumeBinding, "localpath": got.LocalPath, "nodelifecycle": got.NodeLifecycle, "garbagecollector": got.GarbageCollector} {
 		assert.NotNil(t, c, name)
 	}
 	testnode.RunManager(t, m)

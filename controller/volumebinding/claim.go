@@ -3,12 +3,11 @@ package volumebinding
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
 )
 
@@ -19,12 +18,56 @@ func (c *Controller) syncClaim(ctx context.Context, pvc *core.PersistentVolumeCl
 	}
 	pv := FindVolume(c.volumes.List(nil), pvc)
 	if pv == nil {
-		if c.opts.LocalStorageClass != "" && classOf(pvc) == c.opts.LocalStorageClass {
-			return c.provision(ctx, pvc)
+		if done, err := c.assignDefaultClass(ctx, pvc); done || err != nil {
+			return err
 		}
-		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil)
+		c.explainPending(pvc)
+		return c.setClaimPhase(ctx, pvc, core.ClaimPending, nil) // until a volume appears, or a provisioner makes one
 	}
 	return c.bind(ctx, pv, pvc)
+}
+
+// annBetaStorageClass is the claim annotation that named a class before
+// spec.storageClassName existed.
+const annBetaStorageClass = "volume.beta.kubernetes.io/storage-class"
+
+// assignDefaultClass gives an unbound claim created without a class the
+// default class, once there is one (Kubernetes' retroactive default
+// StorageClass assignment); done reports that the claim was updated (its
+// event brings it back).
+func (c *Controller) assignDefaultClass(ctx context.Context, pvc *core.PersistentVolumeClaim) (done bool, err error) {
+	if _, beta := pvc.Annotations[annBetaStorageClass]; beta || pvc.Spec.StorageClassName != nil {
+		return false, nil
+	}
+	def := storage.DefaultClass(c.classes.List(nil))
+	if def == nil {
+		return false, nil
+	}
+	next := meta.DeepCopy(pvc)
+	name := def.Name
+	next.Spec.StorageClassName = &name
+	if _, err := client.For[core.PersistentVolumeClaim](c.client, pvc.Namespace).Update(ctx, next); err != nil {
+		return false, fmt.Errorf("assign default class %s to claim %s/%s: %w", name, pvc.Namespace, pvc.Name, err)
+	}
+	c.log.Info("assigned the default storage class", "claim", pvc.Namespace+"/"+pvc.Name, "class", name)
+	return true, nil
+}
+
+// explainPending records why an unbound claim waits, as Kubernetes'
+// persistent volume controller does (the recorder folds repeats).
+func (c *Controller) explainPending(pvc *core.PersistentVolumeClaim) {
+	if pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName == "" {
+		return
+	}
+	sc, err := c.classes.Get("", *pvc.Spec.StorageClassName)
+	if err != nil {
+		return
+	}
+	if storage.BindingMode(sc) == storage.VolumeBindingWaitForFirstConsumer && pvc.Annotations[storage.AnnotationSelectedNode] == "" {
+		c.rec.Event(pvc, core.EventTypeNormal, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
+		return
+	}
+	c.rec.Eventf(pvc, core.EventTypeNormal, "ExternalProvisioning", "Waiting for a volume to be created either by the external provisioner '%s' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.", sc.Provisioner)
 }
 
 // syncBoundClaim handles a claim that names its volume: it completes the
@@ -123,39 +166,4 @@ func sameClaimStatus(a, b *core.PersistentVolumeClaimStatus) bool {
 		}
 	}
 	return true
-}
-
-// provision makes a directory for the claim under LocalDir and a hostPath
-// volume of the claim's size and access modes, pre-bound to the claim
-// and reclaimed with Delete. The volume's event brings the claim back to
-// be bound.
-func (c *Controller) provision(ctx context.Context, pvc *core.PersistentVolumeClaim) error {
-	name := "pvc-" + string(pvc.UID)
-	dir := filepath.Join(c.opts.LocalDir, name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
-	}
-	if err := os.Chmod(dir, 0o777); err != nil { // any container user may write, as local-path does
-		return fmt.Errorf("provision %s/%s: %w", pvc.Namespace, pvc.Name, err)
-	}
-	dirOrCreate := core.HostPathType("DirectoryOrCreate")
-	size := pvc.Spec.Resources.Requests[core.ResourceStorage]
-	pv := &core.PersistentVolume{
-		ObjectMeta: meta.ObjectMeta{Name: name, Annotations: map[string]string{AnnProvisionedBy: ProvisionerName}},
-		Spec: core.PersistentVolumeSpec{
-			Capacity:                      core.ResourceList{core.ResourceStorage: size},
-			PersistentVolumeSource:        core.PersistentVolumeSource{HostPath: &core.HostPathVolumeSource{Path: dir, Type: &dirOrCreate}},
-			AccessModes:                   pvc.Spec.AccessModes,
-			ClaimRef:                      &core.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeReclaimPolicy: core.PersistentVolumeReclaimDelete,
-			StorageClassName:              c.opts.LocalStorageClass,
-			VolumeMode:                    pvc.Spec.VolumeMode,
-		},
-	}
-	_, err := client.For[core.PersistentVolume](c.client, "").Create(ctx, pv)
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("provision %s/%s: create volume: %w", pvc.Namespace, pvc.Name, err)
-	}
-	c.log.Info("provisioned volume", "claim", pvc.Namespace+"/"+pvc.Name, "volume", name, "path", dir)
-	return nil
 }

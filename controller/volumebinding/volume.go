@@ -3,9 +3,6 @@ package volumebinding
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -36,7 +33,11 @@ func (c *Controller) syncVolume(ctx context.Context, pv *core.PersistentVolume) 
 		}
 		return nil // the claim's side of the binding is on its way
 	}
-	// The claim is gone (or replaced by another of the same name).
+	// The claim is gone (or replaced by another of the same name). A
+	// volume whose reclaim failed stays Failed, as in Kubernetes.
+	if pv.Status.Phase == core.VolumeFailed {
+		return nil
+	}
 	if err := c.phase(ctx, pv, core.VolumeReleased, ""); err != nil {
 		return err
 	}
@@ -52,13 +53,8 @@ func (c *Controller) reclaim(ctx context.Context, pv *core.PersistentVolume) err
 	default:
 		return c.phase(ctx, pv, core.VolumeFailed, fmt.Sprintf("reclaim policy %q is not supported", pv.Spec.PersistentVolumeReclaimPolicy))
 	}
-	if pv.Annotations[AnnProvisionedBy] == ProvisionerName {
-		if err := c.removeDir(pv); err != nil {
-			if ferr := c.phase(ctx, pv, core.VolumeFailed, err.Error()); ferr != nil {
-				return ferr
-			}
-			return err
-		}
+	if pv.Annotations[AnnProvisionedBy] != "" {
+		return nil // its provisioner deletes the storage, then the volume
 	}
 	uid := pv.UID
 	err := client.For[core.PersistentVolume](c.client, "").Delete(ctx, pv.Name, &meta.DeleteOptions{Preconditions: &meta.Preconditions{UID: &uid}})
@@ -66,22 +62,6 @@ func (c *Controller) reclaim(ctx context.Context, pv *core.PersistentVolume) err
 		return fmt.Errorf("delete released volume %s: %w", pv.Name, err)
 	}
 	c.log.Info("deleted released volume", "volume", pv.Name)
-	return nil
-}
-
-// removeDir removes a provisioned volume's directory, which must be
-// directly inside LocalDir.
-func (c *Controller) removeDir(pv *core.PersistentVolume) error {
-	if pv.Spec.HostPath == nil || c.opts.LocalDir == "" {
-		return fmt.Errorf("%w: volume %s has no provisioned path", ErrOutsideDir, pv.Name)
-	}
-	p := filepath.Clean(pv.Spec.HostPath.Path)
-	if filepath.Dir(p) != c.opts.LocalDir || !strings.HasPrefix(filepath.Base(p), "pvc-") {
-		return fmt.Errorf("%w: %s is not a volume directory in %s", ErrOutsideDir, p, c.opts.LocalDir)
-	}
-	if err := os.RemoveAll(p); err != nil {
-		return fmt.Errorf("remove %s of volume %s: %w", p, pv.Name, err)
-	}
 	return nil
 }
 

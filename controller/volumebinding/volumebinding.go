@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/informer"
 )
@@ -19,25 +20,18 @@ const (
 	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
 	// AnnBoundByController marks a binding the controller chose.
 	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
-	// AnnProvisionedBy names the provisioner that created a volume.
+	// AnnProvisionedBy names the provisioner that created a volume; the
+	// controller leaves the deletion of such a volume to its provisioner.
 	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
-	// ProvisionerName is the value of AnnProvisionedBy on the volumes the
-	// local provisioner creates.
-	ProvisionerName = "orkit.dev/local-path"
 )
 
-// Config configures the controller. The zero value binds claims to
-// existing volumes and provisions nothing.
+// Config configures the controller. The zero value is usable. Dynamic
+// provisioning is a provisioner's (controller/localpath): this controller
+// binds the volumes it creates, pre-bound to their claims.
 type Config struct {
-	// LocalStorageClass is the storage class the local provisioner serves:
-	// a claim of this class that no volume fits gets a new hostPath volume.
-	// Empty disables provisioning.
-	LocalStorageClass string
-	// LocalDir is the absolute directory under which provisioned volumes'
-	// directories are made (one per claim, pvc-<uid>). Required with
-	// LocalStorageClass. It must be a path every node sees the same (a
-	// single-node cluster, a shared mount), as for any hostPath volume.
-	LocalDir string
+	// Recorder records the claims' WaitForFirstConsumer and
+	// ExternalProvisioning Events; default the manager's.
+	Recorder record.Recorder
 	// Workers is how many claims and volumes are handled at once; default 1
 	// (binding decisions are then never made concurrently).
 	Workers int
@@ -45,8 +39,7 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Controller binds claims to volumes, provisions local volumes and
-// reclaims released ones: a *controller.Controller (Run it, or add it to
+// Controller binds claims to volumes and reclaims released ones: a *controller.Controller (Run it, or add it to
 // its Manager) over the manager's informers of PersistentVolumeClaims
 // and PersistentVolumes, writing through the manager's client. Safe for
 // concurrent use.
@@ -56,6 +49,8 @@ type Controller struct {
 	client  *client.Client
 	claims  informer.Lister[*core.PersistentVolumeClaim]
 	volumes informer.Lister[*core.PersistentVolume]
+	classes informer.Lister[*storage.StorageClass]
+	rec     record.Recorder
 	log     *slog.Logger
 }
 
@@ -64,17 +59,10 @@ var _ controller.Reconciler = (*Controller)(nil)
 // New makes the volume binding controller over m's shared informers of
 // PersistentVolumeClaims and PersistentVolumes, writing through m's client;
 // add it to m (m.Add) to run it while m leads, or Run it. It fails with
-// ErrInvalidConfig without a manager, or when LocalStorageClass is set
-// without an absolute LocalDir, and when an informer cannot be made.
+// ErrInvalidConfig without a manager, and when an informer cannot be made.
 func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: no manager", ErrInvalidConfig)
-	}
-	if cfg.LocalStorageClass != "" && (cfg.LocalDir == "" || !filepath.IsAbs(cfg.LocalDir)) {
-		return nil, fmt.Errorf("%w: local storage class %q needs an absolute LocalDir, got %q", ErrInvalidConfig, cfg.LocalStorageClass, cfg.LocalDir)
-	}
-	if cfg.LocalDir != "" {
-		cfg.LocalDir = filepath.Clean(cfg.LocalDir)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = m.Logger()
@@ -87,14 +75,24 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{opts: cfg, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(),
-		log: cfg.Logger.With("controller", "volumebinding")}
+	scInf, err := controller.InformerFor[storage.StorageClass](m, "")
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{opts: cfg, client: m.Client(), claims: pvcInf.Lister(), volumes: pvInf.Lister(), classes: scInf.Lister(),
+		rec: cfg.Recorder, log: cfg.Logger.With("controller", "volumebinding")}
+	if c.rec == nil {
+		if c.rec, err = m.Recorder("persistentvolume-controller"); err != nil {
+			return nil, err
+		}
+	}
 	ctrl, err := controller.New("volumebinding", c, controller.Config{Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	controller.Watch(ctrl, pvcInf, claimRequests)
 	controller.Watch(ctrl, pvInf, c.volumeRequests)
+	controller.Watch(ctrl, scInf, func(*storage.StorageClass) []controller.Request { return c.unboundClaims() })
 	c.Controller = ctrl
 	return c, nil
 }
@@ -116,6 +114,12 @@ func (c *Controller) volumeRequests(pv *core.PersistentVolume) []controller.Requ
 	if r := pv.Spec.ClaimRef; r != nil {
 		return append(reqs, controller.Request{Namespace: r.Namespace, Name: r.Name})
 	}
+	return append(reqs, c.unboundClaims()...)
+}
+
+// unboundClaims are the requests of every claim still waiting.
+func (c *Controller) unboundClaims() []controller.Request {
+	var reqs []controller.Request
 	for _, pvc := range c.claims.List(nil) {
 		if pvc.Spec.VolumeName == "" && pvc.DeletionTimestamp == nil {
 			reqs = append(reqs, controller.Request{Namespace: pvc.Namespace, Name: pvc.Name})

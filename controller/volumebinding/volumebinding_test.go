@@ -2,8 +2,6 @@ package volumebinding
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
+	"github.com/orkit/orkit/api/storage"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/internal/testnode"
@@ -105,22 +104,20 @@ func TestFindVolume(t *testing.T) {
 }
 
 type env struct {
-	c   *client.Client
-	dir string
+	c *client.Client
 }
 
 func setup(t *testing.T) *env {
 	t.Helper()
 	cl := testnode.StartCluster(t)
 	admin := cl.Client(t, cl.AdminKubeconfig)
-	dir := t.TempDir()
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.ControllerKubeconfig), Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
-	vb, err := New(m, Config{LocalStorageClass: "local", LocalDir: dir, Logger: testnode.QuietLogger()})
+	vb, err := New(m, Config{Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(vb))
 	testnode.RunManager(t, m)
-	return &env{c: admin, dir: dir}
+	return &env{c: admin}
 }
 
 func (e *env) createPV(t *testing.T, pv *core.PersistentVolume) {
@@ -200,59 +197,29 @@ func TestBindingAndReclaim(t *testing.T) {
 	testnode.Eventually(t, 10*time.Second, func() bool { _, err := e.pv("disposable"); return apierrors.IsNotFound(err) }, "volume deleted")
 }
 
-func TestLocalProvisioner(t *testing.T) {
+// TestProvisionedVolumeLeftToProvisioner: a released Delete volume that
+// a provisioner made is Released but not deleted: its provisioner removes
+// the storage first, then the volume.
+func TestProvisionedVolumeLeftToProvisioner(t *testing.T) {
 	e := setup(t)
-	e.createPVC(t, claim("scratch", "local", "2Gi"))
-	vol := e.boundTo(t, "scratch")
-	pv, err := e.pv(vol)
-	require.NoError(t, err)
-	pvc := e.pvc(t, "scratch")
-	assert.Equal(t, "pvc-"+string(pvc.UID), vol)
-	assert.Equal(t, ProvisionerName, pv.Annotations[AnnProvisionedBy])
-	assert.Equal(t, core.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy)
-	require.NotNil(t, pv.Spec.HostPath)
-	assert.Equal(t, filepath.Join(e.dir, vol), pv.Spec.HostPath.Path)
-	st, err := os.Stat(pv.Spec.HostPath.Path)
-	require.NoError(t, err)
-	assert.True(t, st.IsDir())
-	require.NoError(t, os.WriteFile(filepath.Join(pv.Spec.HostPath.Path, "file"), []byte("x"), 0o600))
-
-	e.deletePVC(t, "scratch")
-	testnode.Eventually(t, 10*time.Second, func() bool { _, err := e.pv(vol); return apierrors.IsNotFound(err) }, "provisioned volume deleted")
-	_, err = os.Stat(pv.Spec.HostPath.Path)
-	assert.True(t, os.IsNotExist(err), "its directory removed")
-}
-
-// TestProvisionedPathOutsideDir: a volume that claims to be provisioned
-// but points outside the directory is never removed from disk.
-func TestProvisionedPathOutsideDir(t *testing.T) {
-	e := setup(t)
-	outside := t.TempDir()
-	keep := filepath.Join(outside, "pvc-keep")
-	require.NoError(t, os.Mkdir(keep, 0o700))
-	pv := volume("forged", "", "1Gi", core.PersistentVolumeReclaimDelete)
-	pv.Annotations = map[string]string{AnnProvisionedBy: ProvisionerName}
-	pv.Spec.HostPath.Path = keep
+	pv := volume("made", "", "1Gi", core.PersistentVolumeReclaimDelete)
+	pv.Annotations = map[string]string{AnnProvisionedBy: "example.com/nfs"}
 	e.createPV(t, pv)
-	e.createPVC(t, claim("victim", "", "1Gi"))
-	assert.Equal(t, "forged", e.boundTo(t, "victim"))
-	e.deletePVC(t, "victim")
+	e.createPVC(t, claim("mine", "", "1Gi"))
+	assert.Equal(t, "made", e.boundTo(t, "mine"))
+	e.deletePVC(t, "mine")
 	testnode.Eventually(t, 10*time.Second, func() bool {
-		got, err := e.pv("forged")
-		return err == nil && got.Status.Phase == core.VolumeFailed
-	}, "volume Failed")
-	_, err := os.Stat(keep)
-	assert.NoError(t, err, "the directory outside LocalDir is kept")
+		got, err := e.pv("made")
+		return err == nil && got.Status.Phase == core.VolumeReleased
+	}, "volume Released")
+	got, err := e.pv("made")
+	require.NoError(t, err, "the volume is kept for its provisioner")
+	assert.Nil(t, got.DeletionTimestamp)
 }
 
 func TestOptionsValidation(t *testing.T) {
-	cl := testnode.StartCluster(t)
-	m, err := controller.NewManager(controller.ManagerConfig{Client: cl.Client(t, cl.AdminKubeconfig)})
-	require.NoError(t, err)
-	for _, o := range []Config{{LocalStorageClass: "local"}, {LocalStorageClass: "local", LocalDir: "relative/dir"}} {
-		_, err := New(m, o)
-		assert.ErrorIs(t, err, ErrInvalidConfig)
-	}
+	_, err := New(nil, Config{})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 // TestClaimNamingItsVolume: a claim that names its volume gets it (the
@@ -309,4 +276,39 @@ func FuzzFits(f *testing.F) {
 			t.Fatalf("FindVolume %v disagrees with Fits %v", got != nil, fits)
 		}
 	})
+}
+
+// TestDefaultClassAssignedRetroactively: a claim created before any
+// default StorageClass existed gets the default class once one appears;
+// a claim with a class, or bound, keeps its own. Waiting claims get
+// Kubernetes' explanatory Events.
+func TestDefaultClassAssignedRetroactively(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	e.createPVC(t, claim("early", "", "1Gi"))
+	e.createPVC(t, claim("named", "slow", "1Gi"))
+	testnode.Eventually(t, 10*time.Second, func() bool { return e.pvc(t, "early").Status.Phase == core.ClaimPending }, "claim pending")
+	assert.Nil(t, e.pvc(t, "early").Spec.StorageClassName)
+
+	wait := storage.VolumeBindingWaitForFirstConsumer
+	_, err := client.For[storage.StorageClass](e.c, "").Create(ctx, &storage.StorageClass{
+		ObjectMeta:  meta.ObjectMeta{Name: "local", Annotations: map[string]string{storage.AnnotationDefaultClass: "true"}},
+		Provisioner: "orkit.io/local-path", VolumeBindingMode: &wait})
+	require.NoError(t, err)
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		sc := e.pvc(t, "early").Spec.StorageClassName
+		return sc != nil && *sc == "local"
+	}, "default class assigned")
+	assert.Equal(t, "slow", *e.pvc(t, "named").Spec.StorageClassName, "a named class is kept")
+	testnode.Eventually(t, 10*time.Second, func() bool {
+		evs, err := client.For[core.Event](e.c, "default").List(ctx, client.ListOptions{})
+		require.NoError(t, err)
+		for _, ev := range evs.Items {
+			if ev.InvolvedObject.Name == "early" && ev.Reason == "WaitForFirstConsumer" &&
+				ev.Message == "waiting for first consumer to be created before binding" {
+				return true
+			}
+		}
+		return false
+	}, "WaitForFirstConsumer event")
 }

@@ -12,6 +12,8 @@
 // bundled orkit.local/hello:v1 image's multi-call tool would: with no
 // command (or "serve") the program runs until stopped, honouring the env
 // HELLO_EXIT_AFTER and HELLO_EXIT_CODE; "exit CODE" exits at once;
+// one-shot tools ("write", "ls", "rm-dir" (the local-path provisioner's
+// cleanup: nothing to remove on a simulated node), ...) exit 0 at once;
 // "sleep D" exits 0 after D; "sleep-ignore-term D" also ignores SIGTERM,
 // so StopContainer kills it (exit 137) when its timeout expires. ExecSync
 // runs the tool's echo, echo-err, print, exit and sleep; Exec streams the

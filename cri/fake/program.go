@@ -15,7 +15,7 @@ import (
 var helloSubcommands = map[string]bool{
 	"serve": true, "wget": true, "cat": true, "write": true, "sleep": true, "sleep-ignore-term": true,
 	"exit": true, "env": true, "ls": true, "resolve": true, "echo": true, "echo-err": true, "print": true,
-	"alloc": true, "ttysize": true,
+	"alloc": true, "ttysize": true, "rm-dir": true,
 }
 
 // helloArgv splits a command line as the hello tool dispatches it: the
@@ -70,7 +70,7 @@ func helloProgram(cfg cri.ContainerConfig) Program {
 			return Program{ExitNow: true, ExitCode: 2}
 		}
 		return Program{ExitAfter: d, IgnoreSIGTERM: sub == "sleep-ignore-term"}
-	case "echo", "echo-err", "print", "env", "ls", "cat", "write", "resolve", "wget":
+	case "echo", "echo-err", "print", "env", "ls", "cat", "write", "resolve", "wget", "rm-dir":
 		return Program{ExitNow: true}
 	default:
 		return Program{ExitNow: true, ExitCode: 2}

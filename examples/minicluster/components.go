@@ -12,11 +12,11 @@ import (
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/certificates/approver"
 	"github.com/orkit/orkit/controller/certificates/signer"
+	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
-	"github.com/orkit/orkit/controller/volumebinding"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/pki"
 )
@@ -56,12 +56,18 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		rootCA.RootCA = c.cp.CA.CertPEM
 	}
 	_, err = standard.Add(m, standard.Config{
-		RootCACert:    rootCA,
-		NodeIPAM:      nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
-		ServiceLB:     servicelb.Config{Provider: lb},
-		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: filepath.Join(c.opts.DataDir, "volumes")},
+		RootCACert: rootCA,
+		NodeIPAM:   nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		ServiceLB:  servicelb.Config{Provider: lb},
+		LocalPath:  localpath.Config{BaseDir: filepath.Join(c.opts.DataDir, "local-path")},
 	})
 	if err != nil {
+		return err
+	}
+	// The default StorageClass, as k3s ships its local-path class: claims
+	// naming no class (Helm charts, volumeClaimTemplates) get a directory
+	// on the node their first pod is scheduled to.
+	if err := localpath.EnsureClass(ctx, c.admin, localpath.Class(localpath.DefaultClassName, "", true)); err != nil {
 		return err
 	}
 	if err := addCertificateControllers(m, c.cp.CA); err != nil {

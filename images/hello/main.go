@@ -19,6 +19,7 @@
 //	exit CODE             exit with CODE
 //	env                   print the environment
 //	ls DIR                list the directory
+//	rm-dir DIR            remove the directory tree (none there is no error)
 //	resolve NAME          print NAME's addresses
 //	echo ARGS...          print ARGS on stdout
 //	echo-err ARGS...      print ARGS on stderr
@@ -111,6 +112,7 @@ var commands = map[string]command{
 	"exit":              {1, "CODE", cmdExit},
 	"env":               {0, "", cmdEnv},
 	"ls":                {1, "DIR", cmdLs},
+	"rm-dir":            {1, "DIR", cmdRmDir},
 	"resolve":           {1, "NAME", cmdResolve},
 	"echo":              {0, "ARGS...", cmdEcho},
 	"echo-err":          {0, "ARGS...", cmdEchoErr},

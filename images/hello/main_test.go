@@ -42,6 +42,8 @@ func TestRunCommands(t *testing.T) {
 		{"cat", []string{"/hello", "cat", file}, 0, "hi there", ""},
 		{"cat missing", []string{"/hello", "cat", filepath.Join(dir, "nope")}, 1, "", "no such file"},
 		{"ls", []string{"/hello", "ls", dir}, 0, "f\n", ""},
+		{"rm-dir of a file", []string{"/hello", "rm-dir", file}, 1, "", "is not a directory"},
+		{"rm-dir missing", []string{"/hello", "rm-dir", filepath.Join(dir, "nope")}, 0, "", ""},
 		{"wget", []string{"/hello", "wget", srv.URL}, 0, "body", ""},
 		{"wget 500", []string{"/hello", "wget", srv.URL + "/bad"}, 1, "nope\n", "500"},
 		{"wget refused", []string{"/hello", "wget", "http://127.0.0.1:1/"}, 1, "", "wget"},
@@ -131,4 +133,14 @@ func TestServeExitAfter(t *testing.T) {
 	code := serve(func(k string) string { return env[k] }, &out, &errb)
 	assert.Equal(t, 4, code, errb.String())
 	assert.Contains(t, out.String(), "exiting after")
+}
+
+func TestRmDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pvc-1_default_data")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "f"), []byte("x"), 0o644))
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 0, run([]string{"/hello", "rm-dir", dir}, &out, &errOut), errOut.String())
+	_, err := os.Stat(dir)
+	assert.True(t, os.IsNotExist(err), "the tree is gone")
 }

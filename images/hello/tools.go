@@ -116,6 +116,25 @@ func cmdLs(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// cmdRmDir removes a directory tree (the local-path provisioner's
+// cleanup); a path that is not a directory is refused.
+func cmdRmDir(args []string, _, stderr io.Writer) int {
+	fi, err := os.Lstat(args[0])
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		return fail(stderr, "rm-dir: %v", err)
+	}
+	if !fi.IsDir() {
+		return fail(stderr, "rm-dir: %s is not a directory", args[0])
+	}
+	if err := os.RemoveAll(args[0]); err != nil {
+		return fail(stderr, "rm-dir: %v", err)
+	}
+	return 0
+}
+
 func cmdResolve(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -20,10 +20,10 @@ type WeightedPriority struct {
 // Profile is one scheduler configuration, in Go: the predicates a node
 // must pass, the priorities that rank the survivors with their weights,
 // and extra plugins that only hook other points (PostFilter, Reserve,
-// Permit, Bind). Each pod is scheduled by the profile whose
+// Permit, PreBind, Bind). Each pod is scheduled by the profile whose
 // SchedulerName equals its spec.schedulerName. Any plugin among
 // Predicates, Priorities and Plugins that also implements PreFilter,
-// PreScore, PostFilter, Reserve, Permit or Bind is run at those points
+// PreScore, PostFilter, Reserve, Permit, PreBind or Bind is run at those points
 // too, once per name.
 type Profile struct {
 	// SchedulerName selects pods; "" means "default-scheduler".
@@ -52,6 +52,7 @@ type Framework struct {
 	postFilters []PostFilter
 	reserves    []Reserve
 	permits     []Permit
+	preBinds    []PreBind
 	binders     []Binder
 
 	mu        sync.Mutex
@@ -120,6 +121,9 @@ func (f *Framework) classify(all []Plugin) {
 		}
 		if x, ok := pl.(Permit); ok {
 			f.permits = append(f.permits, x)
+		}
+		if x, ok := pl.(PreBind); ok {
+			f.preBinds = append(f.preBinds, x)
 		}
 		if x, ok := pl.(Binder); ok {
 			f.binders = append(f.binders, x)
@@ -324,6 +328,17 @@ func (f *Framework) signal(uid meta.UID, s *Status) bool {
 	default:
 	}
 	return true
+}
+
+// RunPreBind calls PreBind on every plugin in order; the first status
+// that is neither Success nor Skip is returned (with its plugin).
+func (f *Framework) RunPreBind(ctx context.Context, state *CycleState, pod *core.Pod, node string) *Status {
+	for _, pl := range f.preBinds {
+		if s := pl.PreBind(ctx, state, pod, node); !s.IsSuccess() && !s.IsSkip() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
 }
 
 // RunBind asks the binders in order until one does not Skip. With no

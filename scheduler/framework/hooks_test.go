@@ -61,6 +61,37 @@ func (r recorder) Bind(context.Context, *framework.CycleState, *core.Pod, string
 	return r.status("Bind")
 }
 
+func (r recorder) PreBind(context.Context, *framework.CycleState, *core.Pod, string) *framework.Status {
+	if r.fail == "PreBindSkip" {
+		*r.calls = append(*r.calls, r.name+".PreBind")
+		return framework.NewStatus(framework.Skip)
+	}
+	return r.status("PreBind")
+}
+
+// TestRunPreBind: every PreBind runs in order; Skip counts as success; the
+// first failure stops the rest and names its plugin.
+func TestRunPreBind(t *testing.T) {
+	var calls []string
+	a := recorder{name: "A", calls: &calls, fail: "PreBindSkip"}
+	b := recorder{name: "B", calls: &calls}
+	c := recorder{name: "C", calls: &calls, fail: "PreBind"}
+	d := recorder{name: "D", calls: &calls}
+	fwk, err := framework.New(framework.Profile{Plugins: []framework.Plugin{a, b}})
+	require.NoError(t, err)
+	p := pod("p", "", "")
+	assert.True(t, fwk.RunPreBind(ctx, nil, p, "n").IsSuccess())
+	assert.Equal(t, []string{"A.PreBind", "B.PreBind"}, calls)
+
+	calls = nil
+	fwk, err = framework.New(framework.Profile{Plugins: []framework.Plugin{b, c, d}})
+	require.NoError(t, err)
+	s := fwk.RunPreBind(ctx, nil, p, "n")
+	assert.Equal(t, framework.Unschedulable, s.Code())
+	assert.Equal(t, "C", s.Plugin())
+	assert.Equal(t, []string{"B.PreBind", "C.PreBind"}, calls, "D is not called after C failed")
+}
+
 func TestHookOrder(t *testing.T) {
 	var calls []string
 	a := recorder{name: "A", calls: &calls}

@@ -108,6 +108,17 @@ type Permit interface {
 	Permit(ctx context.Context, state *CycleState, pod *core.Pod, nodeName string) (*Status, time.Duration)
 }
 
+// PreBind is an optional ability of any plugin: called by the binding
+// worker after Permit and before the Binder, it does what must hold
+// before the pod is bound (VolumeBinding asks for the pod's volumes on
+// the node and waits until they are bound). It may block until ctx ends;
+// any status but Success (or Skip) fails the binding: the pod is
+// unreserved and retried, never bound.
+type PreBind interface {
+	Plugin
+	PreBind(ctx context.Context, state *CycleState, pod *core.Pod, nodeName string) *Status
+}
+
 // Binder records the placement. Skip passes to the next binder; the
 // scheduler's default binder posts a Binding to the API server.
 type Binder interface {

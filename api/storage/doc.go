@@ -1,0 +1,10 @@
+// Package storage holds the storage.k8s.io/v1 StorageClass kind — a
+// class of dynamically provisioned volumes: the provisioner that makes
+// them, its parameters, the reclaim policy and mount options the volumes
+// get, and when binding happens (Immediate or WaitForFirstConsumer) —
+// with its defaulting, validation (kube-apiserver's messages) and scheme
+// registration. StorageClass marshals to JSON exactly as Kubernetes'
+// storage/v1. The DefaultStorageClass admission plugin
+// (admission.DefaultStorageClass) gives claims that name no class the
+// class annotated AnnotationDefaultClass.
+package storage

@@ -1,0 +1,24 @@
+package storage
+
+import (
+	"github.com/orkit/orkit/api/field"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/scheme"
+)
+
+// Register adds storage.k8s.io/v1 storageclasses (cluster-scoped, short
+// name "sc") to s. It panics if the kind is already registered.
+func Register(s *scheme.Scheme) {
+	s.MustRegister(scheme.Type{
+		Kind:       GroupVersion().WithKind("StorageClass"),
+		Resource:   "storageclasses",
+		ShortNames: []string{"sc"},
+		New:        func() meta.Object { return &StorageClass{} },
+		NewList:    func() meta.ListObject { return &StorageClassList{} },
+		Default:    func(o meta.Object) { DefaultStorageClass(o.(*StorageClass)) },
+		Validate:   func(o meta.Object) field.ErrorList { return ValidateStorageClass(o.(*StorageClass)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateStorageClassUpdate(o.(*StorageClass), old.(*StorageClass))
+		},
+	})
+}
