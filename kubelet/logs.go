@@ -73,6 +73,10 @@ func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		k.serveExec(w, r, parts[1], parts[2], parts[3])
 		return
 	}
+	if len(parts) == 3 && parts[0] == "portForward" {
+		k.servePortForward(w, r, parts[1], parts[2])
+		return
+	}
 	if r.Method != http.MethodGet || len(parts) != 4 || parts[0] != "containerLogs" {
 		http.NotFound(w, r)
 		return

@@ -1,0 +1,141 @@
+package kubelet
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/client"
+)
+
+// portForward is one background kubectl port-forward.
+type portForward struct {
+	cmd    *exec.Cmd
+	port   string // the local port kubectl listens on
+	stderr *strings.Builder
+	done   chan struct{}
+}
+
+var forwardingRE = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
+
+// startPortForward runs kubectl port-forward with args (which name a
+// local port 0, ":8080") until it reports its local port. The process is
+// killed at cleanup.
+func (k kubectlRunner) startPortForward(args ...string) *portForward {
+	k.t.Helper()
+	cmd := exec.Command(k.path, append([]string{"--kubeconfig", k.kubeconfig, "port-forward"}, args...)...)
+	cmd.Env = append(cmd.Environ(), "HOME="+k.t.TempDir())
+	out, err := cmd.StdoutPipe()
+	require.NoError(k.t, err)
+	pf := &portForward{cmd: cmd, stderr: &strings.Builder{}, done: make(chan struct{})}
+	cmd.Stderr = pf.stderr
+	require.NoError(k.t, cmd.Start())
+	k.t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-pf.done
+	})
+	ports := make(chan string, 1)
+	go func() { // ends when kubectl's stdout closes
+		defer close(pf.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := forwardingRE.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case ports <- m[1]:
+				default:
+				}
+			}
+		}
+		cmd.Wait()
+	}()
+	select {
+	case pf.port = <-ports:
+	case <-pf.done:
+		k.t.Fatalf("kubectl port-forward %v ended: %s", args, pf.stderr.String())
+	case <-time.After(60 * time.Second):
+		k.t.Fatalf("kubectl port-forward %v reported no port: %s", args, pf.stderr.String())
+	}
+	return pf
+}
+
+func httpGetTimeout(url string, d time.Duration) (string, error) {
+	c := &http.Client{Timeout: d}
+	resp, err := c.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// TestRealKubectlPortForward forwards local ports to a pod and to a
+// Service with real kubectl (WebSocket-tunnelled SPDY) into real
+// containerd, and checks a port nothing listens on ends the forward with
+// the kubelet's error.
+func TestRealKubectlPortForward(t *testing.T) {
+	n := newRealNode(t, "pf-node")
+	admin := newKubectl(t, n.tc.cp.AdminKubeconfig)
+	ctx := context.Background()
+	p := helloPod("pf", "pf-node")
+	p.Labels = map[string]string{"app": "pf"}
+	_, err := pods(n.tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	waitPod(t, n.tc.admin, "default", "pf", 60*time.Second, "running", func(p *core.Pod) bool {
+		return running(p) && isReady(p)
+	})
+
+	t.Run("pod", func(t *testing.T) {
+		pf := admin.startPortForward("pod/pf", ":8080")
+		for i := range 3 { // several connections over one forward
+			body, err := httpGetTimeout("http://127.0.0.1:"+pf.port+"/", 10*time.Second)
+			require.NoError(t, err, "request %d; kubectl: %s", i, pf.stderr.String())
+			assert.Equal(t, "pf", strings.TrimSpace(body))
+		}
+	})
+
+	t.Run("service", func(t *testing.T) {
+		svc := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "pf-svc"}, Spec: core.ServiceSpec{
+			Selector: map[string]string{"app": "pf"},
+			Ports:    []core.ServicePort{{Port: 80, TargetPort: meta.FromInt(8080)}}}}
+		_, err := client.For[core.Service](n.tc.admin, "default").Create(ctx, svc)
+		require.NoError(t, err)
+		pf := admin.startPortForward("svc/pf-svc", ":80")
+		body, err := httpGetTimeout("http://127.0.0.1:"+pf.port+"/", 10*time.Second)
+		require.NoError(t, err, "kubectl: %s", pf.stderr.String())
+		assert.Equal(t, "pf", strings.TrimSpace(body))
+	})
+
+	t.Run("nothing listens", func(t *testing.T) {
+		pf := admin.startPortForward("pod/pf", ":9999")
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+pf.port, 10*time.Second)
+		require.NoError(t, err)
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		n, _ := c.Read(make([]byte, 1))
+		c.Close()
+		assert.Zero(t, n)
+		select {
+		case <-pf.done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("kubectl port-forward did not end")
+		}
+		msg := pf.stderr.String()
+		assert.Contains(t, msg, "an error occurred forwarding")
+		assert.Contains(t, msg, "error forwarding port 9999 to pod")
+		assert.Contains(t, msg, "failed to connect to localhost:9999 inside namespace")
+		assert.Contains(t, msg, "connection refused")
+		assert.Contains(t, msg, "lost connection to pod")
+	})
+}
