@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,5 +139,96 @@ func TestRealKubectlPortForward(t *testing.T) {
 		assert.Contains(t, msg, "failed to connect to localhost:9999 inside namespace")
 		assert.Contains(t, msg, "connection refused")
 		assert.Contains(t, msg, "lost connection to pod")
+	})
+}
+
+// TestRealKubectlAttachRunCp: kubectl attach (-i), run -i --rm and cp
+// both ways against one real node.
+func TestRealKubectlAttachRunCp(t *testing.T) {
+	n := newRealNode(t, "attach-node")
+	admin := newKubectl(t, n.tc.cp.AdminKubeconfig)
+	ctx := context.Background()
+	onNode := `{"apiVersion":"v1","spec":{"nodeName":"attach-node"}}`
+
+	t.Run("run -i --rm returns the output and deletes the pod", func(t *testing.T) {
+		out, errOut, code := admin.run("from stdin\n", "run", "runi", "-i", "--rm", "--restart=Never",
+			"--image=orkit.local/hello:v1", "--overrides="+onNode, "--", "cat", "-")
+		require.Zero(t, code, "stdout %q stderr %q", out, errOut)
+		assert.Contains(t, out, "from stdin\n")
+		assert.Contains(t, out, `pod "runi" deleted`)
+		_, err := pods(n.tc.admin, "default").Get(ctx, "runi")
+		assert.Error(t, err)
+	})
+
+	t.Run("run -i reports a failing command's exit code", func(t *testing.T) {
+		out, errOut, code := admin.run("", "run", "runfail", "-i", "--rm", "--restart=Never",
+			"--image=orkit.local/hello:v1", "--overrides="+onNode, "--", "exit", "3")
+		assert.Equal(t, 3, code, "stdout %q stderr %q", out, errOut)
+	})
+
+	p := simplePod("att", "attach-node")
+	p.Spec.RestartPolicy = core.RestartPolicyNever
+	p.Spec.Containers[0].Args = []string{"cat", "-"}
+	p.Spec.Containers[0].Stdin, p.Spec.Containers[0].StdinOnce = true, true
+	done := p.Spec.Containers[0]
+	done.Name, done.Args, done.Stdin, done.StdinOnce = "done", []string{"exit", "0"}, false, false
+	p.Spec.Containers = append(p.Spec.Containers, done)
+	_, err := pods(n.tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	waitPod(t, n.tc.admin, "default", "att", 60*time.Second, "app running, done terminated", func(p *core.Pod) bool {
+		var appUp, doneEnded bool
+		for _, s := range p.Status.ContainerStatuses {
+			appUp = appUp || s.Name == "app" && s.State.Running != nil
+			doneEnded = doneEnded || s.Name == "done" && s.State.Terminated != nil
+		}
+		return appUp && doneEnded
+	})
+
+	t.Run("attach to a container that is not running", func(t *testing.T) {
+		_, errOut, code := admin.run("", "attach", "att", "-c", "done")
+		assert.NotZero(t, code)
+		assert.Contains(t, errOut, "container done not found in pod att_default")
+	})
+
+	t.Run("attach -i", func(t *testing.T) {
+		out, errOut, code := admin.run("typed\n", "attach", "att", "-c", "app", "-i")
+		require.Zero(t, code, "stderr %q", errOut)
+		assert.Equal(t, "typed\n", out)
+	})
+
+	cpPod := helloPod("cp", "attach-node")
+	_, err = pods(n.tc.admin, "default").Create(ctx, cpPod)
+	require.NoError(t, err)
+	waitPod(t, n.tc.admin, "default", "cp", 60*time.Second, "running", running)
+
+	t.Run("cp both ways", func(t *testing.T) {
+		local := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(local, "one.txt"), []byte("first file\n"), 0o644))
+		require.NoError(t, os.MkdirAll(filepath.Join(local, "tree", "sub"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(local, "tree", "sub", "two.txt"), []byte("second file\n"), 0o644))
+
+		_, errOut, code := admin.run("", "cp", filepath.Join(local, "one.txt"), "cp:/data/one.txt")
+		require.Zero(t, code, errOut)
+		out, errOut, code := admin.run("", "exec", "cp", "--", "cat", "/data/one.txt")
+		require.Zero(t, code, errOut)
+		assert.Equal(t, "first file\n", out)
+		_, errOut, code = admin.run("", "cp", filepath.Join(local, "tree"), "cp:/data/tree")
+		require.Zero(t, code, errOut)
+
+		back := t.TempDir()
+		_, errOut, code = admin.run("", "cp", "cp:/data/one.txt", filepath.Join(back, "one.txt"))
+		require.Zero(t, code, errOut)
+		_, errOut, code = admin.run("", "cp", "cp:/data/tree", filepath.Join(back, "tree"))
+		require.Zero(t, code, errOut)
+		b, err := os.ReadFile(filepath.Join(back, "one.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "first file\n", string(b))
+		b, err = os.ReadFile(filepath.Join(back, "tree", "sub", "two.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "second file\n", string(b))
+
+		out, errOut, code = admin.run("", "cp", "cp:/data/nope", filepath.Join(back, "nope"))
+		assert.NotZero(t, code)
+		assert.Contains(t, out+errOut, "tar: /data/nope: Cannot stat: No such file or directory")
 	})
 }

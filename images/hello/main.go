@@ -24,6 +24,9 @@
 //	echo-err ARGS...      print ARGS on stderr
 //	print TEXT            print TEXT with no newline
 //	alloc MIB             allocate and touch MIB MiB, then sleep
+//	tar cf - PATH...      write a tar archive of PATHs to stdout (leading "/" removed)
+//	tar -xmf - [-C DIR]   extract the tar archive on stdin into DIR (kubectl cp)
+//	test -d|-f|-e PATH    exit 0 when PATH is a directory, a file, or exists
 //	ttysize               for each line on stdin print stdin's terminal size "ROWS COLS" (until "q")
 package main
 
@@ -117,4 +120,6 @@ var commands = map[string]command{
 	"print":             {1, "TEXT", cmdPrint},
 	"alloc":             {1, "MIB", cmdAlloc},
 	"ttysize":           {0, "", cmdTTYSize},
+	"tar":               {1, "cf - PATH... | -xmf - [-C DIR]", cmdTar},
+	"test":              {2, "-d|-f|-e PATH", cmdTest},
 }
