@@ -62,5 +62,8 @@ func podHasContainer(pod *core.Pod, name string) bool {
 	has := func(cs []core.Container) bool {
 		return slices.ContainsFunc(cs, func(c core.Container) bool { return c.Name == name })
 	}
-	return has(pod.Spec.Containers) || has(pod.Spec.InitContainers)
+	if has(pod.Spec.Containers) || has(pod.Spec.InitContainers) {
+		return true
+	}
+	return slices.ContainsFunc(pod.Spec.EphemeralContainers, func(c core.EphemeralContainer) bool { return c.Name == name })
 }

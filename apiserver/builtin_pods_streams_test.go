@@ -173,3 +173,103 @@ func TestPodAttachAndPortForwardChecks(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"pods/attach": "PodAttachOptions", "pods/portforward": "PodPortForwardOptions"}, kinds)
 }
+
+const ephemeralRBAC = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: team}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: dev, namespace: team}
+rules:
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [pods/ephemeralcontainers]
+  verbs: [%s]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: dev, namespace: team}
+subjects: [{kind: User, name: dev, apiGroup: rbac.authorization.k8s.io}]
+roleRef: {kind: Role, name: dev, apiGroup: rbac.authorization.k8s.io}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: team, labels: {app: web}}
+spec:
+  nodeName: node-1
+  containers:
+  - {name: app, image: orkit.local/hello:v1}
+`
+
+// TestPodEphemeralContainersSubresource: kubectl debug needs patch on
+// pods/ephemeralcontainers; the subresource changes only
+// spec.ephemeralContainers; ordinary creates and updates may not set them.
+func TestPodEphemeralContainersSubresource(t *testing.T) {
+	c := startCluster(t)
+	mustKubectl(t, c.admin, fmt.Sprintf(ephemeralRBAC, "get"), "apply", "-f", "-")
+
+	_, errOut, err := kubectl(t, c.dev, "", "-n", "team", "debug", "web", "--image=orkit.local/hello:v1", "--container=dbg")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `pods "web" is forbidden: User "dev" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "team"`)
+
+	mustKubectl(t, c.admin, fmt.Sprintf(ephemeralRBAC, "get, patch, update"), "apply", "-f", "-")
+	_, errOut, err = kubectl(t, c.dev, "", "-n", "team", "debug", "web", "--image=orkit.local/hello:v1", "--container=dbg", "--target=app")
+	require.NoError(t, err, errOut)
+	out := mustKubectl(t, c.admin, "", "-n", "team", "get", "pod", "web", "-o",
+		"jsonpath={.spec.ephemeralContainers[0].name} {.spec.ephemeralContainers[0].targetContainerName} {.spec.ephemeralContainers[0].terminationMessagePolicy} {.spec.ephemeralContainers[0].imagePullPolicy}")
+	assert.Equal(t, "dbg app File IfNotPresent", out)
+
+	// Through the subresource, only ephemeral containers change.
+	_, errOut, err = kubectl(t, c.admin, "", "-n", "team", "patch", "pod", "web", "--subresource=ephemeralcontainers", "--type=merge",
+		"-p", `{"metadata":{"labels":{"app":"changed"}},"spec":{"activeDeadlineSeconds":5}}`)
+	require.NoError(t, err, errOut)
+	out = mustKubectl(t, c.admin, "", "-n", "team", "get", "pod", "web", "-o", "jsonpath={.metadata.labels.app} {.spec.activeDeadlineSeconds}")
+	assert.Equal(t, "web ", out)
+
+	tests := []struct {
+		name, stdin string
+		args        []string
+		wantErr     string
+	}{
+		{"remove through the subresource", "", []string{"patch", "pod", "web", "--subresource=ephemeralcontainers", "--type=json",
+			"-p", `[{"op":"remove","path":"/spec/ephemeralContainers/0"}]`}, `existing ephemeral containers "dbg" may not be removed`},
+		{"change through the subresource", "", []string{"patch", "pod", "web", "--subresource=ephemeralcontainers", "--type=json",
+			"-p", `[{"op":"replace","path":"/spec/ephemeralContainers/0/image","value":"orkit.local/pause:v1"}]`}, `existing ephemeral containers "dbg" may not be changed`},
+		{"add through an ordinary update", "", []string{"patch", "pod", "web", "--type=json",
+			"-p", `[{"op":"add","path":"/spec/ephemeralContainers/-","value":{"name":"x","image":"orkit.local/hello:v1"}}]`}, "pod updates may not change fields"},
+		{"set on create", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p2","namespace":"team"},"spec":{"containers":[{"name":"a","image":"i:1"}],"ephemeralContainers":[{"name":"e","image":"i:1"}]}}`,
+			[]string{"create", "-f", "-"}, "spec.ephemeralContainers: Forbidden: cannot be set on create"},
+		{"ports on an ephemeral container", "", []string{"patch", "pod", "web", "--subresource=ephemeralcontainers", "--type=json",
+			"-p", `[{"op":"add","path":"/spec/ephemeralContainers/-","value":{"name":"p","image":"orkit.local/hello:v1","ports":[{"containerPort":80}]}}]`},
+			"spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := kubectl(t, c.admin, tt.stdin, append([]string{"-n", "team"}, tt.args...)...)
+			require.Error(t, err)
+			assert.Contains(t, errOut, tt.wantErr)
+		})
+	}
+
+	out = mustKubectl(t, c.admin, "", "get", "--raw", "/api/v1")
+	var list struct {
+		Resources []struct {
+			Name, Kind string
+			Verbs      []string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	found := false
+	for _, r := range list.Resources {
+		if r.Name == "pods/ephemeralcontainers" {
+			found = true
+			assert.Equal(t, "Pod", r.Kind)
+			assert.Equal(t, []string{"get", "patch", "update"}, r.Verbs)
+		}
+	}
+	assert.True(t, found, "discovery lists pods/ephemeralcontainers")
+}

@@ -203,6 +203,11 @@ func hasContainer(pod *core.Pod, name string) bool {
 			}
 		}
 	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		if c.Name == name {
+			return true
+		}
+	}
 	return false
 }
 

@@ -232,3 +232,81 @@ func TestRealKubectlAttachRunCp(t *testing.T) {
 		assert.Contains(t, out+errOut, "tar: /data/nope: Cannot stat: No such file or directory")
 	})
 }
+
+// TestRealKubectlDebug adds ephemeral containers with real kubectl debug:
+// one in the pod's network namespace (it reaches the app on 127.0.0.1),
+// one attached interactively, and one whose image is absent.
+func TestRealKubectlDebug(t *testing.T) {
+	n := newRealNode(t, "debug-node")
+	admin := newKubectl(t, n.tc.cp.AdminKubeconfig)
+	ctx := context.Background()
+	_, err := pods(n.tc.admin, "default").Create(ctx, helloPod("dbg", "debug-node"))
+	require.NoError(t, err)
+	waitPod(t, n.tc.admin, "default", "dbg", 60*time.Second, "ready", func(p *core.Pod) bool { return running(p) && isReady(p) })
+	ephemeral := func(name string, cond func(core.ContainerStatus) bool) {
+		t.Helper()
+		waitPod(t, n.tc.admin, "default", "dbg", 60*time.Second, "ephemeral container "+name, func(p *core.Pod) bool {
+			for _, s := range p.Status.EphemeralContainerStatuses {
+				if s.Name == name {
+					return cond(s)
+				}
+			}
+			return false
+		})
+	}
+
+	t.Run("shares the pod's network namespace", func(t *testing.T) {
+		_, errOut, code := admin.run("", "debug", "dbg", "--image=orkit.local/hello:v1", "--container=net",
+			"--target=app", "--", "wget", "http://127.0.0.1:8080/")
+		require.Zero(t, code, errOut)
+		ephemeral("net", func(s core.ContainerStatus) bool { return s.State.Terminated != nil })
+		out, errOut, code := admin.run("", "logs", "dbg", "-c", "net")
+		require.Zero(t, code, errOut)
+		assert.Equal(t, "dbg", strings.TrimSpace(out))
+		p, err := pods(n.tc.admin, "default").Get(ctx, "dbg")
+		require.NoError(t, err)
+		assert.Equal(t, core.PodRunning, p.Status.Phase, "an ephemeral container's exit leaves the pod running")
+		assert.Zero(t, p.Status.EphemeralContainerStatuses[0].RestartCount)
+	})
+
+	t.Run("interactive", func(t *testing.T) {
+		cmd := exec.Command(admin.path, "--kubeconfig", admin.kubeconfig, "debug", "dbg", "-i",
+			"--image=orkit.local/hello:v1", "--container=shell", "--", "cat", "-")
+		cmd.Env = append(cmd.Environ(), "HOME="+t.TempDir())
+		stdin, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		var errOut strings.Builder
+		cmd.Stderr = &errOut
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { cmd.Process.Kill() })
+		io.WriteString(stdin, "hello debugger\n")
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err, "kubectl: %s", errOut.String())
+		assert.Equal(t, "hello debugger\n", line)
+		stdin.Close()
+		require.NoError(t, cmd.Wait(), errOut.String())
+		assert.Contains(t, errOut.String(), "If you don't see a command prompt, try pressing enter.")
+	})
+
+	t.Run("image that is not there", func(t *testing.T) {
+		_, errOut, code := admin.run("", "debug", "dbg", "--image=orkit.local/nope:v1", "--image-pull-policy=Never",
+			"--container=broken")
+		require.Zero(t, code, errOut)
+		ephemeral("broken", func(s core.ContainerStatus) bool {
+			return s.State.Waiting != nil && s.State.Waiting.Reason == "ErrImageNeverPull"
+		})
+		out, _, _ := admin.run("", "get", "pod", "dbg", "-o", "jsonpath={.status.ephemeralContainerStatuses[?(@.name==\"broken\")].state.waiting.message}")
+		assert.Equal(t, `Container image "orkit.local/nope:v1" is not present with pull policy of Never`, out)
+	})
+
+	t.Run("bad requests", func(t *testing.T) {
+		_, errOut, code := admin.run("", "debug", "dbg", "--image=orkit.local/hello:v1", "--container=app")
+		assert.NotZero(t, code)
+		assert.Contains(t, errOut, `spec.ephemeralContainers[3].name: Duplicate value: "app"`)
+		_, errOut, code = admin.run("", "debug", "dbg", "--image=orkit.local/hello:v1", "--container=x", "--target=nope")
+		assert.NotZero(t, code)
+		assert.Contains(t, errOut, `spec.ephemeralContainers[3].targetContainerName: Not found: "nope"`)
+	})
+}
