@@ -26,7 +26,9 @@ const MasterServiceNamespace = "default"
 const MasterServiceName = "kubernetes"
 
 // informerServices is a ServiceLister over an informer's cache.
-type informerServices struct{ l informer.Lister[*core.Service] }
+type informerServices struct {
+	l informer.Lister[*core.Service]
+}
 
 func (s informerServices) ListServices(namespace string) []*core.Service {
 	return s.l.Namespace(namespace).List(nil)
