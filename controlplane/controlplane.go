@@ -47,8 +47,9 @@ type Config struct {
 	// IP MasterServiceIP, port 443), which the control plane keeps in
 	// place. When it differs from Listen the control plane relays it to
 	// the API server, binding it even before the address exists on the
-	// node (IP_FREEBIND: a pod network bridge created later). Empty: the
-	// Service is created without endpoints, so pods cannot reach the API.
+	// node (IP_FREEBIND: a pod network bridge created later); port 0 picks
+	// a free port. Empty: the Service is created without endpoints, so
+	// pods cannot reach the API.
 	AdvertiseAddress string
 	// PKI chooses the cluster CA and the names of the serving
 	// certificate; the zero value keeps the CA in DataDir/pki.

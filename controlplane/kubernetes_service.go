@@ -224,6 +224,8 @@ func (cp *ControlPlane) startMasterService(ctx context.Context, cfg Config) erro
 			if err != nil {
 				return fmt.Errorf("controlplane: advertise address: %w", err)
 			}
+			// Port 0 picked a free port.
+			adv = netip.AddrPortFrom(adv.Addr(), uint16(ln.Addr().(*net.TCPAddr).Port))
 			go relay(ctx, ln, cp.Server.Addr().String(), cfg.Logger)
 		}
 	}

@@ -11,7 +11,9 @@
 //
 // Subcommands, chosen by argv[1] or by the basename of argv[0]:
 //
-//	wget URL              print the body; exit 1 on failure or a non-2xx status
+//	wget [--ca FILE] [--token-file FILE] URL
+//	                      print the body; exit 1 on failure or a non-2xx status
+//	                      (--ca: trust only that CA; --token-file: bearer token)
 //	cat FILE              print the file ("-": copy stdin to stdout until EOF)
 //	write FILE TEXT       write TEXT to FILE
 //	sleep DURATION        sleep (SIGTERM ends it with code 0)
