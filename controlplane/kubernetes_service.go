@@ -76,8 +76,15 @@ func (m *masterReconciler) reconcile(ctx context.Context) error {
 			Ports: []core.ServicePort{{Name: masterPortName, Port: masterServicePort, Protocol: core.ProtocolTCP,
 				TargetPort: meta.FromInt(port)}}},
 	}
-	if _, err := client.For[core.Service](m.c, MasterServiceNamespace).Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create service: %w", err)
+	svcs := client.For[core.Service](m.c, MasterServiceNamespace)
+	// Get first: a create of the existing Service would fail on its
+	// cluster IP (allocated) before the name.
+	if _, err := svcs.Get(ctx, MasterServiceName); apierrors.IsNotFound(err) {
+		if _, err := svcs.Create(ctx, svc); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create service: %w", err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("get service: %w", err)
 	}
 	if !m.advertise.IsValid() {
 		return nil

@@ -88,11 +88,16 @@ func TestKubernetesService(t *testing.T) {
 		hc.CloseIdleConnections()
 	}
 
-	// A deleted Service and Endpoints come back at the next reconcile.
-	require.NoError(t, client.For[core.Endpoints](c, "default").Delete(ctx, "kubernetes", nil))
+	// Reconciling again changes nothing; deleted Endpoints and Service
+	// come back at the next reconcile.
 	m := &masterReconciler{c: c, log: slog.Default(), advertise: netip.MustParseAddrPort(adv)}
 	require.NoError(t, m.reconcile(ctx))
+	require.NoError(t, client.For[core.Endpoints](c, "default").Delete(ctx, "kubernetes", nil))
+	require.NoError(t, client.For[core.Service](c, "default").Delete(ctx, "kubernetes", nil))
+	require.NoError(t, m.reconcile(ctx))
 	_, err = client.For[core.Endpoints](c, "default").Get(ctx, "kubernetes")
+	assert.NoError(t, err)
+	_, err = client.For[core.Service](c, "default").Get(ctx, "kubernetes")
 	assert.NoError(t, err)
 }
 
