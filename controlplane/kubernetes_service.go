@@ -91,7 +91,7 @@ func (m *masterReconciler) reconcile(ctx context.Context) error {
 	}
 	ip, proto, name := m.advertise.Addr().String(), core.ProtocolTCP, masterPortName
 	ep := &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: MasterServiceName, Namespace: MasterServiceNamespace,
-		Labels: map[string]string{"endpointslice.kubernetes.io/skip-mirror": "true"}},
+		Labels: map[string]string{discovery.LabelSkipMirror: "true"}},
 		Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: ip}},
 			Ports: []core.EndpointPort{{Name: name, Port: port, Protocol: proto}}}}}
 	if err := apply(ctx, client.For[core.Endpoints](m.c, MasterServiceNamespace), ep, func(cur, want *core.Endpoints) bool {
