@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,11 +23,29 @@ import (
 	"github.com/orkit/orkit/client"
 )
 
+// safeBuffer collects a process's output while the test reads it.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // portForward is one background kubectl port-forward.
 type portForward struct {
 	cmd    *exec.Cmd
 	port   string // the local port kubectl listens on
-	stderr *strings.Builder
+	stderr *safeBuffer
 	done   chan struct{}
 }
 
@@ -41,7 +60,7 @@ func (k kubectlRunner) startPortForward(args ...string) *portForward {
 	cmd.Env = append(cmd.Environ(), "HOME="+k.t.TempDir())
 	out, err := cmd.StdoutPipe()
 	require.NoError(k.t, err)
-	pf := &portForward{cmd: cmd, stderr: &strings.Builder{}, done: make(chan struct{})}
+	pf := &portForward{cmd: cmd, stderr: &safeBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = pf.stderr
 	require.NoError(k.t, cmd.Start())
 	k.t.Cleanup(func() {
@@ -277,7 +296,7 @@ func TestRealKubectlDebug(t *testing.T) {
 		require.NoError(t, err)
 		stdout, err := cmd.StdoutPipe()
 		require.NoError(t, err)
-		var errOut strings.Builder
+		var errOut safeBuffer
 		cmd.Stderr = &errOut
 		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill() })
