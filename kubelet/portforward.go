@@ -237,7 +237,12 @@ func (f *portForwarder) forward(p *pfPair) {
 	toPod := make(chan struct{})
 	go func() { // owned by forward: it waits below
 		defer close(toPod)
-		io.Copy(conn, p.data)
+		if _, err := io.Copy(conn, p.data); err != nil {
+			// The stream was reset or the connection is gone: end the
+			// copy from the pod too, which may be waiting for data.
+			conn.Close()
+			return
+		}
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}
