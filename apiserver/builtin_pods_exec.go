@@ -14,27 +14,10 @@ import (
 // servePodExec checks a pods/exec request as kube-apiserver does and
 // proxies it to the pod's kubelet (through Config.Kubelet).
 func (s *Server) servePodExec(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request) {
-	if req.Info.Verb != "get" && req.Info.Verb != "create" {
-		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), req.Info.Verb))
+	pod := s.streamingPod(ctx, w, r, req)
+	if pod == nil {
 		return
 	}
-	if req.Info.Verb == "get" {
-		// A WebSocket upgrade is a GET; like kube-apiserver since 1.31
-		// (AuthorizePodWebsocketUpgradeCreatePermission) it needs create
-		// too, the verb SPDY's POST is authorized with.
-		create := *req.Info
-		create.Verb = "create"
-		if err := s.authorize(ctx, req.User, &create, r); err != nil {
-			writeError(w, err)
-			return
-		}
-	}
-	obj, err := s.getVisible(ctx, req)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	pod := obj.(*core.Pod)
 	opts, err := podExecOptions(req, pod)
 	if err != nil {
 		writeError(w, err)
@@ -79,5 +62,8 @@ func podHasContainer(pod *core.Pod, name string) bool {
 	has := func(cs []core.Container) bool {
 		return slices.ContainsFunc(cs, func(c core.Container) bool { return c.Name == name })
 	}
-	return has(pod.Spec.Containers) || has(pod.Spec.InitContainers)
+	if has(pod.Spec.Containers) || has(pod.Spec.InitContainers) {
+		return true
+	}
+	return slices.ContainsFunc(pod.Spec.EphemeralContainers, func(c core.EphemeralContainer) bool { return c.Name == name })
 }

@@ -48,6 +48,9 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 				"log":     SubresourceFunc(s.servePodLog),
 				"exec":    SubresourceFunc(s.servePodExec),
 			}
+			r.ObjectSubresources = []string{subresourceEphemeralContainers}
+			r.Subresources["attach"] = SubresourceFunc(s.servePodAttach)
+			r.Subresources["portforward"] = SubresourceFunc(s.servePodPortForward)
 			r.Subresources["eviction"] = SubresourceFunc(s.servePodEviction)
 			r.Subresources["proxy"] = s.proxySubresource(s.locatePod)
 		},

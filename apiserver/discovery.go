@@ -140,7 +140,8 @@ var (
 	allVerbs        = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subresourceVerb = map[string][]string{
 		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"}, "approval": {"get", "patch", "update"},
-		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"}, "finalize": {"update"},
+		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"},
+		"attach": {"create", "get"}, "portforward": {"create", "get"}, "ephemeralcontainers": {"get", "patch", "update"}, "finalize": {"update"},
 		"token": {"create"},
 	}
 )
@@ -168,6 +169,10 @@ func (s *Server) serveResourceList(w http.ResponseWriter, gv meta.GroupVersion) 
 				kind = "Scale"
 			case "exec":
 				kind = "PodExecOptions"
+			case "attach":
+				kind = "PodAttachOptions"
+			case "portforward":
+				kind = "PodPortForwardOptions"
 			case "eviction": // kubectl drain evicts only when this names policy/v1 Eviction
 				kind, group, version = "Eviction", "policy", "v1"
 			case "token":

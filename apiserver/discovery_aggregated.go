@@ -149,6 +149,10 @@ func subresourceKind(parent *groupVersionKind, sub string) *groupVersionKind {
 		return &groupVersionKind{Version: "v1", Kind: "Binding"}
 	case "exec":
 		return &groupVersionKind{Version: "v1", Kind: "PodExecOptions"}
+	case "attach":
+		return &groupVersionKind{Version: "v1", Kind: "PodAttachOptions"}
+	case "portforward":
+		return &groupVersionKind{Version: "v1", Kind: "PodPortForwardOptions"}
 	}
 	k := *parent
 	return &k

@@ -383,7 +383,7 @@ func (s *Server) prepareUpdate(ctx context.Context, req *Request, next, cur meta
 	if err := s.admission.Admit(ctx, attrs); err != nil {
 		return nil, admissionError(res, nm.Name, err)
 	}
-	if errs := res.Strategy.ValidateUpdate(ctx, next, cur); len(errs) > 0 {
+	if errs := validateUpdate(ctx, res.Strategy, next, cur, req.Info.Subresource); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.Type.Kind, nm.Name, errs)
 	}
 	if err := s.checkEscalation(ctx, req, next, cur); err != nil {

@@ -639,6 +639,10 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.EnvVarSource": {
 		"": "EnvVarSource is where an environment variable's value comes from; exactly one field is set.",
 	},
+	"github.com/orkit/orkit/api/core.EphemeralContainer": {
+		"":                    "EphemeralContainer is a container added to a running pod for debugging (core/v1 EphemeralContainer): the fields of a Container (ports, probes, lifecycle hooks, resources and restartPolicy are not allowed) and the container whose namespaces it targets.",
+		"targetContainerName": "TargetContainerName names the pod container whose process namespace the ephemeral container joins (when the runtime supports it); empty means the pod's shared namespaces only.",
+	},
 	"github.com/orkit/orkit/api/core.EphemeralVolumeSource": {
 		"": "EphemeralVolumeSource is a volume provisioned for the pod from a claim template; orkit carries the template unchanged.",
 	},
@@ -812,6 +816,14 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.PodAntiAffinity": {
 		"": "PodAntiAffinity keeps a pod out of topology domains running matching pods.",
 	},
+	"github.com/orkit/orkit/api/core.PodAttachOptions": {
+		"":          "PodAttachOptions are the options of pods/attach (core/v1 PodAttachOptions): which streams of the container's main process to attach to. The API server reads them from the query (ParsePodAttachOptions) and hands them to the kubelet's attach endpoint (KubeletQuery, read back with ParseKubeletAttachQuery), named as for exec.",
+		"container": "Container names the container; empty means the pod's only one.",
+		"stderr":    "Stderr returns its standard error (not with TTY).",
+		"stdin":     "Stdin passes the caller's input to the container's stdin (the container must have been created with stdin: true).",
+		"stdout":    "Stdout returns the container's standard output from now on.",
+		"tty":       "TTY: the container runs on a terminal (resizes are passed on).",
+	},
 	"github.com/orkit/orkit/api/core.PodCondition": {
 		"": "PodCondition is one condition of a pod.",
 	},
@@ -846,6 +858,9 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.PodOS": {
 		"": "PodOS names the operating system a pod needs.",
 	},
+	"github.com/orkit/orkit/api/core.PodPortForwardOptions": {
+		"": "PodPortForwardOptions are the options of pods/portforward (core/v1 PodPortForwardOptions): the ports a client means to forward. Clients that tunnel SPDY name the port of each stream in its headers, so the list may be empty; ports given must be in 1..65535.",
+	},
 	"github.com/orkit/orkit/api/core.PodReadinessGate": {
 		"": "PodReadinessGate adds a condition that must be True for the pod to be ready.",
 	},
@@ -864,7 +879,7 @@ var typeDocs = map[string]map[string]string{
 		"dnsConfig":                     "DNSConfig adjusts resolv.conf (required with dnsPolicy None).",
 		"dnsPolicy":                     "DNSPolicy selects how resolv.conf is built; defaults to ClusterFirst.",
 		"enableServiceLinks":            "EnableServiceLinks injects Docker-link style environment variables for Services; defaults to true.",
-		"ephemeralContainers":           "EphemeralContainers (kubectl debug) are carried unchanged.",
+		"ephemeralContainers":           "EphemeralContainers are debugging containers (kubectl debug) added to a running pod through the pods/ephemeralcontainers subresource only; they are never restarted nor removed.",
 		"hostAliases":                   "HostAliases are added to the pod's /etc/hosts.",
 		"hostIPC":                       "HostIPC shares the node's IPC namespace.",
 		"hostNetwork":                   "HostNetwork runs the pod in the node's network namespace.",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -41,6 +42,15 @@ type Config struct {
 	// Listen is the API server address; default DefaultListen
 	// (127.0.0.1:6443). Port 0 picks a free port (see ControlPlane.URL).
 	Listen string
+	// AdvertiseAddress ("IP:port") is where pods reach the API server:
+	// the endpoints of the kubernetes Service (default namespace, cluster
+	// IP MasterServiceIP, port 443), which the control plane keeps in
+	// place. When it differs from Listen the control plane relays it to
+	// the API server, binding it even before the address exists on the
+	// node (IP_FREEBIND: a pod network bridge created later); port 0 picks
+	// a free port. Empty: the Service is created without endpoints, so
+	// pods cannot reach the API.
+	AdvertiseAddress string
 	// PKI chooses the cluster CA and the names of the serving
 	// certificate; the zero value keeps the CA in DataDir/pki.
 	PKI PKIConfig
@@ -95,8 +105,8 @@ type Config struct {
 // PKIConfig chooses the cluster CA and the names of the API server's
 // serving certificate. The zero value loads DataDir/pki/ca.crt and ca.key,
 // creating them on first start, and serves as localhost, kubernetes,
-// kubernetes.default, kubernetes.default.svc, 127.0.0.1 and the IP of
-// Config.Listen.
+// kubernetes.default, kubernetes.default.svc(.cluster.local), 127.0.0.1,
+// MasterServiceIP and the IPs of Config.Listen and AdvertiseAddress.
 type PKIConfig struct {
 	// CA signs the serving certificate and every credential the control
 	// plane issues (and verifies client certificates); nil means the CA
@@ -180,6 +190,11 @@ func (cfg *Config) setDefaults() error {
 	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 		return fmt.Errorf("%w: listen address %q: %w", ErrInvalidConfig, cfg.Listen, err)
 	}
+	if cfg.AdvertiseAddress != "" {
+		if _, err := netip.ParseAddrPort(cfg.AdvertiseAddress); err != nil {
+			return fmt.Errorf("%w: advertise address %q: %w", ErrInvalidConfig, cfg.AdvertiseAddress, err)
+		}
+	}
 	if _, err := ParseAuthorizationModes(cfg.Auth.AuthorizationMode); err != nil {
 		return err
 	}
@@ -248,6 +263,9 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	case <-time.After(readyTimeout):
 		return fmt.Errorf("controlplane: API server caches did not sync in %v", readyTimeout)
 	}
+	if err := cp.startMasterService(ctx, cfg); err != nil {
+		return err
+	}
 	cp.AdminKubeconfig = filepath.Join(cp.dataDir, "admin.kubeconfig")
 	return cp.WriteKubeconfig(cp.AdminKubeconfig, "admin", "system:masters")
 }
@@ -256,9 +274,14 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 // names, the listen address and cfg.PKI.ServingHosts.
 func (cp *ControlPlane) servingCertificate(cfg Config) (tls.Certificate, error) {
 	host, _, _ := net.SplitHostPort(cfg.Listen)
-	names := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
-	ips := []net.IP{net.ParseIP("127.0.0.1")}
-	for _, h := range append([]string{host}, cfg.PKI.ServingHosts...) {
+	names := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+		"kubernetes.default.svc.cluster.local"}
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.IP(MasterServiceIP.AsSlice())}
+	hosts := append([]string{host}, cfg.PKI.ServingHosts...)
+	if adv, _, err := net.SplitHostPort(cfg.AdvertiseAddress); err == nil {
+		hosts = append(hosts, adv)
+	}
+	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			if !ip.IsUnspecified() && !containsIP(ips, ip) {
 				ips = append(ips, ip)

@@ -72,7 +72,7 @@ func (s Spec) withDefaults() (Spec, error) {
 }
 
 // helloTools are the hello program's subcommands, linked under /bin.
-var helloTools = []string{"wget", "cat", "write", "sleep", "exit", "env", "ls", "resolve", "echo", "echo-err", "print", "alloc"}
+var helloTools = []string{"wget", "cat", "write", "sleep", "exit", "env", "ls", "resolve", "echo", "echo-err", "print", "alloc", "tar", "test"}
 
 // PauseSpec is the sandbox image orkit.local/pause:v1.
 func PauseSpec() Spec {

@@ -126,6 +126,12 @@ type Config struct {
 	// network prober (or an always-succeeding one when Network is nil).
 	Prober Prober
 
+	// Services lists the Services whose environment variables containers
+	// get (KUBERNETES_SERVICE_HOST/PORT and the Docker-link style
+	// variables, see ServiceEnv). nil: the Kubelet watches Services itself
+	// (and waits for their first list before it takes pods), unless
+	// ExternalPods is set, where containers get no service variables.
+	Services ServiceLister
 	// ExternalPods means pods are fed through OnAdd/OnUpdate/OnDelete by a
 	// shared informer instead of the Kubelet's own.
 	ExternalPods bool

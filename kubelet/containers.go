@@ -69,6 +69,9 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 			next = min(next, d)
 		}
 	}
+	if d := k.syncEphemeralContainers(ctx, pod, ps); d > 0 {
+		next = min(next, d)
+	}
 	return next
 }
 

@@ -12,9 +12,12 @@ import (
 )
 
 // containerEnv resolves c's envFrom and env (later entries win), from
-// Secrets, ConfigMaps, the pod's fields and the container's resources. A
-// missing non-optional reference returns an error wrapping ErrConfigRef.
+// Secrets, ConfigMaps, the pod's fields and the container's resources,
+// then adds the Services' variables (serviceEnv) the container does not
+// set itself; $(VAR) in env values may name those too. A missing
+// non-optional reference returns an error wrapping ErrConfigRef.
 func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Container) ([]cri.KeyValue, error) {
+	svcEnv := k.serviceEnv(pod)
 	vals := map[string]string{}
 	var order []string
 	set := func(name, v string) {
@@ -35,7 +38,7 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Conta
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
-			set(e.Name, expandEnv(e.Value, vals))
+			set(e.Name, expandEnv(e.Value, withFallback(vals, svcEnv)))
 			continue
 		}
 		v, ok, err := k.envValue(ctx, src, pod, c, e.ValueFrom)
@@ -46,11 +49,31 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Conta
 			set(e.Name, v)
 		}
 	}
+	for _, name := range sortedKeys(svcEnv) {
+		if _, ok := vals[name]; !ok {
+			set(name, svcEnv[name])
+		}
+	}
 	out := make([]cri.KeyValue, 0, len(order))
 	for _, name := range order {
 		out = append(out, cri.KeyValue{Key: name, Value: vals[name]})
 	}
 	return out, nil
+}
+
+// withFallback returns vals, with the entries of fallback it lacks.
+func withFallback(vals, fallback map[string]string) map[string]string {
+	if len(fallback) == 0 {
+		return vals
+	}
+	m := make(map[string]string, len(vals)+len(fallback))
+	for k, v := range fallback {
+		m[k] = v
+	}
+	for k, v := range vals {
+		m[k] = v
+	}
+	return m
 }
 
 // expandEnv replaces $(VAR) references to earlier variables, as Kubernetes

@@ -81,50 +81,76 @@ func (k *Kubelet) runningContainer(ctx context.Context, ns, name, container stri
 	return ctrs[len(ctrs)-1].ID, nil
 }
 
-// runExecSession runs one exec over an upgraded connection: client
-// messages feed stdin and resizes; output goes to the output channels; the
-// final Status goes to the error channel; then the connection is closed
-// normally. A connection that fails before the command ends kills it.
+// runExecSession runs one exec over an upgraded connection (runSession).
 func (k *Kubelet) runExecSession(ctx context.Context, c *wsConn, containerID string, o core.PodExecOptions) {
+	streams := sessionStreams{stdin: o.Stdin, stdout: o.Stdout, stderr: o.Stderr, tty: o.TTY}
+	k.runSession(ctx, c, containerID, streams, func(ctx context.Context, sio sessionIO) *meta.Status {
+		code, err := k.cfg.Runtime.Exec(ctx, containerID, cri.ExecRequest{Cmd: o.Command, TTY: o.TTY,
+			Stdin: sio.stdin, Stdout: sio.stdout, Stderr: sio.stderr, Resize: sio.resize})
+		return execStatus(o.Command, code, err)
+	})
+}
+
+// sessionStreams are the streams a client asked for.
+type sessionStreams struct {
+	stdin, stdout, stderr, tty bool
+}
+
+// sessionIO are a session's streams as the runtime takes them (nil: not
+// asked for).
+type sessionIO struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	resize <-chan cri.TerminalSize
+}
+
+// runSession runs one streaming session (exec, attach) over an upgraded
+// connection: client messages feed stdin and resizes; output goes to the
+// output channels; run's Status goes to the error channel; then the
+// connection is closed normally. A connection that fails before run
+// returns cancels run's context.
+func (k *Kubelet) runSession(ctx context.Context, c *wsConn, containerID string, o sessionStreams,
+	run func(context.Context, sessionIO) *meta.Status) {
 	defer c.conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req := cri.ExecRequest{Cmd: o.Command, TTY: o.TTY}
+	var sio sessionIO
 	var stdinR *io.PipeReader
 	var stdinW *io.PipeWriter
-	if o.Stdin {
+	if o.stdin {
 		stdinR, stdinW = io.Pipe()
-		req.Stdin = stdinR
+		sio.stdin = stdinR
 	}
-	if o.Stdout {
-		req.Stdout = channelWriter{c: c, ch: chanStdout}
+	if o.stdout {
+		sio.stdout = channelWriter{c: c, ch: chanStdout}
 	}
-	if o.Stderr && !o.TTY {
-		req.Stderr = channelWriter{c: c, ch: chanStderr}
+	if o.stderr && !o.tty {
+		sio.stderr = channelWriter{c: c, ch: chanStderr}
 	}
 	var sizes chan cri.TerminalSize
-	if o.TTY {
+	if o.tty {
 		sizes = make(chan cri.TerminalSize, 1)
-		req.Resize = sizes
+		sio.resize = sizes
 	}
-	if err := c.writeChannel(lowestOutputChannel(o.Stdout, o.Stderr && !o.TTY), nil); err != nil {
+	if err := c.writeChannel(lowestOutputChannel(o.stdout, o.stderr && !o.tty), nil); err != nil {
 		return
 	}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		err := c.readLoop(stdinW, sizes, func(err error) { k.cfg.Logger.Info("exec stream", "container", containerID, "err", err) })
+		err := c.readLoop(stdinW, sizes, func(err error) { k.cfg.Logger.Info("stream session", "container", containerID, "err", err) })
 		var ce *websocket.CloseError
 		if !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure {
 			cancel() // the client is gone: stop the command
 		}
 	}()
-	code, err := k.cfg.Runtime.Exec(ctx, containerID, req)
+	status := run(ctx, sio)
 	if stdinR != nil {
 		stdinR.Close() // unblocks a readLoop waiting for the process to read
 	}
 	if ctx.Err() == nil {
-		if b, merr := json.Marshal(execStatus(o.Command, code, err)); merr == nil {
+		if b, merr := json.Marshal(status); merr == nil {
 			c.writeChannel(chanError, b)
 		}
 		c.closeNormally()

@@ -46,6 +46,7 @@ type Kubelet struct {
 	finished  map[meta.UID]time.Time
 
 	logServerPort atomic.Int32
+	services      atomic.Pointer[informerServices] // set by runServiceInformer
 
 	node nodeState
 	// tokens are the service-account tokens of projected volumes.
@@ -142,6 +143,11 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		k.goRun(func() { k.heartbeatLoop(ctx) })
 	}
 	if !k.cfg.ExternalPods {
+		if k.cfg.Services == nil {
+			if err := k.runServiceInformer(ctx); err != nil {
+				return err
+			}
+		}
 		if err := k.runPodInformer(ctx); err != nil {
 			return err
 		}

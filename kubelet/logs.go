@@ -34,8 +34,9 @@ const (
 	followCheck = time.Second
 )
 
-// startLogServer serves /containerLogs/{ns}/{pod}/{container} and
-// /exec/{ns}/{pod}/{container} (exec.go) over HTTPS, to the API server
+// startLogServer serves /containerLogs/{ns}/{pod}/{container},
+// /exec/{ns}/{pod}/{container} (exec.go), /attach/{ns}/{pod}/{container}
+// (attach.go) and /portForward/{ns}/{pod} (portforward.go) over HTTPS, to the API server
 // only (client certificate from ClientCA with CN
 // APIServerClientCN). The server belongs to Run, which shuts it down.
 func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
@@ -71,6 +72,14 @@ func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if len(parts) == 4 && parts[0] == "exec" {
 		k.serveExec(w, r, parts[1], parts[2], parts[3])
+		return
+	}
+	if len(parts) == 4 && parts[0] == "attach" {
+		k.serveAttach(w, r, parts[1], parts[2], parts[3])
+		return
+	}
+	if len(parts) == 3 && parts[0] == "portForward" {
+		k.servePortForward(w, r, parts[1], parts[2])
 		return
 	}
 	if r.Method != http.MethodGet || len(parts) != 4 || parts[0] != "containerLogs" {
@@ -192,6 +201,11 @@ func hasContainer(pod *core.Pod, name string) bool {
 			if c.Name == name {
 				return true
 			}
+		}
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		if c.Name == name {
+			return true
 		}
 	}
 	return false

@@ -70,6 +70,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 		allReady = allReady && cs.Ready
 		st.ContainerStatuses = append(st.ContainerStatuses, cs)
 	}
+	st.EphemeralContainerStatuses = k.ephemeralContainerStatuses(ctx, pod, ps)
 	st.Phase = podPhase(pod, st, initDone, initFailed, ps.killed || ps.terminal)
 	if ps.rejection != nil && !ps.rejection.Soft || ps.reason == "DeadlineExceeded" {
 		st.Phase = core.PodFailed

@@ -76,6 +76,9 @@ func DefaultPodSpec(spec *PodSpec) {
 	for i := range spec.InitContainers {
 		DefaultContainer(&spec.InitContainers[i])
 	}
+	for i := range spec.EphemeralContainers {
+		DefaultContainer(&spec.EphemeralContainers[i].Container)
+	}
 	for i := range spec.Containers {
 		DefaultContainer(&spec.Containers[i])
 	}

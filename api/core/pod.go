@@ -59,8 +59,10 @@ type PodSpec struct {
 	InitContainers []Container `json:"initContainers,omitempty"`
 	// Containers are the app containers; at least one is required.
 	Containers []Container `json:"containers"`
-	// EphemeralContainers (kubectl debug) are carried unchanged.
-	EphemeralContainers []meta.RawJSON `json:"ephemeralContainers,omitempty"`
+	// EphemeralContainers are debugging containers (kubectl debug) added
+	// to a running pod through the pods/ephemeralcontainers subresource
+	// only; they are never restarted nor removed.
+	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty"`
 	// RestartPolicy applies to every container; defaults to Always.
 	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
 	// TerminationGracePeriodSeconds is how long the kubelet waits between SIGTERM and

@@ -41,11 +41,11 @@ func workloadTypes() []scheme.Type {
 		{
 			Kind: GroupVersion().WithKind("Pod"), Resource: "pods", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"},
-			Subresources:   []string{"status", "binding", "log", "exec", "eviction"},
+			Subresources:   []string{"status", "binding", "log", "exec", "attach", "portforward", "eviction", "ephemeralcontainers"},
 			New:            func() meta.Object { return &Pod{} },
 			NewList:        func() meta.ListObject { return &PodList{} },
 			Default:        defaulter(DefaultPod),
-			Validate:       validator(ValidatePod),
+			Validate:       validator(ValidatePodCreate),
 			ValidateUpdate: updateValidator(ValidatePodUpdate),
 		},
 		{

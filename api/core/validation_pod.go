@@ -70,6 +70,7 @@ func validatePodSpec(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
 	names := map[string]bool{}
 	errs = append(errs, validateContainers(spec.Containers, ctx, names, p.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, ctx, names, p.Child("initContainers"))...)
+	errs = append(errs, validateEphemeralContainers(spec, ctx, names, p.Child("ephemeralContainers"))...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, true, p.Child("restartPolicy"),
 		RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever)...)
 	errs = append(errs, validateEnum(spec.DNSPolicy, true, p.Child("dnsPolicy"),

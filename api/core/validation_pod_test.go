@@ -377,7 +377,7 @@ func TestValidatePodTemplateSpec(t *testing.T) {
 
 	tmpl.Spec.Containers[0].Ports[0].HostPort = 9200
 	tmpl.Labels["bad key!"] = "x"
-	tmpl.Spec.EphemeralContainers = []meta.RawJSON{[]byte(`{"name":"debug"}`)}
+	tmpl.Spec.EphemeralContainers = []EphemeralContainer{{Container: Container{Name: "debug", Image: "busybox:1", TerminationMessagePolicy: TerminationMessageReadFile, ImagePullPolicy: PullIfNotPresent}}}
 	assert.Equal(t, []string{
 		`spec.template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 		"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template",

@@ -23,6 +23,19 @@ func (c *Client) Exec(ctx context.Context, pod *core.Pod, opts core.PodExecOptio
 	return c.Upgrade(ctx, pod.Spec.NodeName, podPath("exec", pod, opts.Container), opts.KubeletQuery(), w, r)
 }
 
+// Attach proxies the pods/attach request r for opts (container resolved
+// and checked by the caller) to the attach endpoint of pod's kubelet; see
+// Upgrade.
+func (c *Client) Attach(ctx context.Context, pod *core.Pod, opts core.PodAttachOptions, w http.ResponseWriter, r *http.Request) error {
+	return c.Upgrade(ctx, pod.Spec.NodeName, podPath("attach", pod, opts.Container), opts.KubeletQuery(), w, r)
+}
+
+// PortForward proxies the pods/portforward request r to the portForward
+// endpoint of pod's kubelet (/portForward/{ns}/{pod}); see Upgrade.
+func (c *Client) PortForward(ctx context.Context, pod *core.Pod, opts core.PodPortForwardOptions, w http.ResponseWriter, r *http.Request) error {
+	return c.Upgrade(ctx, pod.Spec.NodeName, podPath("portForward", pod, ""), opts.Query(), w, r)
+}
+
 // Upgrade proxies the connection upgrade in r to path (with query) on the
 // kubelet of node, and then the raw stream both ways until either side
 // closes it; the streaming subresources (exec, and attach and port-forward

@@ -140,10 +140,13 @@ spec:
 func TestKubectlQuotaLifecycle(t *testing.T) {
 	e := setup(t)
 	e.run(t, "", "create", "quota", "q",
-		"--hard=pods=3,services=2,secrets=10,configmaps=10,replicationcontrollers=2,requests.cpu=1,requests.memory=500Mi,limits.cpu=2,limits.memory=1Gi,count/replicasets.apps=5,services.nodeports=1,persistentvolumeclaims=3,requests.storage=10Gi")
+		"--hard=pods=3,services=3,secrets=10,configmaps=10,replicationcontrollers=2,requests.cpu=1,requests.memory=500Mi,limits.cpu=2,limits.memory=1Gi,count/replicasets.apps=5,services.nodeports=1,persistentvolumeclaims=3,requests.storage=10Gi")
 	cms, err := client.For[core.ConfigMap](e.c, "default").List(context.Background(), client.ListOptions{})
 	require.NoError(t, err)
-	base := map[core.ResourceName]string{"pods": "0", "services": "0", "replicationcontrollers": "0", "requests.cpu": "0",
+	// The default namespace holds the kubernetes Service already.
+	svcs, err := client.For[core.Service](e.c, "default").List(context.Background(), client.ListOptions{})
+	require.NoError(t, err)
+	base := map[core.ResourceName]string{"pods": "0", "services": itoa(len(svcs.Items)), "replicationcontrollers": "0", "requests.cpu": "0",
 		"requests.memory": "0", "limits.cpu": "0", "count/replicasets.apps": "0", "services.nodeports": "0",
 		"persistentvolumeclaims": "0", "requests.storage": "0", "configmaps": itoa(len(cms.Items))}
 	e.waitUsed(t, "q", base)
@@ -154,7 +157,7 @@ func TestKubectlQuotaLifecycle(t *testing.T) {
 	e.run(t, "", "create", "secret", "generic", "s1", "--from-literal=a=b")
 	e.run(t, "", "create", "configmap", "c1", "--from-literal=a=b")
 	e.run(t, rcQuotaManifest, "create", "-f", "-")
-	e.waitUsed(t, "q", map[core.ResourceName]string{"pods": "2", "services": "1", "services.nodeports": "1",
+	e.waitUsed(t, "q", map[core.ResourceName]string{"pods": "2", "services": itoa(len(svcs.Items) + 1), "services.nodeports": "1",
 		"replicationcontrollers": "1", "requests.cpu": "350m", "configmaps": itoa(len(cms.Items) + 1)})
 
 	out := e.run(t, "", "describe", "quota", "q")
@@ -176,7 +179,7 @@ func TestKubectlQuotaLifecycle(t *testing.T) {
 	e.run(t, "", "delete", "pod", "p1", "--wait=false")
 	e.run(t, "", "delete", "service", "np")
 	e.run(t, "", "delete", "rc", "web", "--wait=false")
-	e.waitUsed(t, "q", map[core.ResourceName]string{"services": "0", "services.nodeports": "0", "replicationcontrollers": "0"})
+	e.waitUsed(t, "q", map[core.ResourceName]string{"services": itoa(len(svcs.Items)), "services.nodeports": "0", "replicationcontrollers": "0"})
 	e.run(t, "", "create", "service", "nodeport", "np3", "--tcp=82:8080")
 }
 

@@ -36,6 +36,7 @@ type logCopier struct {
 	creator cio.Creator
 	dio     *cio.DirectIO
 	stdin   *stdinPipe // nil: created without Stdin (its stdin is empty)
+	fan     outputFan  // attached clients (Attach)
 	done    chan struct{}
 	once    sync.Once
 }
@@ -107,7 +108,7 @@ func (r *Runtime) startLogs(id string, rec containerRecord) (*logCopier, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			CopyLog(&lockedWriter{mu: &mu, w: out}, src, stream, time.Now)
+			CopyLog(&lockedWriter{mu: &mu, w: out}, fanReader{r: src, fan: &lc.fan, stream: stream}, stream, time.Now)
 		}()
 	}
 	r.mu.Lock()

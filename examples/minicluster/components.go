@@ -30,6 +30,12 @@ var (
 	realNodeCIDR = netip.MustParsePrefix("10.244.0.0/17")
 )
 
+// masterAdvertiseAddr is where pods reach the API server (the endpoints
+// of the kubernetes Service): node-1's pod bridge address, which the host
+// holds once node-1's first pod is attached, on a port the control plane
+// picks and relays to the API server's listener.
+const masterAdvertiseAddr = "10.244.1.1:0"
+
 // maxRealNodes is how many real nodes fit in realNodeCIDR.
 const maxRealNodes = 127
 

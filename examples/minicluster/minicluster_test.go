@@ -126,4 +126,21 @@ func TestDemo(t *testing.T) {
 	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "exec", "execbox", "--", "/hello", "wget", "http://localhost:8080/").CombinedOutput()
 	require.NoError(t, err, string(got))
 	assert.Equal(t, "execbox\n", string(got), "kubectl exec prints the pod's hostname")
+
+	// The kubernetes Service: its variables are in every container, its
+	// name resolves through cluster DNS, and it leads to the API server,
+	// which a pod reaches as rest.InClusterConfig does (the cluster CA and
+	// the pod's service-account token): the token authenticates, and
+	// RBAC grants the default service account nothing (403).
+	got, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "exec", "execbox", "--", "/hello", "env").CombinedOutput()
+	require.NoError(t, err, string(got))
+	for _, want := range []string{"KUBERNETES_SERVICE_HOST=10.96.0.1\n", "KUBERNETES_SERVICE_PORT=443\n",
+		"KUBERNETES_PORT=tcp://10.96.0.1:443\n", "KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1\n", "SVC_SERVICE_HOST=" + clusterIP + "\n"} {
+		assert.Contains(t, string(got), want)
+	}
+	sa := "/var/run/secrets/kubernetes.io/serviceaccount/"
+	got, _ = exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "exec", "execbox", "--", "/hello", "wget",
+		"--ca", sa+"ca.crt", "--token-file", sa+"token", "https://kubernetes.default.svc/api/v1/namespaces/default/pods").CombinedOutput()
+	assert.Contains(t, string(got), `pods is forbidden: User \"system:serviceaccount:default:default\" cannot list resource \"pods\"`)
+	assert.Contains(t, string(got), "status 403 Forbidden")
 }

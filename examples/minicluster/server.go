@@ -131,6 +131,10 @@ func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 	s := o.Server
 	if s.Role == roleServer {
 		cfg.Auth.BootstrapTokenAuth = true // agents join with DATA/join-token
+	} else if o.Nodes > 0 {
+		// Pods reach the API server through the kubernetes Service at the
+		// gateway address of node-1's pod bridge (relayed to Listen).
+		cfg.AdvertiseAddress = masterAdvertiseAddr
 	}
 	if s.CACertFile != "" {
 		ca, err := pki.LoadCA(s.CACertFile, s.CAKeyFile)

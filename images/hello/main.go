@@ -11,7 +11,9 @@
 //
 // Subcommands, chosen by argv[1] or by the basename of argv[0]:
 //
-//	wget URL              print the body; exit 1 on failure or a non-2xx status
+//	wget [--ca FILE] [--token-file FILE] URL
+//	                      print the body; exit 1 on failure or a non-2xx status
+//	                      (--ca: trust only that CA; --token-file: bearer token)
 //	cat FILE              print the file ("-": copy stdin to stdout until EOF)
 //	write FILE TEXT       write TEXT to FILE
 //	sleep DURATION        sleep (SIGTERM ends it with code 0)
@@ -25,6 +27,9 @@
 //	echo-err ARGS...      print ARGS on stderr
 //	print TEXT            print TEXT with no newline
 //	alloc MIB             allocate and touch MIB MiB, then sleep
+//	tar cf - PATH...      write a tar archive of PATHs to stdout (leading "/" removed)
+//	tar -xmf - [-C DIR]   extract the tar archive on stdin into DIR (kubectl cp)
+//	test -d|-f|-e PATH    exit 0 when PATH is a directory, a file, or exists
 //	ttysize               for each line on stdin print stdin's terminal size "ROWS COLS" (until "q")
 package main
 
@@ -119,4 +124,6 @@ var commands = map[string]command{
 	"print":             {1, "TEXT", cmdPrint},
 	"alloc":             {1, "MIB", cmdAlloc},
 	"ttysize":           {0, "", cmdTTYSize},
+	"tar":               {1, "cf - PATH... | -xmf - [-C DIR]", cmdTar},
+	"test":              {2, "-d|-f|-e PATH", cmdTest},
 }

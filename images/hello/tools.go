@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -24,8 +26,44 @@ func fail(stderr io.Writer, format string, a ...any) int {
 }
 
 func cmdWget(args []string, stdout, stderr io.Writer) int {
-	c := &http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get(args[0])
+	tr := &http.Transport{}
+	var token string
+	for len(args) > 1 && strings.HasPrefix(args[0], "--") {
+		flag, val := args[0], args[1]
+		args = args[2:]
+		switch flag {
+		case "--ca": // trust only this CA (PEM), as an in-cluster client does
+			pem, err := os.ReadFile(val)
+			if err != nil {
+				return fail(stderr, "wget: %v", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return fail(stderr, "wget: %s: no certificate", val)
+			}
+			tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+		case "--token-file": // send the file's content as a bearer token
+			b, err := os.ReadFile(val)
+			if err != nil {
+				return fail(stderr, "wget: %v", err)
+			}
+			token = strings.TrimSpace(string(b))
+		default:
+			return fail(stderr, "wget: unknown flag %s", flag)
+		}
+	}
+	if len(args) != 1 {
+		return fail(stderr, "wget: usage: wget [--ca FILE] [--token-file FILE] URL")
+	}
+	req, err := http.NewRequest(http.MethodGet, args[0], nil)
+	if err != nil {
+		return fail(stderr, "wget: %v", err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: tr}
+	resp, err := c.Do(req)
 	if err != nil {
 		return fail(stderr, "wget: %v", err)
 	}
