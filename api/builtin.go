@@ -6,6 +6,7 @@ import (
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
+	"github.com/orkit/orkit/api/autoscaling"
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/certificates"
 	"github.com/orkit/orkit/api/coordination"
@@ -23,12 +24,15 @@ import (
 // NewScheme returns a new scheme holding every built-in kind. Each call
 // builds an independent scheme, so a caller may register its own kinds on
 // top without affecting others. autoscaling/v1 Scale is not registered: it
-// is the body of the scale subresource, not a resource of its own.
+// is the body of the scale subresource, not a resource of its own; nor is
+// the autoscaling/v1 view of HorizontalPodAutoscalers, which the API
+// server serves by converting the stored autoscaling/v2 objects.
 func NewScheme() *scheme.Scheme {
 	s := scheme.New()
 	core.Register(s)
 	apps.Register(s)
 	batch.Register(s)
+	autoscaling.Register(s)
 	policy.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
