@@ -60,4 +60,3 @@ func (a *APIMetrics) PodMetrics(ctx context.Context, namespace string, selector 
 	}
 	return out, nil
 }
-
