@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/orkit/orkit/api/admissionregistration"
 	"github.com/orkit/orkit/api/apiextensions"
+	"github.com/orkit/orkit/api/apiregistration"
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
@@ -45,6 +46,7 @@ func NewScheme() *scheme.Scheme {
 	authentication.Register(s)
 	certificates.Register(s)
 	apiextensions.Register(s)
+	apiregistration.Register(s)
 	return s
 }
 

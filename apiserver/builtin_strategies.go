@@ -48,6 +48,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                 {generation: GenerationNone},
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:          {generation: GenerationNone},
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                             {generation: GenerationNone},
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                     {generation: GenerationOnSpec},
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                   {generation: GenerationOnSpec},
 	{Group: "networking.k8s.io", Kind: "Ingress"}:                             {generation: GenerationOnSpec},
 	{Group: "networking.k8s.io", Kind: "IngressClass"}:                        {generation: GenerationOnSpec},

@@ -242,3 +242,7 @@ func (p *SimPool) Summary(ctx context.Context, node string) (*stats.Summary, err
 	}
 	return k.Summary(ctx)
 }
+
+// Name returns "simulated-nodes" (the pool is a source of node summaries
+// for a metrics server).
+func (p *SimPool) Name() string { return "simulated-nodes" }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/api/stats"
 )
 
@@ -233,4 +234,25 @@ func (k *Kubelet) serveSummary(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(s)
+}
+
+// The pod annotations SimUsageFromAnnotations reads: the CPU (a rate,
+// "250m") and memory ("64Mi") each container of the pod uses.
+const (
+	AnnotationSimCPU    = "sim.orkit.io/cpu"
+	AnnotationSimMemory = "sim.orkit.io/memory"
+)
+
+// SimUsageFromAnnotations is a UsageFunc for simulated nodes: every
+// container uses what the pod's AnnotationSimCPU and AnnotationSimMemory
+// say (`kubectl annotate pod web-1 sim.orkit.io/cpu=200m` raises the
+// load); a missing or malformed annotation means none.
+func SimUsageFromAnnotations(pod *core.Pod, _ string) core.ResourceList {
+	out := core.ResourceList{}
+	for res, key := range map[core.ResourceName]string{core.ResourceCPU: AnnotationSimCPU, core.ResourceMemory: AnnotationSimMemory} {
+		if q, err := resource.ParseQuantity(pod.Annotations[key]); err == nil && q.Sign() >= 0 {
+			out[res] = q
+		}
+	}
+	return out
 }
