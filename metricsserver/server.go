@@ -187,7 +187,7 @@ func (s *Server) record(next *snapshot, node *core.Node, sum *stats.Summary, pod
 			TypeMeta:   meta.TypeMeta{Kind: "NodeMetrics", APIVersion: metrics.GroupVersion().String()},
 			ObjectMeta: meta.ObjectMeta{Name: node.Name, Labels: node.Labels, CreationTimestamp: meta.Now()},
 			Timestamp:  sum.Node.CPU.Time, Window: meta.Duration{Duration: w},
-			Usage:      usage(nc, *sum.Node.Memory.WorkingSetBytes),
+			Usage: usage(nc, *sum.Node.Memory.WorkingSetBytes),
 		}
 	}
 	for _, p := range sum.Pods {
