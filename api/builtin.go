@@ -3,9 +3,11 @@ package api
 import (
 	"github.com/orkit/orkit/api/admissionregistration"
 	"github.com/orkit/orkit/api/apiextensions"
+	"github.com/orkit/orkit/api/apiregistration"
 	"github.com/orkit/orkit/api/apps"
 	"github.com/orkit/orkit/api/authentication"
 	"github.com/orkit/orkit/api/authorization"
+	"github.com/orkit/orkit/api/autoscaling"
 	"github.com/orkit/orkit/api/batch"
 	"github.com/orkit/orkit/api/certificates"
 	"github.com/orkit/orkit/api/coordination"
@@ -24,12 +26,15 @@ import (
 // NewScheme returns a new scheme holding every built-in kind. Each call
 // builds an independent scheme, so a caller may register its own kinds on
 // top without affecting others. autoscaling/v1 Scale is not registered: it
-// is the body of the scale subresource, not a resource of its own.
+// is the body of the scale subresource, not a resource of its own; nor is
+// the autoscaling/v1 view of HorizontalPodAutoscalers, which the API
+// server serves by converting the stored autoscaling/v2 objects.
 func NewScheme() *scheme.Scheme {
 	s := scheme.New()
 	core.Register(s)
 	apps.Register(s)
 	batch.Register(s)
+	autoscaling.Register(s)
 	policy.Register(s)
 	rbac.Register(s)
 	coordination.Register(s)
@@ -43,6 +48,7 @@ func NewScheme() *scheme.Scheme {
 	authentication.Register(s)
 	certificates.Register(s)
 	apiextensions.Register(s)
+	apiregistration.Register(s)
 	return s
 }
 

@@ -66,4 +66,6 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       {generation: GenerationNone},
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 {generation: GenerationNone},
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   {generation: GenerationNone},
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             {generation: GenerationOnSpec},
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           {generation: GenerationOnSpec},
 }

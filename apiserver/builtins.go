@@ -25,7 +25,7 @@ func (s *Server) registerScheme(sch *scheme.Scheme) error {
 			return err
 		}
 	}
-	return nil
+	return s.registerHPAV1()
 }
 
 func coreGVR(resource string) meta.GroupVersionResource {
@@ -100,12 +100,14 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		},
 	}
 	tables := map[meta.GroupVersionResource]*TableConvertor{
-		coreGVR("persistentvolumeclaims"):                                                    pvcTable,
-		coreGVR("persistentvolumes"):                                                         pvTable,
-		coreGVR("resourcequotas"):                                                            resourceQuotaTable,
-		coreGVR("limitranges"):                                                               createdAtTable,
-		appsGVR("controllerrevisions"):                                                       controllerRevisionTable,
-		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                                cronJobTable,
+		coreGVR("persistentvolumeclaims"):                     pvcTable,
+		coreGVR("persistentvolumes"):                          pvTable,
+		coreGVR("resourcequotas"):                             resourceQuotaTable,
+		coreGVR("limitranges"):                                createdAtTable,
+		appsGVR("controllerrevisions"):                        controllerRevisionTable,
+		{Group: "batch", Version: "v1", Resource: "cronjobs"}: cronJobTable,
+		hpaGVR:        hpaTable,
+		apiServiceGVR: apiServiceTable,
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:                    leaseTable,
 		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,

@@ -87,6 +87,12 @@ func (s *Server) apiGroups() []apiGroup {
 		versions[gvr.Group][gvr.Version] = true
 	}
 	s.mu.RUnlock()
+	for gv := range s.agg.groupVersions() {
+		if versions[gv.Group] == nil {
+			versions[gv.Group] = map[string]bool{}
+		}
+		versions[gv.Group][gv.Version] = true
+	}
 	var out []apiGroup
 	for g, vs := range versions {
 		grp := apiGroup{Name: g}

@@ -111,6 +111,13 @@ func (s *Server) serveAggregated(w http.ResponseWriter, core bool) {
 // versionDiscovery lists the resources served in gv, their subresources
 // nested, sorted by name.
 func (s *Server) versionDiscovery(gv meta.GroupVersion) versionDiscovery {
+	if rm := s.agg.get(gv); rm != nil {
+		fresh := "Current"
+		if !rm.available {
+			fresh = "Stale"
+		}
+		return versionDiscovery{Version: gv.Version, Resources: rm.resources, Freshness: fresh}
+	}
 	s.mu.RLock()
 	var out []resourceDiscovery
 	for gvr, r := range s.resources {

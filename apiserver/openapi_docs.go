@@ -245,6 +245,22 @@ var typeDocs = map[string]map[string]string{
 		"reason":            "Reason is the machine-readable reason of the failure.",
 		"rule":              "Rule is the CEL expression.",
 	},
+	"github.com/orkit/orkit/api/apiregistration.APIService": {
+		"": "APIService registers the server of one group/version. Its name is \"<version>.<group>\".",
+	},
+	"github.com/orkit/orkit/api/apiregistration.APIServiceCondition": {
+		"": "APIServiceCondition is one condition.",
+	},
+	"github.com/orkit/orkit/api/apiregistration.APIServiceSpec": {
+		"":         "APIServiceSpec says where the group/version is served and how to trust it. A nil Service means the API server serves it itself (Local).",
+		"caBundle": "CABundle is the PEM bundle that verifies the server's certificate.",
+	},
+	"github.com/orkit/orkit/api/apiregistration.APIServiceStatus": {
+		"": "APIServiceStatus holds the Available condition.",
+	},
+	"github.com/orkit/orkit/api/apiregistration.ServiceReference": {
+		"": "ServiceReference names the Service in front of the server; Port defaults to 443.",
+	},
 	"github.com/orkit/orkit/api/apps.ControllerRevision": {
 		"":         "ControllerRevision is an immutable snapshot of a StatefulSet's or DaemonSet's template, kept for rollback.",
 		"data":     "Data is the serialised state (a strategic-merge patch of the owner), carried as raw JSON and never interpreted here.",
@@ -422,6 +438,89 @@ var typeDocs = map[string]map[string]string{
 	},
 	"github.com/orkit/orkit/api/authorization.SubjectRulesReviewStatus": {
 		"": "SubjectRulesReviewStatus lists the rules a user holds. Incomplete is true when an authorizer cannot enumerate its rules (webhook, for instance).",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ContainerResourceMetricSource": {
+		"": "ContainerResourceMetricSource is a resource of one container of the target's pods.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ContainerResourceMetricStatus": {
+		"": "ContainerResourceMetricStatus is the current value of a container resource metric.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.CrossVersionObjectReference": {
+		"": "CrossVersionObjectReference names an object of any group and version.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ExternalMetricSource": {
+		"": "ExternalMetricSource is a metric of nothing in the cluster.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ExternalMetricStatus": {
+		"": "ExternalMetricStatus is the current value of an external metric.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HPAScalingPolicy": {
+		"": "HPAScalingPolicy allows a change of Value pods or percent within PeriodSeconds.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HPAScalingRules": {
+		"": "HPAScalingRules limits one direction: recommendations are stabilized over a window, and each period allows a change of at most what the selected policy allows.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscaler": {
+		"": "HorizontalPodAutoscaler (autoscaling/v2) sets the replica count of a scalable workload from observed metrics. It marshals to JSON exactly as Kubernetes' autoscaling/v2; values are plain data.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerBehavior": {
+		"": "HorizontalPodAutoscalerBehavior holds the scaling rules of each direction; a nil direction gets its defaults.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerCondition": {
+		"": "HorizontalPodAutoscalerCondition is one condition of the status.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerSpec": {
+		"":               "HorizontalPodAutoscalerSpec is what to scale, within which bounds, on which metrics and how fast.",
+		"behavior":       "Behavior limits the rate of scaling up and down; nil means the defaults (DefaultScaleUpRules, DefaultScaleDownRules).",
+		"maxReplicas":    "MaxReplicas is the upper bound; at least MinReplicas.",
+		"metrics":        "Metrics are the targets; the desired count is the largest any of them asks for. Defaulted to 80% average CPU utilization.",
+		"minReplicas":    "MinReplicas is the lower bound; defaulted to 1.",
+		"scaleTargetRef": "ScaleTargetRef names the workload whose scale subresource is set.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerSpecV1": {
+		"": "HorizontalPodAutoscalerSpecV1 is the v1 spec.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerStatus": {
+		"": "HorizontalPodAutoscalerStatus is what the controller last saw and did.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerStatusV1": {
+		"": "HorizontalPodAutoscalerStatusV1 is the v1 status.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.HorizontalPodAutoscalerV1": {
+		"": "HorizontalPodAutoscalerV1 is the autoscaling/v1 form of a HorizontalPodAutoscaler: one CPU utilization target. The API server stores v2 and converts (ToV2, FromV2); metrics other than CPU utilization travel in annotations, as in Kubernetes.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.MetricIdentifier": {
+		"": "MetricIdentifier names a custom or external metric.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.MetricSpec": {
+		"": "MetricSpec is one metric and its target; exactly the source named by Type is set.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.MetricStatus": {
+		"": "MetricStatus is the current value of one metric of the spec.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.MetricTarget": {
+		"": "MetricTarget is the value a metric should have: a total, an average per pod, or an average utilization in percent of the pods' requests.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.MetricValueStatus": {
+		"": "MetricValueStatus is a metric's current value in the target's terms.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ObjectMetricSource": {
+		"": "ObjectMetricSource is a metric describing one object.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ObjectMetricStatus": {
+		"": "ObjectMetricStatus is the current value of an object metric.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.PodsMetricSource": {
+		"": "PodsMetricSource is a custom metric of each pod, averaged.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.PodsMetricStatus": {
+		"": "PodsMetricStatus is the current value of a pods metric.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ResourceMetricSource": {
+		"": "ResourceMetricSource is a resource (cpu, memory) of the target's pods, as the Metrics API reports it, averaged over the pods.",
+	},
+	"github.com/orkit/orkit/api/autoscaling.ResourceMetricStatus": {
+		"": "ResourceMetricStatus is the current value of a resource metric.",
 	},
 	"github.com/orkit/orkit/api/autoscaling.Scale": {
 		"": "Scale is the desired and observed replica count of a scalable resource. Its metadata is the owning object's (name, namespace, uid, resourceVersion), so an update with a stale resourceVersion conflicts.",
@@ -1257,6 +1356,15 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/meta.WatchEvent": {
 		"": "WatchEvent is one frame of a watch stream: {\"type\":..., \"object\":...}. Object holds the encoded object (a Status for ERROR).",
 	},
+	"github.com/orkit/orkit/api/metrics.ContainerMetrics": {
+		"": "ContainerMetrics is the usage of one container.",
+	},
+	"github.com/orkit/orkit/api/metrics.NodeMetrics": {
+		"": "NodeMetrics is the resource usage of one node (named like it), measured over Window ending at Timestamp.",
+	},
+	"github.com/orkit/orkit/api/metrics.PodMetrics": {
+		"": "PodMetrics is the resource usage of the containers of one pod (named like it), measured over Window ending at Timestamp.",
+	},
 	"github.com/orkit/orkit/api/networking.HTTPIngressPath": {
 		"": "HTTPIngressPath sends the requests for a path to a backend.",
 	},
@@ -1415,6 +1523,27 @@ var typeDocs = map[string]map[string]string{
 		"Subresources":   "Subresources the kind serves besides the main resource (\"status\", \"scale\").",
 		"Validate":       "Validate checks a new object. Nil means anything goes.",
 		"ValidateUpdate": "ValidateUpdate checks obj as a replacement for old (immutable fields). Nil means Validate alone.",
+	},
+	"github.com/orkit/orkit/api/stats.CPUStats": {
+		"": "CPUStats is CPU time used: UsageCoreNanoSeconds is cumulative since the cgroup was made; UsageNanoCores, when the kubelet knows it, the recent rate. A metrics server computes rates from two samples of the cumulative figure.",
+	},
+	"github.com/orkit/orkit/api/stats.ContainerStats": {
+		"": "ContainerStats are the figures of one container.",
+	},
+	"github.com/orkit/orkit/api/stats.MemoryStats": {
+		"": "MemoryStats is memory in use: WorkingSetBytes is what the Metrics API reports (usage minus inactive file pages).",
+	},
+	"github.com/orkit/orkit/api/stats.NodeStats": {
+		"": "NodeStats are the figures of the whole node.",
+	},
+	"github.com/orkit/orkit/api/stats.PodReference": {
+		"": "PodReference names a pod.",
+	},
+	"github.com/orkit/orkit/api/stats.PodStats": {
+		"": "PodStats are the figures of one pod (its cgroup) and its containers.",
+	},
+	"github.com/orkit/orkit/api/stats.Summary": {
+		"": "Summary is a node's figures and its pods'.",
 	},
 	"github.com/orkit/orkit/api/storage.StorageClass": {
 		"":                     "StorageClass describes a class of dynamically provisioned volumes. It is cluster-scoped; its provisioner, parameters, reclaim policy and binding mode are immutable.",

@@ -86,6 +86,11 @@ type Config struct {
 	// serving certificates; see kubeletclient.Config). nil reaches none:
 	// those subresources answer 400.
 	Kubelet *kubeletclient.Config
+	// ProxyClientCert is the client certificate the server presents to
+	// the servers of aggregated APIs (APIServices with a Service), as
+	// --proxy-client-cert-file; the user rides in X-Remote-User and
+	// X-Remote-Group. nil presents none.
+	ProxyClientCert *tls.Certificate
 	// MaxInFlight caps concurrent non-watch requests, split among priority
 	// levels as API Priority and Fairness splits it (flowcontrol.go):
 	// system:masters is never limited, nodes and the control plane have
@@ -161,6 +166,9 @@ type Server struct {
 	// rbacRules resolves a user's RBAC rules from the watch caches for the
 	// escalation checks (checkEscalation), whatever the authorizer is.
 	rbacRules authz.PolicyResolver
+
+	// agg holds the group/versions APIServices delegate to other servers.
+	agg aggregator
 
 	mu        sync.RWMutex
 	resources map[meta.GroupVersionResource]*served
@@ -350,6 +358,7 @@ func (s *Server) Start(ctx context.Context) (retErr error) {
 	s.startCaches(ctx)
 	s.startCompactor(ctx)
 	s.startCRDs(ctx)
+	s.startAggregator(ctx)
 	s.serve(ctx, cancel, ln)
 	return nil
 }
@@ -581,6 +590,10 @@ func attributesFor(u *authn.User, info *RequestInfo, r *http.Request) authz.Attr
 
 // route sends an authorized request to its handler.
 func (s *Server) route(w http.ResponseWriter, r *http.Request, info *RequestInfo, u *authn.User) {
+	if rm := s.remoteFor(info); rm != nil {
+		s.serveRemote(w, r, rm, u)
+		return
+	}
 	if !info.IsResourceRequest {
 		s.serveNonResource(w, r, info)
 		return

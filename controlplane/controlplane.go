@@ -243,7 +243,7 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator, ServiceAccountTokens: tokens,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
-		Initializers: true, Bootstrap: true, Kubelet: kubeletClient,
+		Initializers: true, Bootstrap: true, Kubelet: kubeletClient, ProxyClientCert: kubeletClient.ClientCert,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
 		Serving: cfg.Serving,
 	})

@@ -104,8 +104,13 @@ type Config struct {
 	CPUManagerPolicy string
 	ReservedCPUs     int
 
-	// ServerAddr is the listen address of the HTTPS log and exec
-	// endpoints ("" means no server). ServingCert is its certificate;
+	// SyntheticUsage, on a node without cgroups (CgroupRoot ""), is the
+	// usage Summary reports per container (simulated nodes); nil means
+	// such a node reports no pod figures.
+	SyntheticUsage UsageFunc
+
+	// ServerAddr is the listen address of the HTTPS log, exec and
+	// /stats/summary endpoints ("" means no server). ServingCert is its certificate;
 	// ClientCA verifies callers, and only APIServerClientCN may call.
 	ServerAddr  string
 	ServingCert *tls.Certificate

@@ -29,6 +29,8 @@ var (
 	ErrExecProtocol = errors.New("exec stream protocol error")
 	// ErrForbidden: a log request came from someone other than the API server.
 	ErrForbidden = errors.New("forbidden")
+	// ErrNoNode: a simulated node pool has no node of that name.
+	ErrNoNode = errors.New("no such node")
 	// ErrNoCPUs: the static CPU manager has too few free CPUs.
 	ErrNoCPUs = errors.New("not enough exclusive CPUs")
 )

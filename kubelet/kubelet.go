@@ -51,6 +51,10 @@ type Kubelet struct {
 	node nodeState
 	// tokens are the service-account tokens of projected volumes.
 	tokens *tokenManager
+	// started is when New made the kubelet (the node's start time in
+	// Summary); meter integrates a simulated node's usage rates.
+	started time.Time
+	meter   usageMeter
 }
 
 var _ informer.Handler[*core.Pod] = (*Kubelet)(nil)
@@ -64,6 +68,7 @@ func New(cfg Config) (*Kubelet, error) {
 	}
 	k := &Kubelet{
 		cfg:       cfg,
+		started:   time.Now().Truncate(time.Second),
 		pods:      client.For[core.Pod](cfg.Client, ""),
 		workers:   map[meta.UID]*podWorker{},
 		sandboxes: map[string]meta.UID{},

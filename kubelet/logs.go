@@ -36,7 +36,8 @@ const (
 
 // startLogServer serves /containerLogs/{ns}/{pod}/{container},
 // /exec/{ns}/{pod}/{container} (exec.go), /attach/{ns}/{pod}/{container}
-// (attach.go) and /portForward/{ns}/{pod} (portforward.go) over HTTPS, to the API server
+// (attach.go), /portForward/{ns}/{pod} (portforward.go) and /stats/summary
+// (stats.go) over HTTPS, to the API server
 // only (client certificate from ClientCA with CN
 // APIServerClientCN). The server belongs to Run, which shuts it down.
 func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
@@ -70,6 +71,10 @@ func (k *Kubelet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	serving.Authenticated(r.Context())
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if r.Method == http.MethodGet && r.URL.Path == "/stats/summary" {
+		k.serveSummary(w, r)
+		return
+	}
 	if len(parts) == 4 && parts[0] == "exec" {
 		k.serveExec(w, r, parts[1], parts[2], parts[3])
 		return

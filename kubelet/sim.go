@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/stats"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/client/record"
 	"github.com/orkit/orkit/cri/fake"
@@ -228,3 +229,20 @@ func simCapacity() core.ResourceList {
 		core.ResourcePods:   mustQuantity("110"),
 	}
 }
+
+// Summary returns the figures of the simulated node called node (as its
+// kubelet's /stats/summary would): the usage SimConfig.Base.SyntheticUsage
+// gives its running pods. It fails when the pool has no such node.
+func (p *SimPool) Summary(ctx context.Context, node string) (*stats.Summary, error) {
+	p.mu.Lock()
+	k := p.kubelets[node]
+	p.mu.Unlock()
+	if k == nil {
+		return nil, fmt.Errorf("%w: no simulated node %q", ErrNoNode, node)
+	}
+	return k.Summary(ctx)
+}
+
+// Name returns "simulated-nodes" (the pool is a source of node summaries
+// for a metrics server).
+func (p *SimPool) Name() string { return "simulated-nodes" }

@@ -45,6 +45,17 @@ func newStatusManager(c *client.Client, log *slog.Logger) *statusManager {
 		wake: make(chan struct{}, 1)}
 }
 
+// latest returns the newest status recorded for the pod uid.
+func (m *statusManager) latest(uid meta.UID) (core.PodStatus, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[uid]
+	if e == nil {
+		return core.PodStatus{}, false
+	}
+	return *meta.DeepCopy(&e.status), true
+}
+
 // set records pod's newest status; it is written soon unless equal to the
 // last one written.
 func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {

@@ -16,6 +16,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 	authn := meta.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
 	t := map[meta.GroupVersionKind]string{
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                             "autoscaling.Scale",
+		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling.HorizontalPodAutoscaler",
 		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):               "scheduling.PriorityClass",
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                     "coordination.Lease",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                   "meta.DeleteOptions",

@@ -89,7 +89,7 @@ func authMessages() map[string]fields {
 	}
 }
 
-// otherMessages covers autoscaling/v1 Scale, scheduling/v1 PriorityClass,
+// otherMessages covers autoscaling/v1 Scale and HorizontalPodAutoscaler, scheduling/v1 PriorityClass,
 // coordination/v1 Lease, certificates/v1 CertificateSigningRequest and
 // policy/v1 Eviction (kubectl drain).
 func otherMessages() map[string]fields {
@@ -98,7 +98,20 @@ func otherMessages() map[string]fields {
 		"autoscaling.Scale": {
 			1: objectMeta(), 2: msg("spec", "autoscaling.ScaleSpec"), 3: msg("status", "autoscaling.ScaleStatus"),
 		},
-		"autoscaling.ScaleSpec":   {1: i32("replicas")},
+		"autoscaling.ScaleSpec": {1: i32("replicas")},
+		"autoscaling.HorizontalPodAutoscaler": {
+			1: objectMeta(), 2: msg("spec", "autoscaling.HorizontalPodAutoscalerSpec"),
+			3: msg("status", "autoscaling.HorizontalPodAutoscalerStatus"),
+		},
+		"autoscaling.HorizontalPodAutoscalerSpec": {
+			1: msg("scaleTargetRef", "autoscaling.CrossVersionObjectReference"), 2: i32p("minReplicas"),
+			3: i32p("maxReplicas"), 4: i32p("targetCPUUtilizationPercentage"),
+		},
+		"autoscaling.CrossVersionObjectReference": {1: strp("kind"), 2: strp("name"), 3: str("apiVersion")},
+		"autoscaling.HorizontalPodAutoscalerStatus": {
+			1: i64p("observedGeneration"), 2: timeField("lastScaleTime"), 3: i32p("currentReplicas"),
+			4: i32p("desiredReplicas"), 5: i32p("currentCPUUtilizationPercentage"),
+		},
 		"autoscaling.ScaleStatus": {1: i32p("replicas"), 2: str("selector")},
 		"scheduling.PriorityClass": {
 			1: objectMeta(), 2: i32p("value"), 3: bln("globalDefault"), 4: str("description"), 5: strp("preemptionPolicy"),

@@ -5,6 +5,7 @@
 //	standard.Add(m, standard.Config{...})
 //	  ├─ workloads   replicaset, replicationcontroller, deployment, statefulset, daemonset, job, cronjob
 //	  ├─ policy      disruption, resourcequota
+//	  ├─ autoscaling horizontalpodautoscaling (reads metrics.k8s.io)
 //	  ├─ services    endpoints, servicelb (with a load balancer provider)
 //	  ├─ namespaces  namespace, serviceaccount
 //	  ├─ nodes       nodeipam, nodelifecycle, podgc

@@ -17,6 +17,7 @@ import (
 	"github.com/orkit/orkit/controller/namespace"
 	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
+	"github.com/orkit/orkit/controller/podautoscaler"
 	"github.com/orkit/orkit/controller/podgc"
 	"github.com/orkit/orkit/controller/replicaset"
 	"github.com/orkit/orkit/controller/replication"
@@ -35,19 +36,23 @@ import (
 // ServiceLB.Provider, and the root CA publisher, which needs
 // RootCACert.RootCA.
 type Config struct {
-	ReplicaSet     replicaset.Config
-	Replication    replication.Config
-	Deployment     deployment.Config
-	StatefulSet    statefulset.Config
-	DaemonSet      daemonset.Config
-	Job            job.Config
-	CronJob        cronjob.Config
-	Disruption     disruption.Config
-	ResourceQuota  resourcequota.Config
-	Endpoints      endpoints.Config
-	EndpointSlice  endpointslice.Config // the EndpointSlice and mirroring controllers
-	Namespace      namespace.Config
-	ServiceAccount serviceaccount.Config
+	ReplicaSet    replicaset.Config
+	Replication   replication.Config
+	Deployment    deployment.Config
+	StatefulSet   statefulset.Config
+	DaemonSet     daemonset.Config
+	Job           job.Config
+	CronJob       cronjob.Config
+	Disruption    disruption.Config
+	ResourceQuota resourcequota.Config
+	// HorizontalPodAutoscaler reads metrics.k8s.io by default: without a
+	// metrics server registered for it, autoscalers report
+	// ScalingActive=False.
+	HorizontalPodAutoscaler podautoscaler.Config
+	Endpoints               endpoints.Config
+	EndpointSlice           endpointslice.Config // the EndpointSlice and mirroring controllers
+	Namespace               namespace.Config
+	ServiceAccount          serviceaccount.Config
 	// RootCACert runs the root CA publisher (kube-root-ca.crt in every
 	// namespace) when its RootCA is set; without one no namespace gets
 	// the ConfigMap, and pods' kube-api-access volumes wait for it.
@@ -81,6 +86,7 @@ type Controllers struct {
 	CronJob          *cronjob.Controller
 	Disruption       *disruption.Controller
 	ResourceQuota    *resourcequota.Controller
+	Autoscaler       *podautoscaler.Controller
 	Endpoints        *endpoints.Controller
 	EndpointSlice    *endpointslice.Controller
 	Mirroring        *endpointslice.Mirroring
@@ -101,7 +107,7 @@ type Controllers struct {
 // controllers' names in logs and metrics.
 func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
-		"disruption", "resourcequota", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
+		"disruption", "resourcequota", "horizontalpodautoscaling", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
 		"root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
@@ -171,6 +177,9 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		stepOf("disruption", &out.Disruption, func() (*disruption.Controller, error) { return disruption.New(m, cfg.Disruption) }),
 		stepOf("resourcequota", &out.ResourceQuota, func() (*resourcequota.Controller, error) {
 			return resourcequota.New(m, cfg.ResourceQuota)
+		}),
+		stepOf("horizontalpodautoscaling", &out.Autoscaler, func() (*podautoscaler.Controller, error) {
+			return podautoscaler.New(m, cfg.HorizontalPodAutoscaler)
 		}),
 		stepOf("endpoints", &out.Endpoints, func() (*endpoints.Controller, error) { return endpoints.New(m, cfg.Endpoints) }),
 		stepOf("endpointslice", &out.EndpointSlice, func() (*endpointslice.Controller, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/containerd/daemon"
+	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/scheduler"
 )
 
@@ -30,6 +31,11 @@ type options struct {
 	// so only pods that tolerate it run there; false (the default) leaves
 	// them untainted and ordinary workloads schedule onto them.
 	SimNodeTaint bool
+	// HPASyncPeriod is how often autoscalers are evaluated; 0 means 15s.
+	HPASyncPeriod time.Duration
+	// MetricResolution is how often the metrics server scrapes the
+	// nodes; 0 means 15s.
+	MetricResolution time.Duration
 	// ResolvConf names the upstream resolvers of cluster DNS; "" means
 	// /etc/resolv.conf.
 	ResolvConf string
@@ -61,6 +67,7 @@ type cluster struct {
 	nodes []*realNode
 
 	containerd *daemon.Daemon
+	simPool    *kubelet.SimPool // nil without simulated nodes
 
 	// failed receives the error of a component the process cannot run
 	// without (server role: a leader that lost its lease); run ends.
@@ -192,6 +199,9 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 		if err := c.startSimNodes(ctx, opts.SimNodes); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.startMetricsServer(ctx); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/orkit/orkit/controller/certificates/signer"
 	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/nodeipam"
+	"github.com/orkit/orkit/controller/podautoscaler"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
@@ -62,10 +63,11 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		rootCA.RootCA = c.cp.CA.CertPEM
 	}
 	_, err = standard.Add(m, standard.Config{
-		RootCACert: rootCA,
-		NodeIPAM:   nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
-		ServiceLB:  servicelb.Config{Provider: lb},
-		LocalPath:  localpath.Config{BaseDir: filepath.Join(c.opts.DataDir, "local-path")},
+		RootCACert:              rootCA,
+		NodeIPAM:                nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		ServiceLB:               servicelb.Config{Provider: lb},
+		LocalPath:               localpath.Config{BaseDir: filepath.Join(c.opts.DataDir, "local-path")},
+		HorizontalPodAutoscaler: podautoscaler.Config{SyncPeriod: c.opts.HPASyncPeriod},
 	})
 	if err != nil {
 		return err
@@ -95,13 +97,16 @@ var simTaint = core.Taint{Key: "orkit.io/simulated", Value: "true", Effect: core
 // opts.SimNodeTaint they carry simTaint, so real workloads stay on real
 // nodes; without it they run any pod, as a kwok node does.
 func (c *cluster) startSimNodes(ctx context.Context, n int) error {
-	var base kubelet.Config
+	// Pods' usage comes from their sim.orkit.io/cpu and /memory
+	// annotations (kubectl annotate raises the load).
+	base := kubelet.Config{SyntheticUsage: kubelet.SimUsageFromAnnotations}
 	taint := "untainted"
 	if c.opts.SimNodeTaint {
 		base.Taints = []core.Taint{simTaint}
 		taint = fmt.Sprintf("tainted %s=%s:%s", simTaint.Key, simTaint.Value, simTaint.Effect)
 	}
 	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base})
+	c.simPool = pool
 	for i := 0; i < n; i++ {
 		if _, err := pool.Add(fmt.Sprintf("sim-node-%d", i)); err != nil {
 			return err

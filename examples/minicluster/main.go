@@ -41,6 +41,8 @@ func main() {
 	flag.BoolVar(&opts.SimNodeTaint, "sim-node-taint", false,
 		"taint the simulated nodes orkit.io/simulated=true:NoSchedule, so only pods tolerating it run there (set by --demo, whose pods run on real nodes)")
 	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
+	flag.DurationVar(&opts.HPASyncPeriod, "hpa-sync-period", 15*time.Second, "how often HorizontalPodAutoscalers are evaluated")
+	flag.DurationVar(&opts.MetricResolution, "metric-resolution", 15*time.Second, "how often the metrics server scrapes the nodes")
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)

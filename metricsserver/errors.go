@@ -1,0 +1,10 @@
+package metricsserver
+
+import "errors"
+
+var (
+	// ErrInvalidConfig: New was given a Config it cannot use.
+	ErrInvalidConfig = errors.New("metricsserver: invalid config")
+	// ErrNoScraper: no scraper of a FirstOf could read the node.
+	ErrNoScraper = errors.New("metricsserver: no scraper could read the node")
+)
