@@ -62,6 +62,10 @@ type serverOptions struct {
 	// Identity names this process in leader election; default
 	// <hostname>_<pid>.
 	Identity string
+	// TLSSANs are more names and addresses of the serving certificate
+	// (k3s's --tls-san): those clients reach the server by, such as a
+	// load balancer's.
+	TLSSANs []string
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
 	// (kube's --leader-elect-* flags); zero means controller's defaults
 	// (15 s, 10 s, 2 s).
@@ -71,7 +75,15 @@ type serverOptions struct {
 // addServerFlags registers the distributed roles' flags on fs.
 func (o *options) addServerFlags(fs *flag.FlagSet) {
 	s := &o.Server
-	fs.StringVar(&s.Role, "role", roleAll, `"server": API server, controller manager and scheduler (leader-elected) on a shared store; "" (default): the whole cluster in one process`)
+	fs.StringVar(&s.Role, "role", roleAll, `"server": API server, controller manager and scheduler (leader-elected) on a shared store; "agent": a kubelet and service proxy joining a server; "" (default): the whole cluster in one process`)
+	fs.Func("tls-san", "more names or IP addresses of the API server's serving certificate, comma-separated (a balancer's address); repeatable", func(v string) error {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				s.TLSSANs = append(s.TLSSANs, h)
+			}
+		}
+		return nil
+	})
 	fs.Func("etcd-servers", "comma-separated etcd client URLs to store in (default: bbolt in --data-dir)", func(v string) error {
 		s.EtcdServers = nil
 		for _, u := range strings.Split(v, ",") {
@@ -105,8 +117,10 @@ func (o *options) checkServer() error {
 		if o.Nodes != 0 || o.SimNodes != 0 {
 			return errors.New("--role server runs no nodes: use --nodes 0 (and no --sim-nodes)")
 		}
+	case roleAgent:
+		return o.checkAgent()
 	default:
-		return fmt.Errorf("--role %q: want server or none", s.Role)
+		return fmt.Errorf("--role %q: want server, agent or none", s.Role)
 	}
 	if (s.CACertFile == "") != (s.CAKeyFile == "") {
 		return errors.New("--ca-cert and --ca-key go together")
@@ -129,6 +143,7 @@ func (o *options) leaderElection(name string) *controller.LeaderElectionConfig {
 func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 	cfg := controlplane.Config{DataDir: o.DataDir, Listen: o.Listen, Logger: o.Logger, Auth: o.Auth, Admission: admissionChain}
 	s := o.Server
+	cfg.PKI.ServingHosts = s.TLSSANs
 	if s.Role == roleServer {
 		cfg.Auth.BootstrapTokenAuth = true // agents join with DATA/join-token
 	}
