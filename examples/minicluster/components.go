@@ -7,12 +7,14 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/certificates/approver"
 	"github.com/orkit/orkit/controller/certificates/signer"
 	"github.com/orkit/orkit/controller/nodeipam"
+	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
@@ -56,8 +58,10 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		rootCA.RootCA = c.cp.CA.CertPEM
 	}
 	_, err = standard.Add(m, standard.Config{
-		RootCACert:    rootCA,
-		NodeIPAM:      nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		RootCACert: rootCA,
+		NodeIPAM:   nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		NodeLifecycle: nodelifecycle.Config{GracePeriod: c.opts.Server.NodeMonitorGracePeriod,
+			DefaultTolerationSeconds: time.Duration(c.opts.Server.DefaultTolerationSeconds) * time.Second},
 		ServiceLB:     servicelb.Config{Provider: lb},
 		VolumeBinding: volumebinding.Config{LocalStorageClass: "local-path", LocalDir: filepath.Join(c.opts.DataDir, "volumes")},
 	})

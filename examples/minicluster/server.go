@@ -16,6 +16,7 @@ import (
 	"github.com/orkit/orkit/authn/bootstraptoken"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/scheduler"
@@ -66,6 +67,12 @@ type serverOptions struct {
 	// (k3s's --tls-san): those clients reach the server by, such as a
 	// load balancer's.
 	TLSSANs []string
+	// NodeMonitorGracePeriod is how long a node may miss heartbeats before
+	// its Ready condition turns Unknown; zero means nodelifecycle's 40 s.
+	NodeMonitorGracePeriod time.Duration
+	// DefaultTolerationSeconds is how long pods without their own
+	// toleration stay on a not-ready or unreachable node; zero means 300.
+	DefaultTolerationSeconds int
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
 	// (kube's --leader-elect-* flags); zero means controller's defaults
 	// (15 s, 10 s, 2 s).
@@ -102,6 +109,10 @@ func (o *options) addServerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.EtcdPrefix, "etcd-prefix", "", "prefix of every etcd key (default none: keys start with /registry/)")
 	fs.StringVar(&s.CACertFile, "ca-cert", "", "cluster CA certificate shared by the servers (default DATA/pki/ca.crt)")
 	fs.StringVar(&s.CAKeyFile, "ca-key", "", "cluster CA key (default DATA/pki/ca.key)")
+	fs.DurationVar(&s.NodeMonitorGracePeriod, "node-monitor-grace-period", nodelifecycle.DefaultGracePeriod,
+		"how long a node may miss heartbeats before it is NotReady (kube-controller-manager's flag)")
+	fs.IntVar(&s.DefaultTolerationSeconds, "default-toleration-seconds", int(nodelifecycle.DefaultTolerationSeconds/time.Second),
+		"how long pods stay on a not-ready or unreachable node before eviction (kube-apiserver's --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds)")
 	fs.StringVar(&s.Identity, "identity", "", "this process's identity in leader election (default <hostname>_<pid>)")
 	fs.DurationVar(&s.LeaseDuration, "leader-elect-lease-duration", controller.DefaultLeaseDuration, "how long standbys wait before taking a lease that was not renewed")
 	fs.DurationVar(&s.RenewDeadline, "leader-elect-renew-deadline", controller.DefaultRenewDeadline, "how long a leader tries to renew before it stops leading")
