@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +107,9 @@ func TestHABehindBalancer(t *testing.T) {
 	require.NoError(t, err, out)
 	waitRunning(ctx, t, lb, kc, 6, "")
 	checkAgentProxies(ctx, t, lb, kc)
+	if agentRuntime(agents["agent-1"]) == runtimeContainerd {
+		checkRealAgent(ctx, t, lb, kc)
+	}
 
 	cmLeader := leaseHolder(ctx, lb, kc, controllerLeaseName)
 	require.Contains(t, procs, cmLeader)
@@ -158,6 +165,9 @@ func startHAAgents(ctx context.Context, t *testing.T, bin string, lb *serverProc
 		"agent-2": {"--token", strings.TrimSpace(string(tok)), "--ca-cert-file", filepath.Join(serverDirs[2], "pki", "ca.crt")},
 		"agent-3": {"--token-file", tokenFile, "--ca-cert-hash", caHashOf(t, serverDirs[2])},
 	}
+	if realAgentPossible(t) {
+		join["agent-1"] = append(join["agent-1"], "--runtime", runtimeContainerd, "--bridge", "orkit0")
+	}
 	agents, dirs := map[string]*serverProc{}, map[string]string{}
 	for name, args := range join {
 		dirs[name] = t.TempDir()
@@ -171,6 +181,64 @@ func startHAAgents(ctx context.Context, t *testing.T, bin string, lb *serverProc
 	}
 	assert.Contains(t, agents["agent-1"].logTail(), "cluster CA taken from "+lb.URL())
 	return agents, dirs
+}
+
+// realAgentPossible says whether agent-1 can run real containers (root,
+// containerd, runc, CNI plugins); under CI=true it must.
+func realAgentPossible(t *testing.T) bool {
+	t.Helper()
+	if err := checkNodePrerequisites(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("prerequisite missing (CI=true, so this fails instead of running agent-1 on simulated containers): %v", err)
+		}
+		t.Logf("agent-1 runs simulated containers: %v", err)
+		return false
+	}
+	return true
+}
+
+// checkRealAgent runs a pod on agent-1 (real containers) behind a
+// Service and reaches it from the host by its pod IP (the bridge on the
+// pod CIDR node IPAM gave agent-1) and by its ClusterIP (agent-1's proxy).
+func checkRealAgent(ctx context.Context, t *testing.T, lb *serverProc, kc string) {
+	t.Helper()
+	out, err := lb.kubectl(ctx, kc, "create", "deployment", "real", "--image=orkit.local/hello:v1", "--replicas=1")
+	require.NoError(t, err, out)
+	out, err = lb.kubectl(ctx, kc, "patch", "deployment", "real", "--type=merge",
+		"-p", `{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/hostname":"agent-1"}}}}}`)
+	require.NoError(t, err, out)
+	out, err = lb.kubectl(ctx, kc, "expose", "deployment", "real", "--port=80", "--target-port=8080")
+	require.NoError(t, err, out)
+	var podIP string
+	waitUntil(ctx, t, 90*time.Second, "the real pod runs on agent-1", func() bool {
+		out, err := lb.kubectl(ctx, kc, "get", "pods", "-l", "app=real", "--field-selector", "status.phase=Running",
+			"-o", `jsonpath={range .items[*]}{.spec.nodeName} {.status.podIP} {.metadata.deletionTimestamp}{"\n"}{end}`)
+		f := strings.Fields(out)
+		if err != nil || len(f) != 2 || f[0] != "agent-1" {
+			return false
+		}
+		podIP = f[1]
+		return true
+	})
+	podCIDR, err := lb.kubectl(ctx, kc, "get", "node", "agent-1", "-o", "jsonpath={.spec.podCIDR}")
+	require.NoError(t, err, podCIDR)
+	prefix, err := netip.ParsePrefix(podCIDR)
+	require.NoError(t, err)
+	assert.True(t, prefix.Contains(netip.MustParseAddr(podIP)), "pod IP %s in agent-1's pod CIDR %s", podIP, podCIDR)
+	ip, err := lb.kubectl(ctx, kc, "get", "service", "real", "-o", "jsonpath={.spec.clusterIP}")
+	require.NoError(t, err, ip)
+	hc := &http.Client{Timeout: 3 * time.Second}
+	for _, url := range []string{"http://" + net.JoinHostPort(podIP, "8080") + "/", "http://" + ip + "/"} {
+		waitUntil(ctx, t, 30*time.Second, "the real pod answers at "+url, func() bool {
+			resp, err := hc.Get(url)
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode == http.StatusOK && strings.HasPrefix(strings.TrimSpace(string(body)), "real-")
+		})
+	}
 }
 
 // checkAgentProxies exposes Deployment web and waits until each agent's
@@ -255,4 +323,15 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 	wg.Wait()
 	assert.Empty(t, failures, "kubectl through the balancer across the kill of %s (%d calls)", victim, calls)
 	t.Logf("%s killed: %d kubectl calls through the balancer, %d failed", victim, calls, len(failures))
+}
+
+// agentRuntime is the --runtime an agent process was started with.
+func agentRuntime(p *serverProc) string {
+	rt := ""
+	for i, a := range p.cmd.Args {
+		if a == "--runtime" && i+1 < len(p.cmd.Args) {
+			rt = p.cmd.Args[i+1]
+		}
+	}
+	return rt
 }
