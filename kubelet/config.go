@@ -105,11 +105,15 @@ type Config struct {
 	ReservedCPUs     int
 
 	// ServerAddr is the listen address of the HTTPS log and exec
-	// endpoints ("" means no server). ServingCert is its certificate;
-	// ClientCA verifies callers, and only APIServerClientCN may call.
-	ServerAddr  string
-	ServingCert *tls.Certificate
-	ClientCA    *x509.CertPool
+	// endpoints ("" means no server). ServingCert is its certificate, or
+	// GetServingCertificate returns the current one at each handshake (a
+	// certificate the cluster issues and renews; see
+	// kubelet/clientcert); ClientCA verifies callers, and only
+	// APIServerClientCN may call.
+	ServerAddr            string
+	ServingCert           *tls.Certificate
+	GetServingCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	ClientCA              *x509.CertPool
 	// Serving are the endpoint's protections (read-header and idle
 	// timeouts, header limit, connections per unauthenticated client);
 	// the zero value is serving's defaults.
@@ -179,8 +183,8 @@ func (c Config) withDefaults() (Config, error) {
 	default:
 		return c, fmt.Errorf("%w: CPU manager policy %q (want none or static)", ErrInvalidConfig, c.CPUManagerPolicy)
 	}
-	if c.ServerAddr != "" && (c.ServingCert == nil || c.ClientCA == nil) {
-		return c, fmt.Errorf("%w: ServerAddr needs ServingCert and ClientCA", ErrInvalidConfig)
+	if c.ServerAddr != "" && ((c.ServingCert == nil) == (c.GetServingCertificate == nil) || c.ClientCA == nil) {
+		return c, fmt.Errorf("%w: ServerAddr needs ClientCA and one of ServingCert and GetServingCertificate", ErrInvalidConfig)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

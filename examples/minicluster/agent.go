@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	certs "github.com/orkit/orkit/api/certificates"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
@@ -59,6 +63,9 @@ type agentOptions struct {
 	// CertTTL is the client certificate validity asked for (renewed when
 	// 80% has passed); zero leaves it to the signer (a year).
 	CertTTL time.Duration
+	// KubeletPort is the port of the kubelet's HTTPS endpoint (logs,
+	// exec) on NodeIP; 0 picks a free one.
+	KubeletPort int
 }
 
 // addAgentFlags registers the agent role's flags on fs.
@@ -74,6 +81,7 @@ func (o *options) addAgentFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.Runtime, "runtime", runtimeContainerd, `agent: "containerd" (a private containerd, real containers) or "fake" (simulated containers)`)
 	fs.StringVar(&a.Bridge, "bridge", "orkit0", "agent: the CNI bridge of the pods (containerd runtime)")
 	fs.StringVar(&a.ProxyTable, "proxy-table", proxy.TableName, `agent: the service proxy's nftables table ("none": no proxy)`)
+	fs.IntVar(&a.KubeletPort, "kubelet-port", kubelet.DefaultKubeletPort, "agent: port of the kubelet's HTTPS endpoint (logs, exec) on the node IP; 0 picks a free one")
 	fs.DurationVar(&a.CertTTL, "client-cert-ttl", 0, "agent: validity of the node's client certificate (at least 10m; default the signer's, a year); renewed at 80%")
 }
 
@@ -117,6 +125,9 @@ func (o *options) checkAgent() error {
 		if _, err := netip.ParseAddr(a.NodeIP); err != nil {
 			return fmt.Errorf("--node-ip: %w", err)
 		}
+	}
+	if a.KubeletPort < 0 || a.KubeletPort > 65535 {
+		return fmt.Errorf("--kubelet-port %d: want 0 to 65535", a.KubeletPort)
 	}
 	return nil
 }
@@ -182,6 +193,9 @@ func (c *cluster) startAgent(ctx context.Context) error {
 		return err
 	}
 	c.admin = cl // the node's own identity: everything the agent does is as system:node:<name>
+	if err := c.startServingCertificate(ctx, ca, cl); err != nil {
+		return err
+	}
 	if a.ProxyTable != "none" {
 		if err := c.startAgentProxy(ctx, cl); err != nil {
 			return err
@@ -205,14 +219,51 @@ func (c *cluster) startAgentProxy(ctx context.Context, cl *client.Client) error 
 	return nil
 }
 
-// agentKubeletConfig is the kubelet settings both runtimes share.
-func (c *cluster) agentKubeletConfig(cl *client.Client, rt cri.Runtime) kubelet.Config {
-	a := c.opts.Agent
-	cfg := kubelet.Config{NodeName: a.NodeName, Client: cl, Runtime: rt, Logger: c.opts.Logger}
-	if a.NodeIP != "" {
-		cfg.NodeIP = netip.MustParseAddr(a.NodeIP)
+// nodeIP is the agent's InternalIP.
+func (o *options) nodeIP() netip.Addr {
+	if o.Agent.NodeIP != "" {
+		return netip.MustParseAddr(o.Agent.NodeIP)
 	}
-	return cfg
+	return netip.MustParseAddr("127.0.0.1")
+}
+
+// startServingCertificate runs the kubelet serving certificate's manager:
+// a certificate for the node's name and IP (signer kubelet-serving),
+// asked as the node once and kept in DATA/pki, renewed at 80%; the
+// server's approver approves it once the Node reports those names.
+func (c *cluster) startServingCertificate(ctx context.Context, ca []byte, cl *client.Client) error {
+	a := c.opts.Agent
+	m, err := clientcert.New(clientcert.Config{Server: a.Server, CAData: ca, NodeName: a.NodeName, Dir: filepath.Join(c.opts.DataDir, "pki"),
+		SignerName: certs.KubeletServingSignerName, DNSNames: []string{a.NodeName}, IPAddresses: []net.IP{c.opts.nodeIP().AsSlice()},
+		Client: cl, Logger: c.opts.Logger})
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		return fmt.Errorf("cluster CA in %s: no PEM certificate", filepath.Join(c.opts.DataDir, "pki", "ca.crt"))
+	}
+	c.serving, c.servingCA = m, pool
+	c.goRun("kubelet serving certificate", func() error {
+		if err := m.Bootstrap(ctx); err != nil {
+			return err
+		}
+		cur := m.Current()
+		c.step("kubelet serving certificate for %v %v (serial %x) valid until %s", cur.DNSNames, cur.IPAddresses, cur.SerialNumber,
+			cur.NotAfter.UTC().Format(time.RFC3339))
+		return m.Run(ctx)
+	})
+	return nil
+}
+
+// agentKubeletConfig is the kubelet settings both runtimes share: the
+// node's client, its IP, and its HTTPS endpoint on the serving
+// certificate (handshakes fail until the certificate is issued).
+func (c *cluster) agentKubeletConfig(cl *client.Client, rt cri.Runtime) kubelet.Config {
+	ip := c.opts.nodeIP()
+	return kubelet.Config{NodeName: c.opts.Agent.NodeName, Client: cl, Runtime: rt, Logger: c.opts.Logger, NodeIP: ip,
+		ServerAddr:            net.JoinHostPort(ip.String(), strconv.Itoa(c.opts.Agent.KubeletPort)),
+		GetServingCertificate: c.serving.ServingCertificate, ClientCA: c.servingCA}
 }
 
 // startFakeKubelet runs the kubelet over simulated containers.
@@ -226,7 +277,7 @@ func (c *cluster) startFakeKubelet(ctx context.Context, cl *client.Client) error
 		return err
 	}
 	c.goRun("kubelet", func() error { return k.Run(ctx) })
-	if err := c.waitNodeReady(ctx, c.opts.Agent.NodeName, false); err != nil {
+	if err := c.waitNodeReady(ctx, c.opts.Agent.NodeName, true); err != nil {
 		return err
 	}
 	c.step("node %s Ready (kubelet as system:node:%s, simulated containers)", c.opts.Agent.NodeName, c.opts.Agent.NodeName)
@@ -267,7 +318,7 @@ func (c *cluster) startContainerdKubelet(ctx context.Context, cl *client.Client)
 		return err
 	}
 	c.goRun("kubelet", func() error { return k.Run(ctx) })
-	if err := c.waitNodeReady(ctx, a.NodeName, false); err != nil {
+	if err := c.waitNodeReady(ctx, a.NodeName, true); err != nil {
 		return err
 	}
 	c.nodes = append(c.nodes, n)

@@ -30,7 +30,7 @@ func agentProxyTable(name string) string {
 func startAgent(t *testing.T, bin, name, dir, server string, args ...string) *serverProc {
 	t.Helper()
 	args = append([]string{"--role", "agent", "--data-dir", dir, "--server", server, "--node-name", name,
-		"--runtime", runtimeFake, "--proxy-table", agentProxyTable(name)}, args...)
+		"--runtime", runtimeFake, "--kubelet-port", "0", "--proxy-table", agentProxyTable(name)}, args...)
 	return startProcess(t, bin, name, dir, args...)
 }
 

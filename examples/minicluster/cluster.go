@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,6 +71,10 @@ type cluster struct {
 	failed chan error
 	// schedClient is the scheduler's client (server role: its elector's).
 	schedClient *client.Client
+	// serving is an agent's kubelet serving certificate and servingCA
+	// the cluster CA its kubelet verifies the API server with.
+	serving   *clientcert.Manager
+	servingCA *x509.CertPool
 }
 
 // step prints one progress line with the time since start.

@@ -105,9 +105,12 @@ func (c *cluster) startSimNodes(ctx context.Context, n int) error {
 }
 
 // addCertificateControllers adds the CertificateSigningRequest approver
-// and the signer (with the cluster CA) to m.
+// (which approves kubelets' serving requests for their own names too) and
+// the signer (with the cluster CA) to m.
 func addCertificateControllers(m *controller.Manager, ca *pki.CA) error {
-	a, err := approver.New(m, approver.Config{})
+	// Agents' kubelets ask for serving certificates for their own names
+	// (serverTLSBootstrap); the API server verifies kubelets with the CA.
+	a, err := approver.New(m, approver.Config{ApproveKubeletServing: true})
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,10 @@ func TestHABehindBalancer(t *testing.T) {
 	out, err := lb.kubectl(ctx, kc, "get", "csr")
 	require.NoError(t, err, out)
 	assert.Len(t, regexp.MustCompile(`(?m)kube-apiserver-client-kubelet\s+system:bootstrap:\S+.*Approved,Issued\s*$`).FindAllString(out, -1), 3, out)
+	waitUntil(ctx, t, 30*time.Second, "the kubelets' serving certificates are issued", func() bool {
+		out, err := lb.kubectl(ctx, kc, "get", "csr")
+		return err == nil && len(regexp.MustCompile(`(?m)kubernetes.io/kubelet-serving\s+system:node:agent-\d.*Approved,Issued\s*$`).FindAllString(out, -1)) == 3
+	})
 
 	out, err = lb.kubectl(ctx, kc, "create", "deployment", "web", "--image=orkit.local/hello:v1", "--replicas=6")
 	require.NoError(t, err, out)
@@ -139,7 +143,7 @@ func TestHABehindBalancer(t *testing.T) {
 	waitNodeCondition(ctx, t, lb, kc, "agent-3", "True", 60*time.Second)
 	out, err = lb.kubectl(ctx, kc, "get", "csr", "-o", "name")
 	require.NoError(t, err, out)
-	assert.Len(t, strings.Fields(out), 3, "no new request: %s", out)
+	assert.Len(t, strings.Fields(out), 6, "no new request: %s", out)
 	serials := regexp.MustCompile(`client certificate system:node:agent-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logTail(), -1)
 	require.Len(t, serials, 2, "the first start's line and the restart's (one log file)")
 	assert.Equal(t, serials[0][1], serials[1][1], "the same certificate")
@@ -229,16 +233,31 @@ func checkRealAgent(ctx context.Context, t *testing.T, lb *serverProc, kc string
 	require.NoError(t, err, ip)
 	hc := &http.Client{Timeout: 3 * time.Second}
 	for _, url := range []string{"http://" + net.JoinHostPort(podIP, "8080") + "/", "http://" + ip + "/"} {
-		waitUntil(ctx, t, 30*time.Second, "the real pod answers at "+url, func() bool {
+		var last string
+		deadline := time.Now().Add(30 * time.Second)
+		for {
 			resp, err := hc.Get(url)
-			if err != nil {
-				return false
+			if err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK && strings.HasPrefix(strings.TrimSpace(string(body)), "real-") {
+					break
+				}
+				last = fmt.Sprintf("%s: %q", resp.Status, body)
+			} else {
+				last = err.Error()
 			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode == http.StatusOK && strings.HasPrefix(strings.TrimSpace(string(body)), "real-")
-		})
+			if time.Now().After(deadline) {
+				t.Fatalf("the real pod does not answer at %s: %s\n%s", url, last, hostNetworkState(ctx, podIP))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
+	// kubectl logs goes API server -> kubelet over TLS: the kubelet's
+	// serving certificate came from the cluster (kubelet-serving CSR).
+	out, err = lb.kubectl(ctx, kc, "logs", "deploy/real")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "hello: listening on")
 }
 
 // checkAgentProxies exposes Deployment web and waits until each agent's
@@ -334,4 +353,16 @@ func agentRuntime(p *serverProc) string {
 		}
 	}
 	return rt
+}
+
+// hostNetworkState describes the host's routes, bridge and nftables
+// tables for a failure message.
+func hostNetworkState(ctx context.Context, podIP string) string {
+	var b strings.Builder
+	for _, c := range [][]string{{"ip", "route", "get", podIP}, {"ip", "-br", "addr"}, {"ip", "route"}, {"nft", "list", "tables"},
+		{"bridge", "link"}} {
+		out, err := exec.CommandContext(ctx, c[0], c[1:]...).CombinedOutput()
+		fmt.Fprintf(&b, "$ %s (%v)\n%s\n", strings.Join(c, " "), err, out)
+	}
+	return b.String()
 }
