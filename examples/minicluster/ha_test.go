@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,8 @@ func healthCert(t *testing.T, serverDir string) string {
 // host would need a network namespace each (issue 21 item 3). Then the
 // faults, each followed by proof that the cluster still works:
 //   - SIGKILL an API server: kubectl through the balancer keeps working
-//     (every call of a loop across the kill succeeds);
+//     (every call of a loop across the kill succeeds), and the informers
+//     that watched through it resume on the others without a LIST;
 //   - SIGKILL the leading controller manager: another server takes the
 //     Lease and a Deployment scale made afterwards completes;
 //   - SIGKILL an agent: its node goes NotReady, its pods are replaced on
@@ -117,7 +119,7 @@ func TestHABehindBalancer(t *testing.T) {
 
 	cmLeader := leaseHolder(ctx, lb, kc, controllerLeaseName)
 	require.Contains(t, procs, cmLeader)
-	killServerUnderLoad(ctx, t, b, lb, kc, procs, cmLeader)
+	killServerUnderLoad(ctx, t, b, lb, kc, procs, agents, cmLeader)
 
 	// The leading controller manager dies; the remaining server takes the
 	// lease and completes a scale made afterwards.
@@ -269,9 +271,16 @@ func checkAgentProxies(ctx context.Context, t *testing.T, lb *serverProc, kc str
 	require.NoError(t, err, out)
 	ip, err := lb.kubectl(ctx, kc, "get", "service", "web", "-o", "jsonpath={.spec.clusterIP}")
 	require.NoError(t, err, ip)
+	waitProxies(ctx, t, ip)
+}
+
+// waitProxies waits until every agent's proxy table has the cluster IP
+// (as root; the agents run no proxy otherwise).
+func waitProxies(ctx context.Context, t *testing.T, ip string) {
+	t.Helper()
 	for _, name := range []string{"agent-1", "agent-2", "agent-3"} {
 		if table := agentProxyTable(name); table != "none" {
-			waitUntil(ctx, t, 30*time.Second, name+"'s proxy has the Service", func() bool {
+			waitUntil(ctx, t, 30*time.Second, name+"'s proxy has the Service at "+ip, func() bool {
 				out, err := exec.CommandContext(ctx, "nft", "list", "table", "ip", table).CombinedOutput()
 				return err == nil && strings.Contains(string(out), ip)
 			})
@@ -297,15 +306,26 @@ func waitRunning(ctx context.Context, t *testing.T, lb *serverProc, kc string, n
 // killServerUnderLoad SIGKILLs a server other than keep while kubectl
 // calls go through the balancer, and checks that every call succeeds and
 // that haproxy takes the server out.
-func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, lb *serverProc, kc string, procs map[string]*serverProc, keep string) {
+func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, lb *serverProc, kc string, procs, agents map[string]*serverProc, keep string) {
 	t.Helper()
-	var victim string
+	// The victim leads neither component, so no informer starts afresh
+	// on a survivor because of a new leader: every LIST after the kill
+	// would be an informer relisting instead of resuming its watch.
+	victim := ""
+	sched := leaseHolder(ctx, lb, kc, schedulerLeaseName)
 	for n := range procs {
-		if n != keep {
+		if n != keep && n != sched {
 			victim = n
-			break
 		}
 	}
+	require.NotEmpty(t, victim)
+	var survivors []*serverProc
+	for n, p := range procs {
+		if n != victim {
+			survivors = append(survivors, p)
+		}
+	}
+	lists0, watches0 := requestCounts(ctx, t, survivors, kc)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -342,6 +362,47 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 	wg.Wait()
 	assert.Empty(t, failures, "kubectl through the balancer across the kill of %s (%d calls)", victim, calls)
 	t.Logf("%s killed: %d kubectl calls through the balancer, %d failed", victim, calls, len(failures))
+
+	// The agents' informers that watched through the victim resume on the
+	// survivors with a watch from their resourceVersion, not a LIST: a
+	// Service made now reaches every proxy, and the survivors served no
+	// LIST since before the kill (a watch is counted when it ends).
+	// (with endpoints: the proxy's table names the cluster IPs of Services
+	// that have some)
+	out, err := lb.kubectl(ctx, kc, "expose", "deployment", "web", "--name=after-kill", "--port=80", "--target-port=8080")
+	require.NoError(t, err, out)
+	ip, err := lb.kubectl(ctx, kc, "get", "service", "after-kill", "-o", "jsonpath={.spec.clusterIP}")
+	require.NoError(t, err, ip)
+	waitProxies(ctx, t, ip)
+	lists, watches := requestCounts(ctx, t, survivors, kc)
+	cut := 0
+	for _, a := range agents {
+		cut += strings.Count(a.logTail(), "informer: watch failed")
+	}
+	t.Logf("since before the kill the survivors served %d lists and ended %d watches; the agents saw %d watches cut",
+		lists-lists0, watches-watches0, cut)
+	assert.Zero(t, lists-lists0, "informers resume their watches without relisting")
+}
+
+// requestCounts sums the LIST and WATCH requests the servers have served
+// (apiserver_request_total of their /metrics).
+func requestCounts(ctx context.Context, t *testing.T, servers []*serverProc, kc string) (lists, watches int) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^apiserver_request_total\{([^}]*)\} (\d+)$`)
+	for _, p := range servers {
+		out, err := p.kubectl(ctx, kc, "get", "--raw", "/metrics")
+		require.NoError(t, err, out)
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			n, _ := strconv.Atoi(m[2])
+			switch {
+			case strings.Contains(m[1], `verb="list"`):
+				lists += n
+			case strings.Contains(m[1], `verb="watch"`):
+				watches += n
+			}
+		}
+	}
+	return lists, watches
 }
 
 // agentRuntime is the --runtime an agent process was started with.
