@@ -363,10 +363,17 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 	assert.Empty(t, failures, "kubectl through the balancer across the kill of %s (%d calls)", victim, calls)
 	t.Logf("%s killed: %d kubectl calls through the balancer, %d failed", victim, calls, len(failures))
 
-	// The agents' informers that watched through the victim resume on the
-	// survivors with a watch from their resourceVersion, not a LIST: a
-	// Service made now reaches every proxy, and the survivors served no
-	// LIST since before the kill (a watch is counted when it ends).
+	checkResumeWithoutRelist(ctx, t, lb, kc, survivors, agents, lists0, watches0)
+}
+
+// checkResumeWithoutRelist checks that the agents' informers that watched
+// through a killed server resume on the survivors with a watch from their
+// resourceVersion, not a LIST: a Service made now reaches every proxy,
+// and the survivors served no LIST since the counts lists0 and watches0
+// were taken before the kill (a watch is counted when it ends).
+func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc, kc string, survivors []*serverProc,
+	agents map[string]*serverProc, lists0, watches0 int) {
+	t.Helper()
 	// (with endpoints: the proxy's table names the cluster IPs of Services
 	// that have some)
 	out, err := lb.kubectl(ctx, kc, "expose", "deployment", "web", "--name=after-kill", "--port=80", "--target-port=8080")
