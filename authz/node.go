@@ -67,7 +67,9 @@ func NodeName(u *authn.User) (node string, ok bool) {
 //   - get/create/update/patch its Node and nodes/status; list/watch nodes
 //     with field selector metadata.name=<node>;
 //   - get/create/update/patch/delete its Lease in kube-node-lease;
-//   - create/patch events; get/list/watch services and endpoints;
+//   - create/patch events; get/list/watch services, endpoints and
+//     endpointslices (what a service proxy on the node reads; an agent's
+//     proxy runs as its node);
 //   - create tokenreviews and subjectaccessreviews (to authenticate and
 //     authorize requests to its own API);
 //   - create, get, list and watch CertificateSigningRequests, and create
@@ -110,7 +112,7 @@ func (z *NodeAuthorizer) Authorize(_ context.Context, a Attributes) (Decision, s
 		return ownLease(node, a)
 	case "/events", "events.k8s.io/events":
 		return verbsOnly(node, a, VerbCreate, VerbPatch)
-	case "/services", "/endpoints":
+	case "/services", "/endpoints", "discovery.k8s.io/endpointslices":
 		return verbsOnly(node, a, VerbGet, VerbList, VerbWatch)
 	case "authentication.k8s.io/tokenreviews", "authorization.k8s.io/subjectaccessreviews":
 		return verbsOnly(node, a, VerbCreate)

@@ -168,6 +168,8 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"watch services", res(n1, "watch", "", "", "services", "", ""), allow},
 		{"get endpoints", res(n1, "get", "default", "", "endpoints", "", "kubernetes"), allow},
 		{"update service", res(n1, "update", "default", "", "services", "", "s"), deny},
+		{"watch endpointslices", res(n1, "watch", "", "discovery.k8s.io", "endpointslices", "", ""), allow},
+		{"delete endpointslice", res(n1, "delete", "default", "discovery.k8s.io", "endpointslices", "", "s"), deny},
 		{"token of own pod's account", res(n1, "create", "default", "", "serviceaccounts", "token", "robot"), allow},
 		{"token of other node's pod's account", res(n1, "create", "default", "", "serviceaccounts", "token", "dba"), deny},
 		{"token in other namespace", res(n1, "create", "prod", "", "serviceaccounts", "token", "robot"), deny},

@@ -271,7 +271,8 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 }
 
 // servingCertificate issues the API server's certificate for the default
-// names, the listen address and cfg.PKI.ServingHosts.
+// names, the listen address and cfg.PKI.ServingHosts; the served chain
+// is the certificate and the cluster CA's.
 func (cp *ControlPlane) servingCertificate(cfg Config) (tls.Certificate, error) {
 	host, _, _ := net.SplitHostPort(cfg.Listen)
 	names := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
@@ -294,7 +295,15 @@ func (cp *ControlPlane) servingCertificate(cfg Config) (tls.Certificate, error) 
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("controlplane: serving certificate: %w", err)
 	}
-	return kp.TLSCertificate()
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		return cert, err
+	}
+	// The chain ends in the CA certificate, so a joining node that pins
+	// the CA's public key (kubeadm's --discovery-token-ca-cert-hash) can
+	// take the CA from the handshake before it sends its token.
+	cert.Certificate = append(cert.Certificate, cp.CA.Cert.Raw)
+	return cert, nil
 }
 
 func containsIP(ips []net.IP, ip net.IP) bool {

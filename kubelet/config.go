@@ -109,12 +109,16 @@ type Config struct {
 	// such a node reports no pod figures.
 	SyntheticUsage UsageFunc
 
-	// ServerAddr is the listen address of the HTTPS log, exec and
-	// /stats/summary endpoints ("" means no server). ServingCert is its certificate;
-	// ClientCA verifies callers, and only APIServerClientCN may call.
-	ServerAddr  string
-	ServingCert *tls.Certificate
-	ClientCA    *x509.CertPool
+	// ServerAddr is the listen address of the HTTPS log, exec, attach,
+	// port-forward and /stats/summary endpoints ("" means no server).
+	// ServingCert is its certificate, or GetServingCertificate returns the
+	// current one at each handshake (a certificate the cluster issues and
+	// renews; see kubelet/clientcert); ClientCA verifies callers, and only
+	// APIServerClientCN may call.
+	ServerAddr            string
+	ServingCert           *tls.Certificate
+	GetServingCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	ClientCA              *x509.CertPool
 	// Serving are the endpoint's protections (read-header and idle
 	// timeouts, header limit, connections per unauthenticated client);
 	// the zero value is serving's defaults.
@@ -190,8 +194,8 @@ func (c Config) withDefaults() (Config, error) {
 	default:
 		return c, fmt.Errorf("%w: CPU manager policy %q (want none or static)", ErrInvalidConfig, c.CPUManagerPolicy)
 	}
-	if c.ServerAddr != "" && (c.ServingCert == nil || c.ClientCA == nil) {
-		return c, fmt.Errorf("%w: ServerAddr needs ServingCert and ClientCA", ErrInvalidConfig)
+	if c.ServerAddr != "" && ((c.ServingCert == nil) == (c.GetServingCertificate == nil) || c.ClientCA == nil) {
+		return c, fmt.Errorf("%w: ServerAddr needs ClientCA and one of ServingCert and GetServingCertificate", ErrInvalidConfig)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

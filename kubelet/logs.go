@@ -46,10 +46,12 @@ func (k *Kubelet) startLogServer(ctx context.Context) (*http.Server, error) {
 		return nil, fmt.Errorf("kubelet server: %w", err)
 	}
 	k.logServerPort.Store(int32(ln.Addr().(*net.TCPAddr).Port))
-	srv := k.cfg.Serving.HTTPServer(http.HandlerFunc(k.serveHTTP),
-		&tls.Config{Certificates: []tls.Certificate{*k.cfg.ServingCert}, ClientCAs: k.cfg.ClientCA,
-			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
-		slog.NewLogLogger(k.cfg.Logger.Handler(), slog.LevelDebug))
+	tc := &tls.Config{ClientCAs: k.cfg.ClientCA, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
+		GetCertificate: k.cfg.GetServingCertificate}
+	if k.cfg.ServingCert != nil {
+		tc.Certificates = []tls.Certificate{*k.cfg.ServingCert}
+	}
+	srv := k.cfg.Serving.HTTPServer(http.HandlerFunc(k.serveHTTP), tc, slog.NewLogLogger(k.cfg.Logger.Handler(), slog.LevelDebug))
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	guard := serving.NewGuard(ln, k.cfg.Serving)
 	guard.Attach(srv)

@@ -5,7 +5,7 @@ set -euo pipefail
 
 say() { printf '[setup] %s\n' "$*"; }
 
-pkgs=(containerd runc containernetworking-plugins docker-registry apache2-utils nftables iptables iproute2 kmod)
+pkgs=(containerd runc containernetworking-plugins docker-registry apache2-utils nftables iptables iproute2 kmod haproxy)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -28,6 +28,12 @@ fi
 if command -v systemctl >/dev/null && systemctl is-active --quiet docker-registry 2>/dev/null; then
 	say "stopping the packaged docker-registry service (tests start their own)"
 	systemctl stop docker-registry || true
+fi
+# haproxy: tests start their own balancers (internal/lbtest); the packaged
+# service, if it runs, is not needed.
+if command -v systemctl >/dev/null && systemctl is-active --quiet haproxy 2>/dev/null; then
+	say "stopping the packaged haproxy service (tests start their own)"
+	systemctl stop haproxy || true
 fi
 
 if ! command -v go >/dev/null; then

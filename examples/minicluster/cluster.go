@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/kubelet/clientcert"
 	"github.com/orkit/orkit/scheduler"
 )
 
@@ -44,6 +46,8 @@ type options struct {
 	Auth controlplane.AuthConfig
 	// Server holds the distributed roles' settings (see addServerFlags).
 	Server serverOptions
+	// Agent holds the agent role's settings (see addAgentFlags).
+	Agent  agentOptions
 	Logger *slog.Logger
 	// Out receives the progress lines; nil means os.Stdout.
 	Out io.Writer
@@ -74,6 +78,10 @@ type cluster struct {
 	failed chan error
 	// schedClient is the scheduler's client (server role: its elector's).
 	schedClient *client.Client
+	// serving is an agent's kubelet serving certificate and servingCA
+	// the cluster CA its kubelet verifies the API server with.
+	serving   *clientcert.Manager
+	servingCA *x509.CertPool
 }
 
 // step prints one progress line with the time since start.
@@ -95,7 +103,7 @@ func (c *cluster) goRun(name string, f func() error) {
 		defer c.wg.Done()
 		if err := f(); err != nil && !errors.Is(err, context.Canceled) {
 			c.opts.Logger.Error("component stopped", "component", name, "err", err)
-			if c.opts.Server.Role == roleServer {
+			if c.opts.Server.Role != roleAll {
 				c.fail(fmt.Errorf("%s: %w", name, err))
 			}
 		}
@@ -146,6 +154,9 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 			c.Close()
 		}
 	}()
+	if opts.Server.Role == roleAgent {
+		return c, c.startAgent(ctx)
+	}
 	if opts.Nodes > 0 {
 		if err := checkNodePrerequisites(); err != nil {
 			return nil, err
@@ -183,6 +194,8 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 			return nil, err
 		}
 		c.step("join token %s.<secret> in %s", tok.ID, filepath.Join(opts.DataDir, "join-token"))
+		c.step("agents join with: minicluster --role agent --data-dir DIR --server %s --token-file %s --ca-cert-hash %s",
+			cp.URL, filepath.Join(opts.DataDir, "join-token"), clientcert.CAHash(cp.CA.Cert))
 	}
 	if err := c.startScheduler(ctx); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/controller"
@@ -14,6 +15,7 @@ import (
 	"github.com/orkit/orkit/controller/certificates/signer"
 	"github.com/orkit/orkit/controller/localpath"
 	"github.com/orkit/orkit/controller/nodeipam"
+	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controller/podautoscaler"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
@@ -63,8 +65,10 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		rootCA.RootCA = c.cp.CA.CertPEM
 	}
 	_, err = standard.Add(m, standard.Config{
-		RootCACert:              rootCA,
-		NodeIPAM:                nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		RootCACert: rootCA,
+		NodeIPAM:   nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		NodeLifecycle: nodelifecycle.Config{GracePeriod: c.opts.Server.NodeMonitorGracePeriod,
+			DefaultTolerationSeconds: time.Duration(c.opts.Server.DefaultTolerationSeconds) * time.Second},
 		ServiceLB:               servicelb.Config{Provider: lb},
 		LocalPath:               localpath.Config{BaseDir: filepath.Join(c.opts.DataDir, "local-path")},
 		HorizontalPodAutoscaler: podautoscaler.Config{SyncPeriod: c.opts.HPASyncPeriod},
@@ -118,9 +122,12 @@ func (c *cluster) startSimNodes(ctx context.Context, n int) error {
 }
 
 // addCertificateControllers adds the CertificateSigningRequest approver
-// and the signer (with the cluster CA) to m.
+// (which approves kubelets' serving requests for their own names too) and
+// the signer (with the cluster CA) to m.
 func addCertificateControllers(m *controller.Manager, ca *pki.CA) error {
-	a, err := approver.New(m, approver.Config{})
+	// Agents' kubelets ask for serving certificates for their own names
+	// (serverTLSBootstrap); the API server verifies kubelets with the CA.
+	a, err := approver.New(m, approver.Config{ApproveKubeletServing: true})
 	if err != nil {
 		return err
 	}

@@ -47,9 +47,10 @@ func main() {
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)
 	opts.addServerFlags(flag.CommandLine)
+	opts.addAgentFlags(flag.CommandLine)
 	flag.Parse()
-	if opts.Server.Role == roleServer && !flagSet("nodes") {
-		opts.Nodes = 0 // a server runs no nodes; agents join it
+	if opts.Server.Role != roleAll && !flagSet("nodes") {
+		opts.Nodes = 0 // a server runs no nodes; agents join it; an agent is its own node
 	}
 	if opts.DataDir == "" {
 		fmt.Fprintln(os.Stderr, "minicluster: --data-dir is required")
@@ -68,6 +69,10 @@ func main() {
 		os.Exit(2)
 	}
 	if *demo {
+		if opts.Server.Role != roleAll {
+			fmt.Fprintln(os.Stderr, "minicluster: --demo runs the whole cluster in one process: no --role")
+			os.Exit(2)
+		}
 		opts.SimNodeTaint = true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -98,7 +103,9 @@ func run(ctx context.Context, opts options, demo bool) error {
 	if demo {
 		return runDemo(ctx, c)
 	}
-	fmt.Fprintf(c.opts.Out, "\n  export KUBECONFIG=%s\n  kubectl get nodes\n\nPress Ctrl-C to stop.\n", c.cp.AdminKubeconfig)
+	if c.cp != nil {
+		fmt.Fprintf(c.opts.Out, "\n  export KUBECONFIG=%s\n  kubectl get nodes\n\nPress Ctrl-C to stop.\n", c.cp.AdminKubeconfig)
+	}
 	select {
 	case <-ctx.Done():
 		c.step("stopping")

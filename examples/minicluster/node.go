@@ -61,14 +61,14 @@ func checkNodePrerequisites() error {
 type realNode struct {
 	name     string
 	runtime  *ctrd.Runtime
-	network  *cni.LibCNI
+	network  nodeNetwork
 	bridge   string
 	stateDir string // runtime and network state, DataDir/nodes/<name>
 }
 
 // ensureContainerd starts the private containerd (once) and imports the
 // bundled images built from the repository's Go programs.
-func (c *cluster) ensureContainerd(ctx context.Context) (*daemon.Daemon, error) {
+func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon.Daemon, error) {
 	if c.containerd != nil {
 		return c.containerd, nil
 	}
@@ -97,8 +97,10 @@ func (c *cluster) ensureContainerd(ctx context.Context) (*daemon.Daemon, error) 
 		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
 	}
 	c.onStop(func() { _ = guard.Remove() })
-	if err := c.startProxy(ctx); err != nil {
-		return nil, err
+	if withProxy {
+		if err := c.startProxy(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -145,7 +147,7 @@ func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
 // startRealNode starts node-<i>: runtime, network, kubelet.
 func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	name := fmt.Sprintf("node-%d", i)
-	d, err := c.ensureContainerd(ctx)
+	d, err := c.ensureContainerd(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -209,7 +211,7 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 		return err
 	}
 	c.goRun("kubelet "+n.name, func() error { return k.Run(ctx) })
-	if err := c.waitNodeReady(ctx, n.name); err != nil {
+	if err := c.waitNodeReady(ctx, n.name, true); err != nil {
 		return err
 	}
 	// The role label is the admin's to set, as kubeadm does: NodeRestriction
@@ -219,15 +221,15 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 	return err
 }
 
-// waitNodeReady waits until the Node is Ready and advertises its kubelet
-// endpoint (which pods/log needs).
-func (c *cluster) waitNodeReady(ctx context.Context, name string) error {
+// waitNodeReady waits until the Node is Ready and, with endpoint,
+// advertises its kubelet endpoint (which pods/log needs).
+func (c *cluster) waitNodeReady(ctx context.Context, name string, endpoint bool) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	nodes := client.For[core.Node](c.admin, "")
 	for {
 		n, err := nodes.Get(ctx, name)
-		if err == nil && core.IsNodeReady(n) && n.Status.DaemonEndpoints.KubeletEndpoint.Port != 0 {
+		if err == nil && core.IsNodeReady(n) && (!endpoint || n.Status.DaemonEndpoints.KubeletEndpoint.Port != 0) {
 			return nil
 		}
 		select {

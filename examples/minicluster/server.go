@@ -16,6 +16,7 @@ import (
 	"github.com/orkit/orkit/authn/bootstraptoken"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/pki"
 	"github.com/orkit/orkit/scheduler"
@@ -62,6 +63,16 @@ type serverOptions struct {
 	// Identity names this process in leader election; default
 	// <hostname>_<pid>.
 	Identity string
+	// TLSSANs are more names and addresses of the serving certificate
+	// (k3s's --tls-san): those clients reach the server by, such as a
+	// load balancer's.
+	TLSSANs []string
+	// NodeMonitorGracePeriod is how long a node may miss heartbeats before
+	// its Ready condition turns Unknown; zero means nodelifecycle's 40 s.
+	NodeMonitorGracePeriod time.Duration
+	// DefaultTolerationSeconds is how long pods without their own
+	// toleration stay on a not-ready or unreachable node; zero means 300.
+	DefaultTolerationSeconds int
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
 	// (kube's --leader-elect-* flags); zero means controller's defaults
 	// (15 s, 10 s, 2 s).
@@ -71,7 +82,15 @@ type serverOptions struct {
 // addServerFlags registers the distributed roles' flags on fs.
 func (o *options) addServerFlags(fs *flag.FlagSet) {
 	s := &o.Server
-	fs.StringVar(&s.Role, "role", roleAll, `"server": API server, controller manager and scheduler (leader-elected) on a shared store; "" (default): the whole cluster in one process`)
+	fs.StringVar(&s.Role, "role", roleAll, `"server": API server, controller manager and scheduler (leader-elected) on a shared store; "agent": a kubelet and service proxy joining a server; "" (default): the whole cluster in one process`)
+	fs.Func("tls-san", "more names or IP addresses of the API server's serving certificate, comma-separated (a balancer's address); repeatable", func(v string) error {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				s.TLSSANs = append(s.TLSSANs, h)
+			}
+		}
+		return nil
+	})
 	fs.Func("etcd-servers", "comma-separated etcd client URLs to store in (default: bbolt in --data-dir)", func(v string) error {
 		s.EtcdServers = nil
 		for _, u := range strings.Split(v, ",") {
@@ -90,6 +109,10 @@ func (o *options) addServerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.EtcdPrefix, "etcd-prefix", "", "prefix of every etcd key (default none: keys start with /registry/)")
 	fs.StringVar(&s.CACertFile, "ca-cert", "", "cluster CA certificate shared by the servers (default DATA/pki/ca.crt)")
 	fs.StringVar(&s.CAKeyFile, "ca-key", "", "cluster CA key (default DATA/pki/ca.key)")
+	fs.DurationVar(&s.NodeMonitorGracePeriod, "node-monitor-grace-period", nodelifecycle.DefaultGracePeriod,
+		"how long a node may miss heartbeats before it is NotReady (kube-controller-manager's flag)")
+	fs.IntVar(&s.DefaultTolerationSeconds, "default-toleration-seconds", int(nodelifecycle.DefaultTolerationSeconds/time.Second),
+		"how long pods stay on a not-ready or unreachable node before eviction (kube-apiserver's --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds)")
 	fs.StringVar(&s.Identity, "identity", "", "this process's identity in leader election (default <hostname>_<pid>)")
 	fs.DurationVar(&s.LeaseDuration, "leader-elect-lease-duration", controller.DefaultLeaseDuration, "how long standbys wait before taking a lease that was not renewed")
 	fs.DurationVar(&s.RenewDeadline, "leader-elect-renew-deadline", controller.DefaultRenewDeadline, "how long a leader tries to renew before it stops leading")
@@ -105,8 +128,10 @@ func (o *options) checkServer() error {
 		if o.Nodes != 0 || o.SimNodes != 0 {
 			return errors.New("--role server runs no nodes: use --nodes 0 (and no --sim-nodes)")
 		}
+	case roleAgent:
+		return o.checkAgent()
 	default:
-		return fmt.Errorf("--role %q: want server or none", s.Role)
+		return fmt.Errorf("--role %q: want server, agent or none", s.Role)
 	}
 	if (s.CACertFile == "") != (s.CAKeyFile == "") {
 		return errors.New("--ca-cert and --ca-key go together")
@@ -129,6 +154,7 @@ func (o *options) leaderElection(name string) *controller.LeaderElectionConfig {
 func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 	cfg := controlplane.Config{DataDir: o.DataDir, Listen: o.Listen, Logger: o.Logger, Auth: o.Auth, Admission: admissionChain}
 	s := o.Server
+	cfg.PKI.ServingHosts = s.TLSSANs
 	if s.Role == roleServer {
 		cfg.Auth.BootstrapTokenAuth = true // agents join with DATA/join-token
 	} else if o.Nodes > 0 {

@@ -55,20 +55,13 @@ func requireKubectl(t *testing.T) {
 // dir (which holds the shared CA in pki/) and waits until it serves.
 func startServer(ctx context.Context, t *testing.T, bin, name, dir string, etcd []string, extra ...string) *serverProc {
 	t.Helper()
-	p := &serverProc{name: name, dir: dir, addr: freeAddr(t), log: filepath.Join(dir, "server.log"), exited: make(chan struct{})}
-	args := append([]string{"--role", "server", "--data-dir", dir, "--listen", p.addr,
-		"--etcd-servers", strings.Join(etcd, ","), "--identity", name}, extra...)
-	logf, err := os.Create(p.log)
-	require.NoError(t, err)
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	require.NoError(t, p.cmd.Start())
-	go func() {
-		_ = p.cmd.Wait()
-		logf.Close()
-		close(p.exited)
-	}()
-	t.Cleanup(func() { p.stop(t) })
+	addr := freeAddr(t)
+	args := append([]string{"--role", "server", "--data-dir", dir, "--listen", addr, "--identity", name}, extra...)
+	if len(etcd) > 0 {
+		args = append(args, "--etcd-servers", strings.Join(etcd, ","))
+	}
+	p := startProcess(t, bin, name, dir, args...)
+	p.addr = addr
 	kc := filepath.Join(dir, "admin.kubeconfig")
 	waitUntil(ctx, t, 90*time.Second, name+" serves /readyz", func() bool {
 		select {
@@ -82,6 +75,30 @@ func startServer(ctx context.Context, t *testing.T, bin, name, dir string, etcd 
 		out, err := p.kubectl(ctx, kc, "get", "--raw", "/readyz")
 		return err == nil && strings.TrimSpace(out) == "ok"
 	})
+	return p
+}
+
+// startProcess starts bin with args as a child process logging to
+// dir/<name>.log; it is stopped by its PID when the test ends.
+func startProcess(t *testing.T, bin, name, dir string, args ...string) *serverProc {
+	t.Helper()
+	p := &serverProc{name: name, dir: dir, log: filepath.Join(dir, name+".log"), exited: make(chan struct{})}
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	require.NoError(t, err)
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	require.NoError(t, p.cmd.Start())
+	go func() {
+		_ = p.cmd.Wait()
+		logf.Close()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s's log (end):\n%s", name, p.logTail())
+		}
+	})
+	t.Cleanup(func() { p.stop(t) })
 	return p
 }
 
@@ -292,11 +309,23 @@ func TestCheckServer(t *testing.T) {
 		{"server with nodes", options{Nodes: 1, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"server with sim nodes", options{SimNodes: 3, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"half a CA", options{Server: serverOptions{CACertFile: "ca.crt"}}, "go together"},
+		{"agent", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://127.0.0.1:6443", Runtime: runtimeFake}}, ""},
+		{"agent without server", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Runtime: runtimeFake}}, "needs --server"},
+		{"agent with nodes", options{Nodes: 1, Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x"}}, "one node"},
+		{"agent bad hash", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x", CACertHash: "md5:00"}}, "--ca-cert-hash"},
+		{"agent bad runtime", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x", Runtime: "docker"}}, `--runtime "docker"`},
+		{"agent short ttl", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x", Runtime: runtimeFake, CertTTL: time.Minute}}, "at least 10m"},
+		{"agent bad node ip", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x", Runtime: runtimeFake, NodeIP: "x.y"}}, "--node-ip"},
+		{"agent missing token file", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x", TokenFile: "/nonexistent/token"}}, "--token-file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.checkServer()
 			if tc.wantErr == "" {
 				require.NoError(t, err)
+				if tc.opts.Server.Role == roleAgent {
+					assert.NotEmpty(t, tc.opts.Agent.NodeName, "node name defaults to the host name")
+					return
+				}
 				assert.NotEmpty(t, tc.opts.Server.Identity, "identity defaults to host_pid")
 				return
 			}

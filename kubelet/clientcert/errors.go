@@ -11,3 +11,12 @@ var (
 	// Bootstrap first).
 	ErrNoCertificate = errors.New("clientcert: no certificate yet")
 )
+
+var (
+	// ErrInvalidCAHash reports a CA pin that is not "sha256:" and 64 hex
+	// digits.
+	ErrInvalidCAHash = errors.New("clientcert: invalid CA hash")
+	// ErrCAMismatch reports a server whose TLS chain holds no CA with the
+	// pinned public key, or whose certificate does not verify under it.
+	ErrCAMismatch = errors.New("clientcert: the server's CA does not match the pinned hash")
+)

@@ -11,8 +11,10 @@ import (
 	"encoding/pem"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,15 +26,23 @@ import (
 // Defaults of Config.
 const (
 	DefaultRenewFraction = 0.8
-	// FileName is the file in Config.Dir holding the certificate and its
-	// key (PEM), as the kubelet's kubelet-client-current.pem.
-	FileName     = "kubelet-client-current.pem"
-	pollInterval = 200 * time.Millisecond
-	retryDelay   = 10 * time.Second
+	// FileName is the file in Config.Dir holding the client certificate
+	// and its key (PEM), as the kubelet's kubelet-client-current.pem.
+	FileName = "kubelet-client-current.pem"
+	// ServingFileName holds a serving certificate (SignerName
+	// kubernetes.io/kubelet-serving) and its key, as the kubelet's
+	// kubelet-server-current.pem.
+	ServingFileName = "kubelet-server-current.pem"
+	pollInterval    = 200 * time.Millisecond
+	retryDelay      = 10 * time.Second
 )
 
 // Config configures a Manager. Server, CAData, NodeName and Dir are
-// required; BootstrapToken is needed until a certificate is in Dir.
+// required; BootstrapToken (or Client) is needed until a certificate is in
+// Dir. The zero SignerName makes a kubelet client certificate manager;
+// certs.KubeletServingSignerName with DNSNames or IPAddresses makes a
+// kubelet serving certificate manager (the kubelet's serverTLSBootstrap),
+// which asks with Client, the node's own identity.
 type Config struct {
 	// Server is the API server URL (or the balancer in front of several).
 	Server string
@@ -44,8 +54,20 @@ type Config struct {
 	// NodeName is the node; the certificate is for system:node:<NodeName>
 	// in system:nodes.
 	NodeName string
-	// Dir keeps FileName (mode 0600); created if missing.
+	// Dir keeps FileName, or ServingFileName for a serving certificate
+	// (mode 0600); created if missing.
 	Dir string
+	// SignerName is certs.KubeAPIServerClientKubeletSignerName (the zero
+	// value) or certs.KubeletServingSignerName.
+	SignerName string
+	// DNSNames and IPAddresses are a serving certificate's names (one at
+	// least); a client certificate has none.
+	DNSNames    []string
+	IPAddresses []net.IP
+	// Client makes the requests when set (a serving certificate's: the
+	// node's client); nil means the bootstrap token for the first one and
+	// the current certificate for renewals.
+	Client *client.Client
 	// ExpirationSeconds is the validity asked for (at least 600); zero
 	// leaves it to the signer.
 	ExpirationSeconds int32
@@ -73,6 +95,19 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.ExpirationSeconds != 0 && cfg.ExpirationSeconds < 600 {
 		return nil, fmt.Errorf("%w: ExpirationSeconds %d is under 600", ErrInvalidConfig, cfg.ExpirationSeconds)
 	}
+	switch cfg.SignerName {
+	case "", certs.KubeAPIServerClientKubeletSignerName:
+		cfg.SignerName = certs.KubeAPIServerClientKubeletSignerName
+		if len(cfg.DNSNames)+len(cfg.IPAddresses) > 0 {
+			return nil, fmt.Errorf("%w: a client certificate has no DNS or IP names", ErrInvalidConfig)
+		}
+	case certs.KubeletServingSignerName:
+		if len(cfg.DNSNames)+len(cfg.IPAddresses) == 0 || cfg.Client == nil {
+			return nil, fmt.Errorf("%w: a serving certificate needs DNSNames or IPAddresses and a Client", ErrInvalidConfig)
+		}
+	default:
+		return nil, fmt.Errorf("%w: signer %q", ErrInvalidConfig, cfg.SignerName)
+	}
 	if cfg.RenewFraction <= 0 || cfg.RenewFraction >= 1 {
 		cfg.RenewFraction = DefaultRenewFraction
 	}
@@ -82,14 +117,18 @@ func New(cfg Config) (*Manager, error) {
 	return &Manager{cfg: cfg}, nil
 }
 
-// Bootstrap loads the certificate in Dir when it is still valid, or else
-// obtains one with the bootstrap token (blocking until the cluster
+// Bootstrap loads the certificate in Dir when it is still valid (and,
+// for a serving certificate, has the configured names), or else obtains
+// one with Client or the bootstrap token (blocking until the cluster
 // answers or ctx ends). Errors: ErrDenied, ErrInvalidConfig without a
 // token, or the API error.
 func (m *Manager) Bootstrap(ctx context.Context) error {
-	if c, err := m.load(); err == nil && time.Now().Before(c.Leaf.NotAfter) {
+	if c, err := m.load(); err == nil && time.Now().Before(c.Leaf.NotAfter) && m.sameNames(c.Leaf) {
 		m.set(c)
 		return nil
+	}
+	if m.cfg.Client != nil {
+		return m.request(ctx, m.cfg.Client)
 	}
 	if m.cfg.BootstrapToken == "" {
 		return fmt.Errorf("%w: no valid certificate in %s and no bootstrap token", ErrInvalidConfig, m.cfg.Dir)
@@ -123,6 +162,9 @@ func (m *Manager) Current() *x509.Certificate {
 func (m *Manager) Renew(ctx context.Context) error {
 	if m.Current() == nil {
 		return ErrNoCertificate
+	}
+	if m.cfg.Client != nil {
+		return m.request(ctx, m.cfg.Client)
 	}
 	cl, err := client.New(m.ClientConfig())
 	if err != nil {
@@ -166,6 +208,13 @@ func RenewAt(c *x509.Certificate, fraction float64) time.Time {
 	return c.NotBefore.Add(time.Duration(float64(life) * fraction))
 }
 
+// ServingCertificate returns the current certificate for a TLS server
+// (tls.Config.GetCertificate): handshakes fail with ErrNoCertificate
+// until Bootstrap has one.
+func (m *Manager) ServingCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return m.getCertificate(nil)
+}
+
 func (m *Manager) getCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -181,7 +230,12 @@ func (m *Manager) set(c *tls.Certificate) {
 	m.mu.Unlock()
 }
 
-func (m *Manager) path() string { return filepath.Join(m.cfg.Dir, FileName) }
+func (m *Manager) path() string {
+	if m.cfg.SignerName == certs.KubeletServingSignerName {
+		return filepath.Join(m.cfg.Dir, ServingFileName)
+	}
+	return filepath.Join(m.cfg.Dir, FileName)
+}
 
 // load reads the certificate and key from Dir.
 func (m *Manager) load() (*tls.Certificate, error) {
@@ -204,15 +258,20 @@ func (m *Manager) request(ctx context.Context, cl *client.Client) error {
 		return err
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: "system:node:" + m.cfg.NodeName, Organization: []string{"system:nodes"}}}, key)
+		Subject:  pkix.Name{CommonName: "system:node:" + m.cfg.NodeName, Organization: []string{"system:nodes"}},
+		DNSNames: m.cfg.DNSNames, IPAddresses: m.cfg.IPAddresses}, key)
 	if err != nil {
 		return err
+	}
+	usage := certs.UsageClientAuth
+	if m.cfg.SignerName == certs.KubeletServingSignerName {
+		usage = certs.UsageServerAuth
 	}
 	csr := &certs.CertificateSigningRequest{ObjectMeta: meta.ObjectMeta{GenerateName: "csr-"},
 		Spec: certs.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: certs.KubeAPIServerClientKubeletSignerName,
-			Usages:     []certs.KeyUsage{certs.UsageDigitalSignature, certs.UsageClientAuth},
+			SignerName: m.cfg.SignerName,
+			Usages:     []certs.KeyUsage{certs.UsageDigitalSignature, usage},
 		}}
 	if m.cfg.ExpirationSeconds > 0 {
 		csr.Spec.ExpirationSeconds = &m.cfg.ExpirationSeconds
@@ -276,4 +335,18 @@ func (m *Manager) store(certPEM []byte, key *ecdsa.PrivateKey) error {
 	m.set(&c)
 	m.cfg.Logger.Info("client certificate", "node", m.cfg.NodeName, "notAfter", c.Leaf.NotAfter)
 	return nil
+}
+
+// sameNames reports whether c has exactly the configured DNS and IP names.
+func (m *Manager) sameNames(c *x509.Certificate) bool {
+	if !slices.Equal(slices.Sorted(slices.Values(c.DNSNames)), slices.Sorted(slices.Values(m.cfg.DNSNames))) ||
+		len(c.IPAddresses) != len(m.cfg.IPAddresses) {
+		return false
+	}
+	for _, ip := range m.cfg.IPAddresses {
+		if !slices.ContainsFunc(c.IPAddresses, ip.Equal) {
+			return false
+		}
+	}
+	return true
 }

@@ -26,6 +26,14 @@ import (
 // the signer, and returns it with a valid bootstrap token.
 func cluster(t *testing.T) (*controlplane.ControlPlane, string) {
 	t.Helper()
+	cp, token, _ := clusterWith(t, approver.Config{})
+	return cp, token
+}
+
+// clusterWith is cluster with the approver's config; it returns an
+// admin client too.
+func clusterWith(t *testing.T, acfg approver.Config) (*controlplane.ControlPlane, string, *client.Client) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -41,7 +49,7 @@ func cluster(t *testing.T) (*controlplane.ControlPlane, string) {
 	require.NoError(t, err)
 	m, err := controller.NewManager(controller.ManagerConfig{Client: cmc})
 	require.NoError(t, err)
-	a, err := approver.New(m, approver.Config{})
+	a, err := approver.New(m, acfg)
 	require.NoError(t, err)
 	s, err := signer.New(m, signer.Config{CA: cp.CA})
 	require.NoError(t, err)
@@ -50,15 +58,15 @@ func cluster(t *testing.T) (*controlplane.ControlPlane, string) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = m.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	acfg, err := cp.ClientConfig("admin", "system:masters")
+	admcfg, err := cp.ClientConfig("admin", "system:masters")
 	require.NoError(t, err)
-	admin, err := client.New(acfg)
+	admin, err := client.New(admcfg)
 	require.NoError(t, err)
 	tok, err := bootstraptoken.Generate()
 	require.NoError(t, err)
 	_, err = client.For[core.Secret](admin, bootstraptoken.Namespace).Create(ctx, bootstraptoken.NewSecret(tok, time.Hour, "test"))
 	require.NoError(t, err)
-	return cp, tok.String()
+	return cp, tok.String(), admin
 }
 
 // TestBootstrapAndRenew: a node with a bootstrap token gets its own

@@ -24,6 +24,12 @@ var ErrInvalidConfig = errors.New("approver: invalid config")
 
 // Config configures the approver; the zero value is usable.
 type Config struct {
+	// ApproveKubeletServing approves kubelet serving certificate requests
+	// a node makes for itself whose IP names are among its Node's
+	// status.addresses and whose DNS names are its name or among its
+	// Hostname/InternalDNS/ExternalDNS addresses; false (the default, as
+	// Kubernetes) leaves them to a person.
+	ApproveKubeletServing bool
 	// Logger; default the manager's.
 	Logger *slog.Logger
 }
@@ -36,6 +42,7 @@ type Controller struct {
 	client *client.Client
 	csrs   informer.Lister[*certs.CertificateSigningRequest]
 	log    *slog.Logger
+	cfg    Config
 }
 
 // New makes the approver over m's CertificateSigningRequest informer,
@@ -53,7 +60,7 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Controller{client: m.Client(), csrs: inf.Lister(), log: cfg.Logger.With("controller", Name)}
+	a := &Controller{client: m.Client(), csrs: inf.Lister(), log: cfg.Logger.With("controller", Name), cfg: cfg}
 	c, err := controller.New(Name, controller.ReconcilerFunc(a.reconcile), controller.Config{Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
@@ -86,13 +93,17 @@ func (a *Controller) reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		return controller.Result{}, err
 	}
-	if csr.Spec.SignerName != certs.KubeAPIServerClientKubeletSignerName ||
+	serving := a.cfg.ApproveKubeletServing && csr.Spec.SignerName == certs.KubeletServingSignerName
+	if (csr.Spec.SignerName != certs.KubeAPIServerClientKubeletSignerName && !serving) ||
 		csr.HasCondition(certs.CertificateApproved) || csr.HasCondition(certs.CertificateDenied) {
 		return controller.Result{}, nil
 	}
 	x509cr, err := certs.ParseRequest(csr.Spec.Request)
 	if err != nil {
 		return controller.Result{}, controller.TerminalError(fmt.Errorf("csr %s: %w", csr.Name, err))
+	}
+	if serving {
+		return a.reconcileServing(ctx, csr, x509cr)
 	}
 	if certificates.CheckNodeClient(x509cr, csr.Spec.Usages) != nil {
 		return controller.Result{}, nil // not ours to approve

@@ -86,7 +86,8 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 
 // serves reports the signers this controller answers.
 func serves(signer string) bool {
-	return signer == certs.KubeAPIServerClientKubeletSignerName || signer == certs.KubeAPIServerClientSignerName
+	return signer == certs.KubeAPIServerClientKubeletSignerName || signer == certs.KubeAPIServerClientSignerName ||
+		signer == certs.KubeletServingSignerName
 }
 
 func (s *Controller) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
@@ -121,15 +122,20 @@ func (s *Controller) reconcile(ctx context.Context, req controller.Request) (con
 }
 
 // check applies the signer's rules: kubelet client requests must be
-// kubelet client requests; apiserver client requests need client usages.
+// kubelet client requests, kubelet serving requests kubelet serving
+// requests; apiserver client requests need client usages.
 func check(csr *certs.CertificateSigningRequest, req *x509.CertificateRequest) error {
-	if csr.Spec.SignerName == certs.KubeAPIServerClientKubeletSignerName {
+	switch csr.Spec.SignerName {
+	case certs.KubeAPIServerClientKubeletSignerName:
 		return certificates.CheckNodeClient(req, csr.Spec.Usages)
+	case certs.KubeletServingSignerName:
+		return certificates.CheckKubeletServing(req, csr.Spec.Usages)
 	}
 	return certificates.CheckClientUsages(csr.Spec.Usages)
 }
 
-// template is the certificate for req: its subject, client auth, valid
+// template is the certificate for req: its subject, client auth (server
+// auth and the request's DNS and IP names for a kubelet serving request), valid
 // from a little before now for the shorter of the request's expiration
 // and the signer's Duration, and never beyond the CA.
 func (s *Controller) template(csr *certs.CertificateSigningRequest, req *x509.CertificateRequest) *x509.Certificate {
@@ -148,10 +154,15 @@ func (s *Controller) template(csr *certs.CertificateSigningRequest, req *x509.Ce
 			ku |= x509.KeyUsageKeyEncipherment
 		}
 	}
-	return &x509.Certificate{
+	tmpl := &x509.Certificate{
 		Subject: req.Subject, NotBefore: now.Add(-backdate), NotAfter: notAfter,
 		KeyUsage: ku, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, BasicConstraintsValid: true,
 	}
+	if csr.Spec.SignerName == certs.KubeletServingSignerName {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.DNSNames, tmpl.IPAddresses = req.DNSNames, req.IPAddresses
+	}
+	return tmpl
 }
 
 // fail marks the request Failed with the reason, through the status
