@@ -18,6 +18,7 @@ import (
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/containerd/daemon"
+	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/kubelet/clientcert"
 	"github.com/orkit/orkit/scheduler"
@@ -41,6 +42,11 @@ type options struct {
 	// ResolvConf names the upstream resolvers of cluster DNS; "" means
 	// /etc/resolv.conf.
 	ResolvConf string
+	// Images are more images built from Go main packages (of the module
+	// the minicluster runs in, or its dependencies) and imported into the
+	// real nodes beside the bundled ones: an embedder's own programs run
+	// as pods with no registry (--image REF=PACKAGE).
+	Images []images.Spec
 	// Auth configures the API server's authentication and authorization
 	// (see addAuthFlags).
 	Auth controlplane.AuthConfig

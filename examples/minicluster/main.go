@@ -26,9 +26,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/store/bbolt"
 )
 
@@ -43,6 +45,11 @@ func main() {
 	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	flag.DurationVar(&opts.HPASyncPeriod, "hpa-sync-period", 15*time.Second, "how often HorizontalPodAutoscalers are evaluated")
 	flag.DurationVar(&opts.MetricResolution, "metric-resolution", 15*time.Second, "how often the metrics server scrapes the nodes")
+	flag.Func("image", "REF=PACKAGE: also build the Go main package PACKAGE into image REF and import it into the real nodes (repeatable)", func(v string) error {
+		spec, err := parseImageFlag(v)
+		opts.Images = append(opts.Images, spec)
+		return err
+	})
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)
@@ -121,4 +128,13 @@ func flagSet(name string) bool {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// parseImageFlag reads --image REF=PACKAGE.
+func parseImageFlag(v string) (images.Spec, error) {
+	ref, pkg, ok := strings.Cut(v, "=")
+	if !ok || ref == "" || pkg == "" {
+		return images.Spec{}, fmt.Errorf("want REF=PACKAGE (orkit.local/tool:v1=example.com/cmd/tool), got %q", v)
+	}
+	return images.Spec{Ref: ref, Package: pkg}, nil
 }

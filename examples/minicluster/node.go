@@ -141,6 +141,12 @@ func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
 		return fmt.Errorf("bundled images: %w", err)
 	}
 	c.step("bundled images imported: %s, %s, %s", images.PauseRef, images.HelloRef, helloV2)
+	for _, spec := range c.opts.Images {
+		if _, err := b.BuildAndImport(ctx, rt, spec); err != nil {
+			return fmt.Errorf("image %s: %w", spec.Ref, err)
+		}
+		c.step("image %s imported (built from %s)", spec.Ref, spec.Package)
+	}
 	return nil
 }
 
