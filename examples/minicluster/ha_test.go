@@ -215,6 +215,11 @@ func checkRealAgent(ctx context.Context, t *testing.T, lb *serverProc, kc string
 	require.NoError(t, err, out)
 	out, err = lb.kubectl(ctx, kc, "expose", "deployment", "real", "--port=80", "--target-port=8080")
 	require.NoError(t, err, out)
+	// The first ReplicaSet's pod (made before the patch) may run on
+	// agent-1 too and go away once the rollout completes: wait for it, or
+	// its pod IP could be the one checked.
+	out, err = lb.kubectl(ctx, kc, "rollout", "status", "deployment/real", "--timeout=90s")
+	require.NoError(t, err, out)
 	var podIP string
 	waitUntil(ctx, t, 90*time.Second, "the real pod runs on agent-1", func() bool {
 		out, err := lb.kubectl(ctx, kc, "get", "pods", "-l", "app=real", "--field-selector", "status.phase=Running",
@@ -250,7 +255,13 @@ func checkRealAgent(ctx context.Context, t *testing.T, lb *serverProc, kc string
 				last = err.Error()
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("the real pod does not answer at %s: %s\n%s", url, last, hostNetworkState(ctx, podIP))
+				var diag strings.Builder
+				for _, args := range [][]string{{"get", "pods", "-o", "wide"}, {"logs", "deploy/real"},
+					{"exec", "deploy/real", "--", "wget", "http://127.0.0.1:8080/"}} {
+					out, err := lb.kubectl(ctx, kc, args...)
+					fmt.Fprintf(&diag, "$ kubectl %s (%v)\n%s\n", strings.Join(args, " "), err, out)
+				}
+				t.Fatalf("the real pod does not answer at %s: %s\n%s%s", url, last, diag.String(), hostNetworkState(ctx, podIP))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
@@ -428,7 +439,7 @@ func agentRuntime(p *serverProc) string {
 func hostNetworkState(ctx context.Context, podIP string) string {
 	var b strings.Builder
 	for _, c := range [][]string{{"ip", "route", "get", podIP}, {"ip", "-br", "addr"}, {"ip", "route"}, {"nft", "list", "tables"},
-		{"bridge", "link"}} {
+		{"bridge", "link"}, {"ip", "neigh", "show", "dev", "orkit0"}, {"nft", "list", "ruleset"}, {"sysctl", "net.bridge.bridge-nf-call-iptables"}} {
 		out, err := exec.CommandContext(ctx, c[0], c[1:]...).CombinedOutput()
 		fmt.Fprintf(&b, "$ %s (%v)\n%s\n", strings.Join(c, " "), err, out)
 	}
