@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -39,18 +38,8 @@ func podExecOptions(req *Request, pod *core.Pod) (core.PodExecOptions, error) {
 	if err != nil {
 		return opts, apierrors.NewBadRequest(err.Error())
 	}
-	if opts.Container == "" {
-		if len(pod.Spec.Containers) != 1 {
-			return opts, apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: [%s]",
-				pod.Name, strings.Join(containerNames(pod), " ")))
-		}
-		opts.Container = pod.Spec.Containers[0].Name
-	}
-	if !podHasContainer(pod, opts.Container) {
-		return opts, apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", opts.Container, pod.Name))
-	}
-	if pod.Spec.NodeName == "" {
-		return opts, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name))
+	if opts.Container, err = streamTarget(pod, opts.Container); err != nil {
+		return opts, err
 	}
 	if pod.Status.Phase == core.PodSucceeded || pod.Status.Phase == core.PodFailed {
 		return opts, apierrors.NewBadRequest(fmt.Sprintf("cannot exec into a container in a completed pod; current phase is %s", pod.Status.Phase))

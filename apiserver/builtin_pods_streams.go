@@ -64,18 +64,8 @@ func podAttachOptions(req *Request, pod *core.Pod) (core.PodAttachOptions, error
 	if err != nil {
 		return opts, apierrors.NewBadRequest(err.Error())
 	}
-	if opts.Container == "" {
-		if len(pod.Spec.Containers) != 1 {
-			return opts, apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: [%s]",
-				pod.Name, strings.Join(containerNames(pod), " ")))
-		}
-		opts.Container = pod.Spec.Containers[0].Name
-	}
-	if !podHasContainer(pod, opts.Container) {
-		return opts, apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", opts.Container, pod.Name))
-	}
-	if pod.Spec.NodeName == "" {
-		return opts, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name))
+	if opts.Container, err = streamTarget(pod, opts.Container); err != nil {
+		return opts, err
 	}
 	return opts, nil
 }
@@ -104,4 +94,24 @@ func (s *Server) servePodPortForward(ctx context.Context, w http.ResponseWriter,
 	if err := s.kubelet.PortForward(ctx, pod, opts, w, r); err != nil {
 		writeError(w, err)
 	}
+}
+
+// streamTarget checks the container a streaming request (exec, attach)
+// names, or picks the pod's only one, and that the pod has a node, with
+// kube-apiserver's messages.
+func streamTarget(pod *core.Pod, container string) (string, error) {
+	if container == "" {
+		if len(pod.Spec.Containers) != 1 {
+			return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: [%s]",
+				pod.Name, strings.Join(containerNames(pod), " ")))
+		}
+		container = pod.Spec.Containers[0].Name
+	}
+	if !podHasContainer(pod, container) {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", container, pod.Name))
+	}
+	if pod.Spec.NodeName == "" {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name))
+	}
+	return container, nil
 }

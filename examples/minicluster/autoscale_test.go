@@ -60,9 +60,7 @@ spec:
 // scales a Deployment up when its pods' CPU rises above the target, with
 // `kubectl get hpa` showing the utilization (issue 19 item 2).
 func TestKubectlTopAndAutoscale(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not found")
-	}
+	requireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out := &syncBuffer{}
