@@ -8,7 +8,7 @@
 #   - `kubectl get pods -A` (kubectl's default: Table, 500 per page) and a
 #     paginated list of the whole objects (`--chunk-size=500 -o json`);
 #   - a fresh client-go pod informer's sync (compat's loadgen, -mode relist);
-#   - restart on the same data dir: API ready, then every pod ready again.
+#   - restart on the same data dir: API ready, then every pod listed.
 #
 #   bash scripts/envelope.sh                       # 5,000 nodes, 150,000 pods
 #   NODES=500 PODS=10000 bash scripts/envelope.sh  # a smaller shape
@@ -146,9 +146,10 @@ stop_cluster
 t=$(now)
 start_cluster
 say "FIGURE restart: API ready in $(since "$t") s"
+n=$(kubectl get pods -A --chunk-size=0 -o name | wc -l)
+say "FIGURE restart: all $n pods listed $(since "$t") s after start"
 wait_for "nodes Ready after restart" "$NODES" ready_nodes
-wait_for "pods ready after restart" "$PODS" ready_pods
 read -r _ rss hwm <<<"$(proc)"
-say "FIGURE restart: every node and pod ready again $(since "$t") s after start; RSS $(mib "$rss"), peak $(mib "$hwm")"
+say "FIGURE restart: RSS $(mib "$rss"), peak $(mib "$hwm")"
 stop_cluster
 say "done; data left in $DIR/data"
