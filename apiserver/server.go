@@ -149,7 +149,9 @@ func StaticAdmission(c *admission.Chain) AdmissionFactory {
 // Config and those added with Register. New builds it, Start serves it
 // until ctx ends. Safe for concurrent use.
 type Server struct {
-	cfg          Config
+	cfg Config
+	// openAPIV2 caches the protobuf form of /openapi/v2.
+	openAPIV2    openAPIV2Cache
 	log          *slog.Logger
 	metrics      *metrics
 	flow         *flowControl
