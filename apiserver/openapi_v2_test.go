@@ -134,3 +134,40 @@ func TestSwagger2Schema(t *testing.T) {
 		})
 	}
 }
+
+// TestNegotiateOpenAPIV2 picks what kube-openapi picks.
+func TestNegotiateOpenAPIV2(t *testing.T) {
+	cases := []struct {
+		accept, want string
+		ok           bool
+	}{
+		{"", "application/json", true},
+		{"application/json", "application/json", true},
+		{"application/*;q=0.5", "application/json", true},
+		{mediaOpenAPIProtoOld + ", application/json", mediaOpenAPIProto, true},
+		{"application/json;q=0, " + mediaOpenAPIProto, mediaOpenAPIProto, true},
+		{"text/plain, application/yaml", "", false},
+		{",,;", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.accept, func(t *testing.T) {
+			got, ok := negotiateOpenAPIV2(tc.accept)
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// FuzzNegotiateOpenAPIV2: any Accept header gives one of the two media
+// types or none, without panicking.
+func FuzzNegotiateOpenAPIV2(f *testing.F) {
+	for _, s := range []string{"", "application/json", mediaOpenAPIProtoOld, "*/*;q=0", "a/b;q=0.1, c/d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		got, ok := negotiateOpenAPIV2(accept)
+		if ok != (got == "application/json" || got == mediaOpenAPIProto) {
+			t.Fatalf("%q: %q %v", accept, got, ok)
+		}
+	})
+}

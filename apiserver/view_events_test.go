@@ -199,3 +199,80 @@ func TestEventsV1Validation(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestEventsV1ViewPatchesApplyAndDiscovery: strategic merge patches,
+// server-side apply and a watch-list (client-go's streamed list) through
+// the view; discovery lists the group, and autoscaling prefers v2.
+func TestEventsV1ViewPatchesApplyAndDiscovery(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, out := ts.do(t, "POST", eventsV1Path, "application/json", newEventV1("e1", func(e map[string]any) { delete(e, "series") }))
+	require.Equal(t, http.StatusCreated, code, string(out))
+
+	code, out = ts.do(t, "PATCH", eventsV1Path+"/e1", "application/strategic-merge-patch+json", []byte(`{"metadata":{"labels":{"a":"b"}}}`))
+	require.Equal(t, http.StatusOK, code, string(out))
+	code, out = ts.do(t, "GET", "/api/v1/namespaces/default/events/e1", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, string(out), `"labels":{"a":"b"}`)
+
+	apply := `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e2"},"eventTime":"2026-11-27T10:00:00.000000Z",` +
+		`"reportingController":"example.com/ctl","reportingInstance":"i","action":"A","reason":"R","type":"Normal","note":"applied",` +
+		`"regarding":{"kind":"Pod","namespace":"default","name":"p"}}`
+	code, out = ts.do(t, "PATCH", eventsV1Path+"/e2?fieldManager=tester", "application/apply-patch+yaml", []byte(apply))
+	require.Equal(t, http.StatusCreated, code, string(out))
+	code, out = ts.do(t, "GET", "/api/v1/namespaces/default/events/e2", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, string(out), `"message":"applied"`)
+	assert.Contains(t, string(out), `"manager":"tester"`)
+
+	// A watch-list: every event as ADDED, then the bookmark ending them.
+	next, code, stop := ts.watchStream(t, eventsV1Path+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	require.Equal(t, http.StatusOK, code)
+	defer stop()
+	names := map[string]bool{}
+	for range 2 {
+		ev, err := next()
+		require.NoError(t, err)
+		require.Equal(t, "ADDED", ev.Type)
+		n, _ := objName(t, ev.Object)
+		names[n] = true
+		assert.Contains(t, string(ev.Object), `"apiVersion":"events.k8s.io/v1"`)
+	}
+	assert.Equal(t, map[string]bool{"e1": true, "e2": true}, names)
+	ev, err := next()
+	require.NoError(t, err)
+	assert.Equal(t, "BOOKMARK", ev.Type)
+	assert.Contains(t, string(ev.Object), InitialEventsAnnotation)
+
+	code, out = ts.do(t, "GET", "/apis/events.k8s.io/v1", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, string(out), `"name":"events"`)
+	assert.Contains(t, string(out), `"kind":"Event"`)
+	code, out = ts.do(t, "GET", "/apis/autoscaling", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, string(out), `"preferredVersion":{"groupVersion":"autoscaling/v2"`)
+	code, out = ts.do(t, "GET", "/apis/autoscaling/v1", "", nil)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, string(out), `"name":"horizontalpodautoscalers/status"`)
+	req, _ := http.NewRequest("GET", ts.url+"/apis", nil)
+	req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
+	resp, err := ts.http.Do(req)
+	require.NoError(t, err)
+	var agg struct {
+		Items []struct {
+			Metadata struct{ Name string }
+			Versions []struct {
+				Version   string
+				Resources []struct{ Resource string }
+			}
+		}
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&agg))
+	resp.Body.Close()
+	var found bool
+	for _, g := range agg.Items {
+		if g.Metadata.Name == "events.k8s.io" {
+			found = len(g.Versions) == 1 && g.Versions[0].Version == "v1" && len(g.Versions[0].Resources) == 1
+		}
+	}
+	assert.True(t, found, "aggregated discovery lists events.k8s.io/v1 events")
+}

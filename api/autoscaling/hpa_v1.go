@@ -59,8 +59,8 @@ var roundTripAnnotations = []string{AnnotationMetrics, AnnotationCurrentMetrics,
 // is DefaultCPUUtilization. The current-metrics annotation, when present,
 // replaces the current CPU utilization; the conditions and behavior
 // annotations become fields. The annotations are dropped from the
-// result; one that does not decode is ignored (Kubernetes refuses the
-// object instead, see the package README). h is not changed.
+// result; one that does not decode is ignored, where Kubernetes' conversion
+// fails (the request gets an error). h is not changed.
 func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 	h = meta.DeepCopy(h)
 	out := &HorizontalPodAutoscaler{
