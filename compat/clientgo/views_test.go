@@ -18,7 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	"github.com/orkit/orkit/compat/internal/cluster"
@@ -117,6 +119,29 @@ func TestEventsV1ClientGo(t *testing.T) {
 	assert.Equal(t, watch.Modified, ev.Type)
 	ev = nextEvent(t, w)
 	assert.Equal(t, watch.Deleted, ev.Type)
+
+	// An informer (client-go's reflector: a streamed watch-list) on
+	// events.k8s.io/v1 sees an event written through core/v1.
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	inf := factory.Events().V1().Events()
+	lister := inf.Lister()
+	informer := inf.Informer()
+	factory.Start(ictx.Done())
+	require.True(t, cache.WaitForCacheSync(ictx.Done(), informer.HasSynced))
+	got, err := lister.Events("default").Get("web.1")
+	require.NoError(t, err)
+	assert.Equal(t, int32(3), got.Series.Count)
+	_, err = cs.CoreV1().Events("default").Create(ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "web.3"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p"}, Reason: "Core", Message: "late",
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		e, err := lister.Events("default").Get("web.3")
+		return err == nil && e.Note == "late"
+	}, 20*time.Second, 50*time.Millisecond)
 }
 
 // TestHPAV1ClientGo: client-go's autoscaling/v1 typed client reads,
