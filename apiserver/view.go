@@ -131,11 +131,12 @@ func (s *ViewStrategy) PrepareForUpdate(ctx context.Context, obj, old meta.Objec
 	s.writeBack(obj, so)
 }
 
-// Validate runs the stored strategy's Validate.
+// Validate runs the stored strategy's Validate. An object the view
+// cannot convert is invalid at apiVersion (a 422, nothing stored).
 func (s *ViewStrategy) Validate(ctx context.Context, obj meta.Object) field.ErrorList {
 	so, _, err := s.convertBoth(obj, nil)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath(""), "", err.Error())}
+		return s.unconvertible(obj, err)
 	}
 	return s.Stored.Validate(ctx, so)
 }
@@ -144,7 +145,14 @@ func (s *ViewStrategy) Validate(ctx context.Context, obj meta.Object) field.Erro
 func (s *ViewStrategy) ValidateUpdate(ctx context.Context, obj, old meta.Object) field.ErrorList {
 	so, sold, err := s.convertBoth(obj, old)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath(""), "", err.Error())}
+		return s.unconvertible(obj, err)
 	}
 	return s.Stored.ValidateUpdate(ctx, so, sold)
+}
+
+// unconvertible is the validation error of an object the view cannot
+// convert to the stored kind.
+func (s *ViewStrategy) unconvertible(obj meta.Object, err error) field.ErrorList {
+	return field.ErrorList{field.Invalid(field.NewPath("apiVersion"), obj.GetTypeMeta().APIVersion,
+		fmt.Sprintf("cannot be stored as %s: %v", s.View.Stored.Kind.GroupVersion(), err))}
 }
