@@ -31,6 +31,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 {generation: GenerationOnSpec},
 	{Kind: "Node"}:                                                                    {generation: GenerationNone, keepStatusOnCreate: true},
 	{Kind: "Namespace"}:                                                               {generation: GenerationNone},
+	{Group: "events.k8s.io", Kind: "Event"}:                                           {generation: GenerationNone},
 	{Kind: "Binding"}:                                                                 {generation: GenerationNone},
 	{Kind: "Event"}:                                                                   {generation: GenerationNone},
 	{Kind: "Secret"}:                                                                  {generation: GenerationNone},

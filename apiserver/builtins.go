@@ -25,6 +25,17 @@ func (s *Server) registerScheme(sch *scheme.Scheme) error {
 			return err
 		}
 	}
+	return s.registerViews()
+}
+
+// registerViews serves the built-in views of stored kinds (View):
+// events.k8s.io/v1 events over core/v1 events, autoscaling/v1
+// horizontalpodautoscalers over autoscaling/v2, each when the stored kind
+// is served.
+func (s *Server) registerViews() error {
+	if err := s.registerEventsV1(); err != nil {
+		return err
+	}
 	return s.registerHPAV1()
 }
 

@@ -1266,6 +1266,28 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/discovery.ForZone": {
 		"": "ForZone names a zone an endpoint should serve.",
 	},
+	"github.com/orkit/orkit/api/events.Event": {
+		"":                         "Event (events.k8s.io/v1) reports something that happened to an object: who reported it (reportingController, reportingInstance), what was done (action) and why (reason), about which object (regarding). It is the same object as a core/v1 Event, under other field names.",
+		"action":                   "Action is what was done or failed about the regarding object, at most 128 characters. Required for new events.",
+		"deprecatedCount":          "DeprecatedCount is core/v1's count.",
+		"deprecatedFirstTimestamp": "DeprecatedFirstTimestamp is core/v1's firstTimestamp.",
+		"deprecatedLastTimestamp":  "DeprecatedLastTimestamp is core/v1's lastTimestamp.",
+		"deprecatedSource":         "DeprecatedSource is core/v1's source, kept for round trips.",
+		"eventTime":                "EventTime is when the event was first observed. Required.",
+		"note":                     "Note is a human-readable description, at most 1 KiB.",
+		"reason":                   "Reason is why the action was taken, at most 128 characters. Required for new events.",
+		"regarding":                "Regarding is the object the event is about.",
+		"related":                  "Related is a second object, for complex actions.",
+		"reportingController":      "ReportingController is the controller that emitted the event (`kubernetes.io/kubelet`). Required for new events.",
+		"reportingInstance":        "ReportingInstance is the instance of that controller (`kubelet-xyzf`). Required for new events, at most 128 characters.",
+		"series":                   "Series is set when the event repeats: how often and when last.",
+		"type":                     "Type is Normal or Warning.",
+	},
+	"github.com/orkit/orkit/api/events.EventSeries": {
+		"":                 "EventSeries counts the repeats of an event.",
+		"count":            "Count is how many times the event was observed; at least 2.",
+		"lastObservedTime": "LastObservedTime is when it was last observed. Required.",
+	},
 	"github.com/orkit/orkit/api/field.Error": {
 		"": "Error is one validation failure at one field.",
 	},

@@ -17,6 +17,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 	t := map[meta.GroupVersionKind]string{
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                             "autoscaling.Scale",
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "autoscaling", Version: "v2"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling2.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "events.k8s.io", Version: "v1"}.WithKind("Event"):                           "events.Event",
 		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):               "scheduling.PriorityClass",
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                     "coordination.Lease",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                   "meta.DeleteOptions",
