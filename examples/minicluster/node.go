@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
@@ -92,7 +93,7 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		c.step("containerd stopped")
 	})
 	c.step("private containerd started (pid %d, socket %s)", d.PID(), d.Address())
-	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{})
+	guard, err := cni.InstallHostGuard(hostGuardConfig())
 	if err != nil {
 		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
 	}
@@ -103,6 +104,21 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		}
 	}
 	return d, nil
+}
+
+// hostGuardConfig is the host guard of orkit's defaults. In a network
+// namespace other than init's (an agent on a test's "host") the guard's
+// holders are recorded apart from the machine's, keyed by the namespace:
+// routes are per namespace, so holders of other namespaces must not keep
+// (or remove) this one's.
+func hostGuardConfig() cni.HostGuardConfig {
+	self, err1 := os.Readlink("/proc/self/ns/net")
+	initNS, err2 := os.Readlink("/proc/1/ns/net")
+	if err1 != nil || err2 != nil || self == initNS {
+		return cni.HostGuardConfig{}
+	}
+	id := strings.Trim(strings.TrimPrefix(self, "net:"), "[]")
+	return cni.HostGuardConfig{StateDir: filepath.Join(cni.DefaultHostGuardStateDir, "netns-"+id)}
 }
 
 // startProxy runs the service proxy for the host's network namespace
