@@ -17,6 +17,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/hostgw"
 	"github.com/orkit/orkit/internal/etcdtest"
 	"github.com/orkit/orkit/internal/hosttest"
@@ -55,7 +56,7 @@ spec:
 func TestClusterOnHosts(t *testing.T) {
 	requireRealNode(t)
 	lbtest.Require(t)
-	hs := hosttest.Start(t, hosttest.Config{Hosts: 3})
+	hs := hosttest.Start(t, hosttest.Config{Hosts: 4}) // host-4 joins later
 	etcd := etcdtest.Start(t, 3)
 	bin := buildMinicluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -88,22 +89,73 @@ func TestClusterOnHosts(t *testing.T) {
 	checkAcrossHosts(ctx, t, hs, lb, kc)
 	t.Logf("pod-to-pod and ClusterIP across hosts checked after %v", time.Since(start).Round(time.Second))
 	killEtcdMemberUnderWrites(ctx, t, etcd, lb, kc)
+	joinLate(ctx, t, bin, hs, lb, kc, dirs[0])
 	t.Logf("done after %v", time.Since(start).Round(time.Second))
 }
 
-// startHostAgents starts node-<i> on host-<i> (its address the node's
+// joinLate starts node-4 on host-4, runs a pod there and reports how
+// long the join and the first pod took (issue 21's figure);
+// the other hosts route its pod CIDR while its Node exists and drop the
+// route once it is deleted.
+func joinLate(ctx context.Context, t *testing.T, bin string, hs *hosttest.Hosts, lb *serverProc, kc, serverDir string) {
+	t.Helper()
+	h, dir := hs.Hosts[3], t.TempDir()
+	started := time.Now()
+	agent := startCommand(t, "node-4", dir, h.Command(bin, "--role", "agent", "--data-dir", dir, "--server", lb.URL(), "--node-name", "node-4",
+		"--node-ip", h.Addr.String(), "--runtime", runtimeContainerd, "--token-file", filepath.Join(serverDir, "join-token"),
+		"--ca-cert-hash", caHashOf(t, serverDir)))
+	waitNodeCondition(ctx, t, lb, kc, "node-4", "True", 120*time.Second)
+	ready := time.Since(started)
+	// The pod is made once the node is Ready: made before, it can be bound
+	// while the node registers NotReady without a not-ready:NoSchedule
+	// taint and be evicted by the short toleration of haServerFlags.
+	created := time.Now()
+	out, err := lb.kubectl(ctx, kc, "run", "first", "--image=orkit.local/hello:v1", "--restart=Never",
+		"--overrides", `{"spec":{"nodeSelector":{"kubernetes.io/hostname":"node-4"}}}`)
+	require.NoError(t, err, out)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, args := range [][]string{{"get", "pod", "first", "-o", "yaml"}, {"get", "events"}} {
+				out, err := lb.kubectl(context.Background(), kc, args...)
+				t.Logf("$ kubectl %s (%v)\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	})
+	waitUntil(ctx, t, 60*time.Second, "pod first Running on node-4", func() bool {
+		out, err := lb.kubectl(ctx, kc, "get", "pod", "first", "-o", "jsonpath={.status.phase}")
+		return err == nil && out == "Running"
+	})
+	t.Logf("node-4 joined: Ready %v after its agent started; a pod made then Running %v later (%v in all)", ready.Round(100*time.Millisecond),
+		time.Since(created).Round(100*time.Millisecond), time.Since(started).Round(100*time.Millisecond))
+	routes := func() string {
+		out, err := hs.Hosts[0].Run("ip", "route", "show", "proto", fmt.Sprint(hostgw.RouteProtocol))
+		require.NoError(t, err, out)
+		return out
+	}
+	waitUntil(ctx, t, 30*time.Second, "host-1 routes node-4's pod CIDR via host-4", func() bool {
+		return strings.Contains(routes(), "via "+h.Addr.String())
+	})
+	agent.stop(t)
+	out, err = lb.kubectl(ctx, kc, "delete", "node", "node-4")
+	require.NoError(t, err, out)
+	waitUntil(ctx, t, 30*time.Second, "host-1 drops the route to node-4's pod CIDR", func() bool {
+		return !strings.Contains(routes(), "via "+h.Addr.String())
+	})
+}
+
+// startHostAgents starts node-<i> on host-<i> (i = 1, 2, 3) (its address the node's
 // InternalIP) joining through the balancer, and waits until the nodes are
 // Ready with a pod CIDR each.
 func startHostAgents(ctx context.Context, t *testing.T, bin string, hs *hosttest.Hosts, lb *serverProc, kc, serverDir string) {
 	t.Helper()
 	tokenFile := filepath.Join(serverDir, "join-token")
-	for i, h := range hs.Hosts {
+	for i, h := range hs.Hosts[:3] {
 		name, dir := fmt.Sprintf("node-%d", i+1), t.TempDir()
 		startCommand(t, name, dir, h.Command(bin, "--role", "agent", "--data-dir", dir, "--server", lb.URL(), "--node-name", name,
 			"--node-ip", h.Addr.String(), "--runtime", runtimeContainerd, "--token-file", tokenFile, "--ca-cert-hash", caHashOf(t, serverDir)))
 	}
 	cidrs := map[string]bool{}
-	for i, h := range hs.Hosts {
+	for i, h := range hs.Hosts[:3] {
 		name := fmt.Sprintf("node-%d", i+1)
 		waitNodeCondition(ctx, t, lb, kc, name, "True", 150*time.Second)
 		out, err := lb.kubectl(ctx, kc, "get", "node", name, "-o",
@@ -115,6 +167,16 @@ func startHostAgents(ctx context.Context, t *testing.T, bin string, hs *hosttest
 		cidrs[f[0]] = true
 	}
 	assert.Len(t, cidrs, 3, "a pod CIDR each")
+	// Each host's guard is its own: recorded apart from the machine's.
+	out, err := hs.Hosts[0].Run("readlink", "/proc/self/ns/net")
+	require.NoError(t, err, out)
+	id := strings.Trim(strings.TrimPrefix(strings.TrimSpace(out), "net:"), "[]")
+	entries, err := os.ReadDir(filepath.Join(cni.DefaultHostGuardStateDir, "netns-"+id))
+	require.NoError(t, err)
+	assert.NotEmpty(t, entries, "host-1's agent holds its host guard")
+	out, err = hs.Hosts[0].Run("ip", "route", "show", "type", "unreachable")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "10.244.0.0/16", "host-1's guard")
 }
 
 // checkAcrossHosts runs the spread Deployment and checks, from a pod on
@@ -145,7 +207,7 @@ func checkAcrossHosts(ctx context.Context, t *testing.T, hs *hosttest.Hosts, lb 
 		}
 		return by["node-1"] == 2 && by["node-2"] == 2 && by["node-3"] == 2
 	})
-	for i, h := range hs.Hosts {
+	for i, h := range hs.Hosts[:3] {
 		out, err := h.Run("ip", "route", "show", "proto", fmt.Sprint(hostgw.RouteProtocol))
 		require.NoError(t, err, out)
 		assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2, "host-%d routes the other nodes' pod CIDRs: %s", i+1, out)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
@@ -107,18 +108,38 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 }
 
 // hostGuardConfig is the host guard of orkit's defaults. In a network
-// namespace other than init's (an agent on a test's "host") the guard's
-// holders are recorded apart from the machine's, keyed by the namespace:
-// routes are per namespace, so holders of other namespaces must not keep
-// (or remove) this one's.
+// namespace other than init's (an agent on a test's "host", one of
+// `ip netns`) the guard's holders are recorded apart from the machine's,
+// keyed by the namespace: routes are per namespace, so holders of other
+// namespaces must not keep (or remove) this one's.
 func hostGuardConfig() cni.HostGuardConfig {
-	self, err1 := os.Readlink("/proc/self/ns/net")
-	initNS, err2 := os.Readlink("/proc/1/ns/net")
-	if err1 != nil || err2 != nil || self == initNS {
+	self, err := os.Readlink("/proc/self/ns/net")
+	if err != nil || !inOtherNetns(self) {
 		return cni.HostGuardConfig{}
 	}
 	id := strings.Trim(strings.TrimPrefix(self, "net:"), "[]")
 	return cni.HostGuardConfig{StateDir: filepath.Join(cni.DefaultHostGuardStateDir, "netns-"+id)}
+}
+
+// inOtherNetns says whether the network namespace self ("net:[<inode>]")
+// is not init's: it differs from PID 1's, or (PID 1's unreadable, as in
+// some containers) it is one of /run/netns.
+func inOtherNetns(self string) bool {
+	if initNS, err := os.Readlink("/proc/1/ns/net"); err == nil {
+		return self != initNS
+	}
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/self/ns/net", &st) != nil {
+		return false
+	}
+	named, _ := filepath.Glob("/run/netns/*")
+	for _, n := range named {
+		var nst syscall.Stat_t
+		if syscall.Stat(n, &nst) == nil && nst.Ino == st.Ino && nst.Dev == st.Dev {
+			return true
+		}
+	}
+	return false
 }
 
 // startProxy runs the service proxy for the host's network namespace
