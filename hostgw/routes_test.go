@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,11 +98,14 @@ func TestDiff(t *testing.T) {
 // mapTable is a RouteTable in memory; fail makes Replace of that
 // destination fail.
 type mapTable struct {
+	mu     sync.Mutex
 	routes map[netip.Prefix]netip.Addr
 	fail   netip.Prefix
 }
 
 func (m *mapTable) List() ([]Route, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var out []Route
 	for d, v := range m.routes {
 		out = append(out, Route{Dst: d, Via: v})
@@ -111,6 +115,8 @@ func (m *mapTable) List() ([]Route, error) {
 }
 
 func (m *mapTable) Replace(r Route) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if r.Dst == m.fail {
 		return errors.Join(ErrRoute, errors.New("network is unreachable"))
 	}
@@ -118,7 +124,12 @@ func (m *mapTable) Replace(r Route) error {
 	return nil
 }
 
-func (m *mapTable) Delete(r Route) error { delete(m.routes, r.Dst); return nil }
+func (m *mapTable) Delete(r Route) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.routes, r.Dst)
+	return nil
+}
 
 func TestApplyGoesOnPastAFailure(t *testing.T) {
 	tab := &mapTable{routes: map[netip.Prefix]netip.Addr{netip.MustParsePrefix("10.244.9.0/24"): netip.MustParseAddr("10.0.0.9")},
