@@ -19,6 +19,7 @@ import (
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
 	"github.com/orkit/orkit/cri/fake"
+	"github.com/orkit/orkit/hostgw"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/kubelet/clientcert"
 	"github.com/orkit/orkit/proxy"
@@ -66,6 +67,9 @@ type agentOptions struct {
 	// KubeletPort is the port of the kubelet's HTTPS endpoint (logs,
 	// exec) on NodeIP; 0 picks a free one.
 	KubeletPort int
+	// HostGW keeps host-gw routes (containerd runtime): every other
+	// node's pod CIDR via its InternalIP (package hostgw).
+	HostGW bool
 }
 
 // addAgentFlags registers the agent role's flags on fs.
@@ -82,6 +86,7 @@ func (o *options) addAgentFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.Bridge, "bridge", "orkit0", "agent: the CNI bridge of the pods (containerd runtime)")
 	fs.StringVar(&a.ProxyTable, "proxy-table", proxy.TableName, `agent: the service proxy's nftables table ("none": no proxy)`)
 	fs.IntVar(&a.KubeletPort, "kubelet-port", kubelet.DefaultKubeletPort, "agent: port of the kubelet's HTTPS endpoint (logs, exec) on the node IP; 0 picks a free one")
+	fs.BoolVar(&a.HostGW, "host-gw-routes", true, "agent: keep a route to every other node's pod CIDR via its InternalIP (host-gw: the nodes share a layer-2 network); containerd runtime")
 	fs.DurationVar(&a.CertTTL, "client-cert-ttl", 0, "agent: validity of the node's client certificate (at least 10m; default the signer's, a year); renewed at 80%")
 }
 
@@ -323,11 +328,36 @@ func (c *cluster) startContainerdKubelet(ctx context.Context, cl *client.Client)
 		return err
 	}
 	c.goRun("kubelet", func() error { return k.Run(ctx) })
+	if a.HostGW {
+		if err := c.startHostGW(ctx, cl); err != nil {
+			return err
+		}
+	}
 	if err := c.waitNodeReady(ctx, a.NodeName, true); err != nil {
 		return err
 	}
 	c.nodes = append(c.nodes, n)
 	c.step("node %s Ready (kubelet as system:node:%s, containerd namespace orkit-%s, pod CIDR %s on bridge %s)",
 		a.NodeName, a.NodeName, a.NodeName, network.PodCIDR(), a.Bridge)
+	return nil
+}
+
+// startHostGW runs the host-gw router: a route to every other node's
+// pod CIDR via its InternalIP, in this process's network namespace.
+func (c *cluster) startHostGW(ctx context.Context, cl *client.Client) error {
+	tab, err := hostgw.NewTable()
+	if err != nil {
+		return err
+	}
+	r, err := hostgw.New(hostgw.Config{Client: cl, NodeName: c.opts.Agent.NodeName, Table: tab, Logger: c.opts.Logger})
+	if err != nil {
+		tab.Close()
+		return err
+	}
+	c.goRun("host-gw routes", func() error {
+		defer tab.Close()
+		return r.Run(ctx)
+	})
+	c.step("host-gw routes kept: every other node's pod CIDR via its InternalIP (ip route show proto %d)", hostgw.RouteProtocol)
 	return nil
 }

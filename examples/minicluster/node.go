@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
@@ -92,7 +94,7 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		c.step("containerd stopped")
 	})
 	c.step("private containerd started (pid %d, socket %s)", d.PID(), d.Address())
-	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{})
+	guard, err := cni.InstallHostGuard(hostGuardConfig())
 	if err != nil {
 		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
 	}
@@ -103,6 +105,41 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		}
 	}
 	return d, nil
+}
+
+// hostGuardConfig is the host guard of orkit's defaults. In a network
+// namespace other than init's (an agent on a test's "host", one of
+// `ip netns`) the guard's holders are recorded apart from the machine's,
+// keyed by the namespace: routes are per namespace, so holders of other
+// namespaces must not keep (or remove) this one's.
+func hostGuardConfig() cni.HostGuardConfig {
+	self, err := os.Readlink("/proc/self/ns/net")
+	if err != nil || !inOtherNetns(self) {
+		return cni.HostGuardConfig{}
+	}
+	id := strings.Trim(strings.TrimPrefix(self, "net:"), "[]")
+	return cni.HostGuardConfig{StateDir: filepath.Join(cni.DefaultHostGuardStateDir, "netns-"+id)}
+}
+
+// inOtherNetns says whether the network namespace self ("net:[<inode>]")
+// is not init's: it differs from PID 1's, or (PID 1's unreadable, as in
+// some containers) it is one of /run/netns.
+func inOtherNetns(self string) bool {
+	if initNS, err := os.Readlink("/proc/1/ns/net"); err == nil {
+		return self != initNS
+	}
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/self/ns/net", &st) != nil {
+		return false
+	}
+	named, _ := filepath.Glob("/run/netns/*")
+	for _, n := range named {
+		var nst syscall.Stat_t
+		if syscall.Stat(n, &nst) == nil && nst.Ino == st.Ino && nst.Dev == st.Dev {
+			return true
+		}
+	}
+	return false
 }
 
 // startProxy runs the service proxy for the host's network namespace
