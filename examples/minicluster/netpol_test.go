@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +186,57 @@ func TestKubectlNetworkPolicy(t *testing.T) {
 	assert.Contains(t, got, "spec.egress[0].to[0].ipBlock.except[0]: Invalid value: \"10.245.0.0/24\": must be a strict subset of `cidr`")
 	_, err = kubectl("", "get", "netpol", "client-egress")
 	assert.Error(t, err, "the invalid policy was not stored")
+}
+
+// TestAgentNetworkPolicy: an agent (real containerd) given the server's
+// network-policy kubeconfig enforces NetworkPolicies on its own pods: a
+// default-deny policy stops a connection between two of its pods, and a
+// policy allowing the client by label lets it through.
+func TestAgentNetworkPolicy(t *testing.T) {
+	requireRealNode(t)
+	bin := buildMinicluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir, agentDir := t.TempDir(), t.TempDir()
+	srv := startServer(ctx, t, bin, "server-1", dir, nil)
+	kc := filepath.Join(dir, "admin.kubeconfig")
+	npKubeconfig := filepath.Join(dir, "kubeconfigs", "system-orkit-netpol.kubeconfig")
+	require.FileExists(t, npKubeconfig)
+	agent := startAgent(t, bin, "agent-np", agentDir, srv.URL(), "--token-file", filepath.Join(dir, "join-token"),
+		"--ca-cert-file", filepath.Join(dir, "pki", "ca.crt"), "--runtime", runtimeContainerd, "--bridge", "orkit0",
+		"--network-policy-kubeconfig", npKubeconfig, "--network-policy-table", "orkit-test-netpol")
+	waitNodeCondition(ctx, t, srv, kc, "agent-np", "True", 90*time.Second)
+	must := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", kc, "--server", srv.URL()}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "kubectl %v: %s", args, out)
+		return string(out)
+	}
+	pods := strings.ReplaceAll(netpolPodsYAML, "node-1", "agent-np")
+	pods = pods[:strings.Index(pods, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: other")] // no second node here
+	must(pods, "apply", "-f", "-")
+	must("", "wait", "--for=condition=Ready", "pod/server", "pod/client", "--timeout=3m")
+	serverIP := must("", "get", "pod", "server", "-o", "jsonpath={.status.podIP}")
+	connects := func() bool {
+		cmd := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "--server", srv.URL(), "exec", "client", "--",
+			"/hello", "wget", "--timeout", "2s", "http://"+serverIP+":8080/")
+		return cmd.Run() == nil
+	}
+	settles := func(what string, want bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for connects() != want {
+			require.True(t, time.Now().Before(deadline), "%s: still %v after a minute\n%s", what, !want, agent.logTail())
+		}
+	}
+	settles("no policy: client reaches server", true)
+	must(denyIngressYAML, "apply", "-f", "-")
+	settles("default deny on the agent's bridge: client is stopped", false)
+	must(allowYAML, "apply", "-f", "-")
+	settles("allowed by label: client reaches server", true)
+	log, err := os.ReadFile(agent.log)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "network policy enforcer started for the pods of agent-np")
 }
