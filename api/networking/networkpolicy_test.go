@@ -43,7 +43,9 @@ func TestValidateNetworkPolicy(t *testing.T) {
 	port := func(proto core.Protocol, p *meta.IntOrString, end *int32) NetworkPolicyIngressRule {
 		return NetworkPolicyIngressRule{Ports: []NetworkPolicyPort{{Protocol: &proto, Port: p, EndPort: end}}}
 	}
-	from := func(peers ...NetworkPolicyPeer) NetworkPolicyIngressRule { return NetworkPolicyIngressRule{From: peers} }
+	from := func(peers ...NetworkPolicyPeer) NetworkPolicyIngressRule {
+		return NetworkPolicyIngressRule{From: peers}
+	}
 	ipb := func(cidr string, except ...string) NetworkPolicyPeer {
 		return NetworkPolicyPeer{IPBlock: &IPBlock{CIDR: cidr, Except: except}}
 	}
