@@ -186,6 +186,10 @@ func TestKubectlNetworkPolicy(t *testing.T) {
 	assert.Contains(t, got, "spec.egress[0].to[0].ipBlock.except[0]: Invalid value: \"10.245.0.0/24\": must be a strict subset of `cidr`")
 	_, err = kubectl("", "get", "netpol", "client-egress")
 	assert.Error(t, err, "the invalid policy was not stored")
+
+	require.NoError(t, exec.Command("nft", "list", "table", "ip", "orkit-netpol").Run(), "the rules are in place")
+	c.Close()
+	assert.Error(t, exec.Command("nft", "list", "table", "ip", "orkit-netpol").Run(), "a stop removes the table")
 }
 
 // TestAgentNetworkPolicy: an agent (real containerd) given the server's
