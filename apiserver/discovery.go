@@ -57,6 +57,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveOIDC(w, p)
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
+	case p == "/debug/pprof" || strings.HasPrefix(p, "/debug/pprof/"):
+		serveProfiling(w, r)
 	default:
 		writeError(w, apierrors.NewPathNotFound())
 	}
