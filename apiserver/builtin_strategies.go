@@ -51,6 +51,7 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "coordination.k8s.io", Kind: "Lease"}:                                     {generation: GenerationNone},
 	{Group: "networking.k8s.io", Kind: "Ingress"}:                                     {generation: GenerationOnSpec},
 	{Group: "networking.k8s.io", Kind: "IngressClass"}:                                {generation: GenerationOnSpec},
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               {generation: GenerationOnSpec},
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                {generation: GenerationOnChangeOrLabels},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                               {generation: GenerationNone},
 	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                                      {generation: GenerationNone},

@@ -123,6 +123,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}:             networkPolicyTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,

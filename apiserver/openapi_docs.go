@@ -1393,6 +1393,9 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/networking.HTTPIngressRuleValue": {
 		"": "HTTPIngressRuleValue routes by path.",
 	},
+	"github.com/orkit/orkit/api/networking.IPBlock": {
+		"": "IPBlock is a CIDR without the CIDRs in Except (each a strict subset of it).",
+	},
 	"github.com/orkit/orkit/api/networking.Ingress": {
 		"": "Ingress routes external HTTP(S) traffic to Services by host and path.",
 	},
@@ -1438,6 +1441,28 @@ var typeDocs = map[string]map[string]string{
 	},
 	"github.com/orkit/orkit/api/networking.IngressTLS": {
 		"": "IngressTLS is one certificate for some hosts.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicy": {
+		"": "NetworkPolicy says which traffic the pods it selects may receive (ingress) and send (egress). A pod selected by no policy of a type is not isolated for that type: everything is allowed. A pod selected by one or more policies of a type accepts, for that type, only what at least one of their rules allows (the rules add up; order does not matter). Replies to allowed connections are always allowed.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyEgressRule": {
+		"": "NetworkPolicyEgressRule allows traffic to any of To (everyone when empty) on any of Ports (every port when empty).",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyIngressRule": {
+		"": "NetworkPolicyIngressRule allows traffic from any of From (everyone when empty) to any of Ports (every port when empty).",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyPeer": {
+		"": "NetworkPolicyPeer is one side of allowed traffic: pods chosen by PodSelector (in the policy's namespace) and/or NamespaceSelector (pods of the matching namespaces; with both, the matching pods of the matching namespaces), or an IPBlock on its own.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyPort": {
+		"": "NetworkPolicyPort is a protocol (TCP when unset) and a port: a number, a range Port..EndPort, or a named container port; no port means every port of the protocol.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicySpec": {
+		"":            "NetworkPolicySpec is what a NetworkPolicy asks for.",
+		"egress":      "Egress lists the rules of allowed outgoing traffic.",
+		"ingress":     "Ingress lists the rules of allowed incoming traffic.",
+		"podSelector": "PodSelector selects the pods of the policy's namespace it applies to; the empty selector selects every pod of the namespace.",
+		"policyTypes": "PolicyTypes are the directions the policy isolates. Unset, the API server defaults it to Ingress, plus Egress when Egress rules are given (DefaultNetworkPolicy).",
 	},
 	"github.com/orkit/orkit/api/networking.ServiceBackendPort": {
 		"": "ServiceBackendPort names a Service port by name or number (one of them).",

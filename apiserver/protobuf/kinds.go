@@ -26,6 +26,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):                "discovery.EndpointSlice",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                     "networking.Ingress",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                "networking.IngressClass",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):               "networking.NetworkPolicy",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
 		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                      "node.RuntimeClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                   "storage.StorageClass",

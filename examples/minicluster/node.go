@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
@@ -22,6 +23,7 @@ import (
 	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/netpol"
 	"github.com/orkit/orkit/proxy"
 )
 
@@ -103,6 +105,9 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		if err := c.startProxy(ctx); err != nil {
 			return nil, err
 		}
+		if err := c.startNetworkPolicy(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -155,6 +160,23 @@ func (c *cluster) startProxy(ctx context.Context) error {
 	}
 	c.goRun("service proxy", func() error { return px.Run(ctx) })
 	c.step("service proxy started (user system:kube-proxy, nftables table orkit-proxy)")
+	return nil
+}
+
+// startNetworkPolicy runs the NetworkPolicy enforcer for the host's
+// network namespace, beside the service proxy: one for every real node,
+// as system:orkit-netpol.
+func (c *cluster) startNetworkPolicy(ctx context.Context) error {
+	cl, err := c.clientFor(authz.NetworkPolicyAgentUser)
+	if err != nil {
+		return err
+	}
+	e, err := netpol.New(netpol.Config{Client: cl, Logger: c.opts.Logger})
+	if err != nil {
+		return fmt.Errorf("network policy: %w", err)
+	}
+	c.goRun("network policy", func() error { return e.Run(ctx) })
+	c.step("network policy enforcer started (user %s, nftables table ip %s)", authz.NetworkPolicyAgentUser, netpol.TableName)
 	return nil
 }
 
@@ -216,6 +238,11 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	gw, err := ensureBridge(n.bridge, subnet)
 	if err != nil {
 		return fmt.Errorf("%s: bridge: %w", name, err)
+	}
+	// Traffic between two pods of the node is switched on the bridge;
+	// only with this does it meet the NetworkPolicy rules.
+	if err := netpol.EnableBridgeNetfilter(n.bridge); err != nil {
+		c.step("%s: NetworkPolicies cannot isolate pods of this node from each other: %v", name, err)
 	}
 	if i == 1 {
 		// Real nodes share the host's network namespace: one DNS server.
