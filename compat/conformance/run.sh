@@ -104,20 +104,10 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 log "building the minicluster"
 (cd "$repo" && go build -o "$cache/minicluster" ./examples/minicluster)
 
-# The images the suite's pods ask for, built from Go source under the
-# names the suite uses (only real nodes run images).
-image_flags=()
-if [ "$nodes" -gt 0 ]; then
-	images=$("$cache/e2e.test" --list-images 2>/dev/null)
-	agnhost=$(grep '/agnhost:' <<<"$images" | grep -v 'agnhost:2\.55\|:2\.6$' | head -1)
-	pause=$(grep '/pause:' <<<"$images" | head -1)
-	image_flags=(--image "$agnhost=k8s.io/kubernetes/test/images/agnhost" --image "$pause=github.com/orkit/orkit/images/pause")
-fi
-
 log "starting the minicluster: $nodes real, $sim_nodes simulated nodes, API at 127.0.0.1:$port, data in $data"
-# The images are built in the images module (orkit + agnhost).
-(cd "$here/images" && exec "$cache/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
-	--nodes "$nodes" --sim-nodes "$sim_nodes" "${image_flags[@]}") >"$out/minicluster.log" 2>&1 &
+# Run in orkit's module: the minicluster builds its bundled images there.
+(cd "$repo" && exec "$cache/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
+	--nodes "$nodes" --sim-nodes "$sim_nodes") >"$out/minicluster.log" 2>&1 &
 mc=$!
 stop_cluster() {
 	if kill -0 "$mc" 2>/dev/null; then
@@ -143,6 +133,20 @@ until [ -f "$KUBECONFIG" ] && [ "$(kubectl get nodes --no-headers 2>/dev/null | 
 	sleep 2
 done
 kubectl get nodes -o wide >"$out/nodes.txt"
+
+# The suite's images (images.sh: built offline, cached) go into every real
+# node's containerd namespace under the names the suite asks for.
+if [ "$nodes" -gt 0 ]; then
+	log "building the suite's images (images.sh) into $cache/images"
+	archives=$(bash "$here/images.sh" "$cache/images" "$cache/e2e.test")
+	for i in $(seq "$nodes"); do
+		for a in $archives; do
+			ctr --address "$data/containerd/containerd.sock" -n "orkit-node-$i" images import "$a" >/dev/null
+		done
+	done
+	ctr --address "$data/containerd/containerd.sock" -n orkit-node-1 images ls -q >"$out/images.txt"
+	log "images imported into $nodes node(s): $(tr '\n' ' ' <"$out/images.txt")"
+fi
 log "cluster up: $(kubectl get nodes --no-headers | awk '{print $1}' | tr '\n' ' ')"
 
 cat >"$out/meta.txt" <<EOF

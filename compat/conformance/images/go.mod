@@ -1,8 +1,9 @@
-// Module images is the module the conformance run's minicluster builds its
-// images in: orkit's bundled images and agnhost (k8s.io/kubernetes
-// test/images/agnhost, same pinned release as ../suite). It is apart from
-// ../suite because orkit's requirements raise some of the e2e suite's
-// dependencies (cel-go, prometheus), and the suite is built as released.
+// Module images is where compat/conformance/images.sh builds the programs
+// of the conformance suite's images: agnhost (k8s.io/kubernetes
+// test/images/agnhost, the same pinned release as ../suite) and orkit's
+// pause. It is apart from ../suite because orkit's requirements raise some
+// of the e2e suite's dependencies (cel-go, prometheus), and the suite is
+// built as released.
 module github.com/orkit/orkit/compat/conformance/images
 
 go 1.26.8

@@ -1,6 +1,6 @@
 //go:build tools
 
-// Package images only pins the programs the conformance run's minicluster
+// Package images only pins the programs compat/conformance/images.sh
 // builds into images, so that go mod tidy records their modules; nothing
 // here is compiled.
 package images
