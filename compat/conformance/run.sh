@@ -71,7 +71,7 @@ build() {
 	cd "$here/suite"
 	if [ ! -x "$cache/e2e.test" ]; then
 		log "building e2e.test $version into $cache (once; ~10-20 minutes on two cores)"
-		go test -c -o "$cache/e2e.test.tmp" k8s.io/kubernetes/test/e2e
+		go test -c -vet=off -o "$cache/e2e.test.tmp" k8s.io/kubernetes/test/e2e
 		mv "$cache/e2e.test.tmp" "$cache/e2e.test"
 	fi
 	if [ ! -x "$cache/ginkgo" ]; then
