@@ -180,5 +180,5 @@ if [ ! -f "$out/report.json" ]; then
 	echo "run.sh: ginkgo wrote no report (exit $rc); see $out/ginkgo.log" >&2
 	exit 1
 fi
-"$cache/report" --causes "$here/causes.txt" --md "$md" "${merge[@]}" "$out"
+"$cache/report" --causes "$here/causes.txt" --notes "$here/notes.md" --md "$md" "${merge[@]}" "$out"
 log "wrote $md from $out ${merge[*]}"

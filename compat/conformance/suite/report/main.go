@@ -3,7 +3,7 @@
 // per sig the specs run, passed and failed, and every failing spec with
 // its cause.
 //
-//	report --causes causes.txt --md CONFORMANCE.md RUNDIR...
+//	report --causes causes.txt --notes notes.md --md CONFORMANCE.md RUNDIR...
 //
 // A RUNDIR holds report.json (ginkgo --json-report) and meta.txt (the
 // run's focus, skip, cluster shape and command, written by run.sh). A
@@ -30,18 +30,26 @@ import (
 func main() {
 	causesPath := flag.String("causes", "", "file of 'REGEXP<TAB>cause' lines; # starts a comment")
 	mdPath := flag.String("md", "CONFORMANCE.md", "the Markdown report to write")
+	notesPath := flag.String("notes", "", "a Markdown file inserted after the runs (images, bugs, build figures)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "report: name at least one run directory")
 		os.Exit(2)
 	}
-	if err := run(*causesPath, *mdPath, flag.Args()); err != nil {
+	if err := run(*causesPath, *mdPath, *notesPath, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(causesPath, mdPath string, dirs []string) error {
+func run(causesPath, mdPath, notesPath string, dirs []string) error {
+	var notes []byte
+	if notesPath != "" {
+		var err error
+		if notes, err = os.ReadFile(notesPath); err != nil {
+			return err
+		}
+	}
 	var cs []cause
 	if causesPath != "" {
 		var err error
@@ -67,7 +75,7 @@ func run(causesPath, mdPath string, dirs []string) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	writeMarkdown(w, runs, results)
+	writeMarkdown(w, runs, notes, results)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -209,7 +217,7 @@ func firstLine(s string, n int) string {
 // with no spec in any run is shown with zeros.
 var sigs = []string{"api-machinery", "apps", "auth", "cli", "node", "network", "scheduling", "storage", "instrumentation", "architecture"}
 
-func writeMarkdown(w *bufio.Writer, runs []runInfo, results map[string]result) {
+func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result) {
 	names := make([]string, 0, len(results))
 	for n := range results {
 		names = append(names, n)
@@ -243,6 +251,10 @@ func writeMarkdown(w *bufio.Writer, runs []runInfo, results map[string]result) {
 		}
 	}
 	writeHeader(w, runs)
+	if len(notes) > 0 {
+		w.Write(notes)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "## Results per sig\n\n| sig | run | passed | failed | skipped at run time |\n| --- | ---: | ---: | ---: | ---: |\n")
 	for _, s := range rows {
 		c := per[s]
