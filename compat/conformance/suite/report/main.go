@@ -8,7 +8,7 @@
 // A RUNDIR holds report.json (ginkgo --json-report) and meta.txt (the
 // run's focus, skip, cluster shape and command, written by run.sh). A
 // cause is the first line of the causes file whose regular expression
-// matches the spec's name or its failure message; a failure nothing
+// matches the spec's name, its failure message or its location; a failure nothing
 // matches is listed as "untriaged" with the first line of its message.
 // When several runs hold the same spec, the later run's result counts.
 package main
@@ -191,7 +191,7 @@ func classify(cs []cause, r result) string {
 	if r.State != "failed" {
 		return ""
 	}
-	subject := r.Name + "\n" + r.Message
+	subject := r.Name + "\n" + r.Message + "\n" + r.Where
 	for _, c := range cs {
 		if c.re.MatchString(subject) {
 			return c.text
