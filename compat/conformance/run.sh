@@ -157,7 +157,7 @@ nodes=$nodes
 sim_nodes=$sim_nodes
 procs=$procs
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-command=bash compat/conformance/run.sh ${args[*]}
+command=bash compat/conformance/run.sh $(printf "%q " "${args[@]}")
 EOF
 
 ginkgo_flags=(--procs="$procs" --timeout="$timeout" --no-color --output-dir="$out"

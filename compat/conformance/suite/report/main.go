@@ -278,7 +278,7 @@ func writeHeader(w *bufio.Writer, runs []runInfo) {
 		m := r.Meta
 		fmt.Fprintf(w, "%d. suite %s; %s real + %s simulated nodes; %s ginkgo processes; %s to %s (ginkgo exit %s)\n",
 			i+1, m["version"], m["nodes"], m["sim_nodes"], m["procs"], m["started"], m["finished"], m["ginkgo_exit"])
-		fmt.Fprintf(w, "   - focus `%s`, skip `%s`\n   - `%s`\n", m["focus"], m["skip"], m["command"])
+		fmt.Fprintf(w, "   - focus `%s`, skip `%s`\n   - `%s`\n", m["focus"], orNone(m["skip"]), m["command"])
 	}
 	fmt.Fprintln(w)
 }
@@ -365,3 +365,11 @@ func mdEscape(s string) string {
 
 // mdCode makes s safe inside a one-line code span.
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// orNone shows an empty setting as "(none)".
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
