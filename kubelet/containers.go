@@ -237,24 +237,6 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	return 0, true
 }
 
-// withSandboxIPs returns pod with status.podIP and status.podIPs taken
-// from its sandbox when the API object has none yet (the status manager
-// writes them after the first containers start), so that environment
-// variables from the downward API's status.podIP(s) are set, as the
-// Kubernetes kubelet sets them from the sandbox. pod is not modified.
-func withSandboxIPs(pod *core.Pod, ps *podState) *core.Pod {
-	if pod.Status.PodIP != "" || !ps.networkReady || len(ps.podIPs) == 0 {
-		return pod
-	}
-	p := *pod
-	p.Status.PodIP = ps.podIPs[0]
-	p.Status.PodIPs = make([]core.PodIP, 0, len(ps.podIPs))
-	for _, ip := range ps.podIPs {
-		p.Status.PodIPs = append(p.Status.PodIPs, core.PodIP{IP: ip})
-	}
-	return &p
-}
-
 // hookTimeout bounds a postStart hook: the pod's grace period, at most 30 s.
 func hookTimeout(pod *core.Pod) time.Duration {
 	return min(gracePeriod(pod), 30*time.Second) + time.Second
@@ -272,7 +254,7 @@ func lifecycleHandler(c *core.Container, postStart bool) *core.LifecycleHandler 
 
 // containerConfig builds the CRI config of one attempt of c.
 func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, imageRef string) (cri.ContainerConfig, error) {
-	env, err := k.containerEnv(ctx, withSandboxIPs(pod, ps), c)
+	env, err := k.containerEnv(ctx, pod, c)
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
