@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# images.sh builds the images the conformance suite's pods run, offline,
+# as docker-save archives that containerd imports (ctr images import):
+#
+#   bash compat/conformance/images.sh OUTDIR E2E_TEST_BINARY
+#
+# It prints one archive path a line. The image names are the ones the
+# suite asks for (e2e.test --list-images), so no --kube-test-repo-list is
+# needed. What stands in for what:
+#   agnhost:<v> (and the older tag the suite also uses): agnhost built from
+#       its Go source (k8s.io/kubernetes/test/images/agnhost at the suite's
+#       version, CGO_ENABLED=0) at /agnhost (+ /agnhost-2), on Debian's
+#       busybox-static for the shell and tools (the real image is alpine
+#       with bash, curl, nc...); entrypoint /agnhost, as upstream.
+#   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
+#   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
+#       same busybox base (no nginx build offline).
+#   pause:<v>: orkit's pause program (images/pause).
+# Archives are cached in OUTDIR by name; delete OUTDIR to rebuild.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1
+e2e=$2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export PATH=$PATH:/usr/local/go/bin
+
+list=$("$e2e" --list-images)
+img() { grep -E "^registry\.k8s\.io/(e2e-test-images/)?$1:" <<<"$list"; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# busybox-static from Debian, unpacked once.
+bb=$out/busybox-static/bin/busybox
+if [ ! -x "$bb" ]; then
+	(cd "$work" && apt-get download busybox-static >/dev/null)
+	mkdir -p "$out/busybox-static"
+	dpkg-deb -x "$work"/busybox-static_*.deb "$out/busybox-static"
+fi
+
+# Go programs, built static in the images module.
+build_go() { # PACKAGE OUTPUT
+	[ -x "$2" ] || (cd "$here/images" && CGO_ENABLED=0 go build -trimpath -o "$2" "$1")
+}
+build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
+build_go github.com/orkit/orkit/images/pause "$out/pause"
+
+# base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
+base_rootfs() {
+	mkdir -p "$1/bin" "$1/etc" "$1/tmp" "$1/root" "$1/home/user"
+	chmod 1777 "$1/tmp"
+	cp "$bb" "$1/bin/busybox"
+	for a in $("$bb" --list); do [ -e "$1/bin/$a" ] || ln -s busybox "$1/bin/$a"; done
+	printf 'root:x:0:0:root:/root:/bin/sh\nuser-defined-in-image:x:1000:1000::/home/user:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$1/etc/passwd"
+	printf 'root:x:0:\nuser-defined-in-image:x:1000:\nnogroup:x:65534:\n' >"$1/etc/group"
+}
+
+# archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
+archive() {
+	local ref=$1 root=$2 ep=$3 cmd=$4 name d
+	name=$(tr '/:' '__' <<<"$ref")
+	[ -f "$out/$name.tar" ] && { echo "$out/$name.tar"; return; }
+	d=$work/$name
+	mkdir -p "$d"
+	tar -C "$root" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$d/layer.tar" .
+	local diff cfg
+	diff=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
+	mkdir -p "$d/$diff"
+	mv "$d/layer.tar" "$d/$diff/layer.tar"
+	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"Cmd":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+		"$ep" "$cmd" "$diff" >"$d/config.json"
+	cfg=$(sha256sum "$d/config.json" | cut -d' ' -f1)
+	mv "$d/config.json" "$d/$cfg.json"
+	printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$d/manifest.json"
+	tar -C "$d" --sort=name --mtime=@0 --owner=0 --group=0 -cf "$out/$name.tar.tmp" .
+	mv "$out/$name.tar.tmp" "$out/$name.tar"
+	echo "$out/$name.tar"
+}
+
+root=$work/agnhost
+base_rootfs "$root"
+cp "$out/agnhost" "$root/agnhost"
+ln -s agnhost "$root/agnhost-2"
+mkdir -p "$root/uploads"
+for ref in $(img agnhost); do
+	archive "$ref" "$root" '["/agnhost"]' 'null'
+done
+for ref in $(img nginx); do
+	archive "$ref" "$root" '["/agnhost","netexec","--http-port=80"]' 'null'
+done
+
+root=$work/busybox
+base_rootfs "$root"
+for ref in $(img busybox); do
+	archive "$ref" "$root" 'null' '["sh"]'
+done
+
+root=$work/pause
+mkdir -p "$root"
+cp "$out/pause" "$root/pause"
+for ref in $(img pause); do
+	archive "$ref" "$root" '["/pause"]' 'null'
+done

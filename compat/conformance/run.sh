@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# run.sh runs the Kubernetes conformance suite (the [Conformance] specs of
+# k8s.io/kubernetes test/e2e, pinned in suite/go.mod) against a fresh orkit
+# minicluster and writes CONFORMANCE.md from the result.
+#
+#   bash compat/conformance/run.sh                          # every sig, 2 simulated nodes
+#   bash compat/conformance/run.sh --sig api-machinery      # one sig
+#   bash compat/conformance/run.sh --nodes 2 --sim-nodes 0  # real nodes (takes the real-node lock)
+#   bash compat/conformance/run.sh --build-only             # only build (and cache) the binaries
+#
+# Options:
+#   --focus RE       ginkgo focus (default '\[Conformance\]')
+#   --sig NAME       shorthand: focus '\[sig-NAME\].*\[Conformance\]'
+#   --skip RE        ginkgo skip (default: none)
+#   --nodes N        real nodes (default 0); N > 0 holds /tmp/orkit-realnodes.lock for the run
+#   --sim-nodes N    simulated nodes (default 2: the suite wants two schedulable nodes)
+#   --procs N        ginkgo parallel processes (default 4; [Serial] specs run alone at the end)
+#   --timeout D      ginkgo's whole-suite timeout (default 3h); the specs keep their own timeouts
+#   --out DIR        where logs and reports go (default /tmp/orkit-conformance/<time>)
+#   --md FILE        the report to write (default CONFORMANCE.md at the repository root);
+#                    every run directory given with --merge is reported too
+#   --merge DIR      also report the results of an earlier run directory (repeatable)
+#   --build-only     build the cached binaries and stop
+#
+# The binaries (e2e.test, ginkgo, report) are built once per suite version
+# into $ORKIT_CONFORMANCE_CACHE (default ~/.cache/orkit/conformance/<version>),
+# so a second run does not rebuild; building e2e.test takes ~10-20 minutes
+# on two cores.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+export PATH=$PATH:/usr/local/go/bin
+
+version=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/suite/go.mod")
+cache=${ORKIT_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orkit/conformance/$version}
+
+focus='\[Conformance\]'
+skip=''
+nodes=0
+sim_nodes=2
+procs=4
+timeout=3h
+out=/tmp/orkit-conformance/$(date -u +%Y%m%dT%H%M%SZ)
+md=$repo/CONFORMANCE.md
+merge=()
+build_only=false
+args=("$@")
+while [ $# -gt 0 ]; do
+	case $1 in
+	--focus) focus=$2; shift 2 ;;
+	--sig) focus="\\[sig-$2\\].*\\[Conformance\\]"; shift 2 ;;
+	--skip) skip=$2; shift 2 ;;
+	--nodes) nodes=$2; shift 2 ;;
+	--sim-nodes) sim_nodes=$2; shift 2 ;;
+	--procs) procs=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--md) md=$2; shift 2 ;;
+	--merge) merge+=("$2"); shift 2 ;;
+	--build-only) build_only=true; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+log() { echo "[conformance $(date -u +%H:%M:%S)] $*"; }
+
+# build builds the pinned suite's binaries into the cache, each only if missing.
+build() {
+	mkdir -p "$cache"
+	cd "$here/suite"
+	if [ ! -x "$cache/e2e.test" ]; then
+		log "building e2e.test $version into $cache (once; ~10-20 minutes on two cores)"
+		go test -c -vet=off -o "$cache/e2e.test.tmp" k8s.io/kubernetes/test/e2e
+		mv "$cache/e2e.test.tmp" "$cache/e2e.test"
+	fi
+	if [ ! -x "$cache/ginkgo" ]; then
+		log "building ginkgo (the suite's version)"
+		go build -o "$cache/ginkgo" github.com/onsi/ginkgo/v2/ginkgo
+	fi
+	# report is orkit's own, small: rebuilt when its source changes.
+	go build -o "$cache/report" ./report
+	cd - >/dev/null
+}
+
+build
+if $build_only; then
+	log "built: $(ls "$cache" | tr '\n' ' ')"
+	exit 0
+fi
+
+# Real nodes share containerd, CNI and nftables with other users of this
+# machine: the whole run holds the real-node lock.
+if [ "$nodes" -gt 0 ] && [ -z "${ORKIT_CONFORMANCE_LOCKED:-}" ]; then
+	log "waiting for the real-node lock /tmp/orkit-realnodes.lock"
+	ORKIT_CONFORMANCE_LOCKED=1 exec flock -o /tmp/orkit-realnodes.lock "$0" "${args[@]}"
+fi
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+data=$out/cluster
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 16443)
+
+log "building the minicluster"
+(cd "$repo" && go build -o "$cache/minicluster" ./examples/minicluster)
+
+log "starting the minicluster: $nodes real, $sim_nodes simulated nodes, API at 127.0.0.1:$port, data in $data"
+# Run in orkit's module: the minicluster builds its bundled images there.
+(cd "$repo" && exec "$cache/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
+	--nodes "$nodes" --sim-nodes "$sim_nodes") >"$out/minicluster.log" 2>&1 &
+mc=$!
+stop_cluster() {
+	if kill -0 "$mc" 2>/dev/null; then
+		log "stopping the minicluster (pid $mc)"
+		kill -INT "$mc" 2>/dev/null || true
+		for _ in $(seq 90); do kill -0 "$mc" 2>/dev/null || break; sleep 1; done
+		kill -KILL "$mc" 2>/dev/null || true
+	fi
+	wait "$mc" 2>/dev/null || true
+}
+trap stop_cluster EXIT
+
+export KUBECONFIG=$data/admin.kubeconfig
+want=$((nodes + sim_nodes))
+deadline=$((SECONDS + 900))
+until [ -f "$KUBECONFIG" ] && [ "$(kubectl get nodes --no-headers 2>/dev/null | grep -c ' Ready')" -ge "$want" ]; do
+	if ! kill -0 "$mc" 2>/dev/null; then
+		echo "minicluster exited:" >&2; tail -30 "$out/minicluster.log" >&2; exit 1
+	fi
+	if [ $SECONDS -ge $deadline ]; then
+		echo "nodes not Ready after 15 minutes:" >&2; tail -30 "$out/minicluster.log" >&2; exit 1
+	fi
+	sleep 2
+done
+kubectl get nodes -o wide >"$out/nodes.txt"
+
+# The suite's images (images.sh: built offline, cached) go into every real
+# node's containerd namespace under the names the suite asks for.
+if [ "$nodes" -gt 0 ]; then
+	log "building the suite's images (images.sh) into $cache/images"
+	archives=$(bash "$here/images.sh" "$cache/images" "$cache/e2e.test")
+	for i in $(seq "$nodes"); do
+		for a in $archives; do
+			ctr --address "$data/containerd/containerd.sock" -n "orkit-node-$i" images import "$a" >/dev/null
+		done
+	done
+	ctr --address "$data/containerd/containerd.sock" -n orkit-node-1 images ls -q >"$out/images.txt"
+	log "images imported into $nodes node(s): $(tr '\n' ' ' <"$out/images.txt")"
+fi
+log "cluster up: $(kubectl get nodes --no-headers | awk '{print $1}' | tr '\n' ' ')"
+
+cat >"$out/meta.txt" <<EOF
+version=$version
+focus=$focus
+skip=$skip
+nodes=$nodes
+sim_nodes=$sim_nodes
+procs=$procs
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+command=bash compat/conformance/run.sh $(printf "%q " "${args[@]}")
+EOF
+
+ginkgo_flags=(--procs="$procs" --timeout="$timeout" --no-color --output-dir="$out"
+	--json-report=report.json --junit-report=junit.xml --focus="$focus")
+[ -n "$skip" ] && ginkgo_flags+=(--skip="$skip")
+log "running e2e.test: focus '$focus' skip '$skip', $procs processes (log: $out/ginkgo.log)"
+set +e
+"$cache/ginkgo" "${ginkgo_flags[@]}" "$cache/e2e.test" -- \
+	--kubeconfig="$KUBECONFIG" --provider=skeleton --kubectl-path="$(command -v kubectl)" \
+	--e2e-output-dir="$out/e2e" --disable-log-dump >"$out/ginkgo.log" 2>&1
+rc=$?
+set -e
+echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$out/meta.txt"
+echo "ginkgo_exit=$rc" >>"$out/meta.txt"
+tail -5 "$out/ginkgo.log"
+stop_cluster
+trap - EXIT
+
+if [ ! -f "$out/report.json" ]; then
+	echo "run.sh: ginkgo wrote no report (exit $rc); see $out/ginkgo.log" >&2
+	exit 1
+fi
+"$cache/report" --causes "$here/causes.txt" --notes "$here/notes.md" --md "$md" "${merge[@]}" "$out"
+log "wrote $md from $out ${merge[*]}"

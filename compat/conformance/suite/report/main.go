@@ -1,0 +1,375 @@
+// Command report turns the ginkgo JSON reports of conformance runs
+// (compat/conformance/run.sh's output directories) into CONFORMANCE.md:
+// per sig the specs run, passed and failed, and every failing spec with
+// its cause.
+//
+//	report --causes causes.txt --notes notes.md --md CONFORMANCE.md RUNDIR...
+//
+// A RUNDIR holds report.json (ginkgo --json-report) and meta.txt (the
+// run's focus, skip, cluster shape and command, written by run.sh). A
+// cause is the first line of the causes file whose regular expression
+// matches the spec's name, its failure message or its location; a failure nothing
+// matches is listed as "untriaged" with the first line of its message.
+// When several runs hold the same spec, the later run's result counts.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+func main() {
+	causesPath := flag.String("causes", "", "file of 'REGEXP<TAB>cause' lines; # starts a comment")
+	mdPath := flag.String("md", "CONFORMANCE.md", "the Markdown report to write")
+	notesPath := flag.String("notes", "", "a Markdown file inserted after the runs (images, bugs, build figures)")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "report: name at least one run directory")
+		os.Exit(2)
+	}
+	if err := run(*causesPath, *mdPath, *notesPath, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func run(causesPath, mdPath, notesPath string, dirs []string) error {
+	var notes []byte
+	if notesPath != "" {
+		var err error
+		if notes, err = os.ReadFile(notesPath); err != nil {
+			return err
+		}
+	}
+	var cs []cause
+	if causesPath != "" {
+		var err error
+		if cs, err = readCauses(causesPath); err != nil {
+			return err
+		}
+	}
+	var runs []runInfo
+	results := map[string]result{}
+	for _, d := range dirs {
+		r, specs, err := readRun(d)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+		for _, s := range specs {
+			s.Cause = classify(cs, s)
+			results[s.Name] = s
+		}
+	}
+	f, err := os.Create(mdPath)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	writeMarkdown(w, runs, notes, results)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// runInfo is one run directory's meta.txt.
+type runInfo struct {
+	Dir  string
+	Meta map[string]string
+}
+
+// result is one spec's outcome.
+type result struct {
+	Name    string
+	Sig     string
+	State   string // passed, failed (panicked, timedout, interrupted, aborted count as failed), skipped
+	Message string // the failure or skip message
+	Where   string // the failure's code location
+	Cause   string
+	Run     int // index of the run it came from
+}
+
+var sigRE = regexp.MustCompile(`\[sig-([a-z-]+)\]`)
+
+// readRun reads one run directory; specs ginkgo never ran (filtered out
+// by the focus) are dropped, specs skipped at run time are kept.
+func readRun(dir string) (runInfo, []result, error) {
+	info := runInfo{Dir: dir, Meta: map[string]string{}}
+	if b, err := os.ReadFile(filepath.Join(dir, "meta.txt")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				info.Meta[k] = v
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return info, nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return info, nil, fmt.Errorf("%s/report.json: %w", dir, err)
+	}
+	var out []result
+	for _, rep := range reports {
+		for _, sr := range rep.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt {
+				if sr.State.Is(types.SpecStateFailureStates) {
+					// a suite-level node failed (setup): report it as a spec
+					out = append(out, result{Name: "[suite] " + sr.LeafNodeType.String(), Sig: "suite", State: "failed",
+						Message: sr.Failure.Message, Where: sr.Failure.Location.String()})
+				}
+				continue
+			}
+			name := sr.FullText()
+			if sr.State == types.SpecStateSkipped && sr.Failure.Message == "" {
+				continue // filtered out, never ran
+			}
+			res := result{Name: name, Sig: "other", Message: strings.TrimSpace(sr.Failure.Message), Where: sr.Failure.Location.String()}
+			if m := sigRE.FindStringSubmatch(name); m != nil {
+				res.Sig = m[1]
+			}
+			switch {
+			case sr.State == types.SpecStatePassed:
+				res.State = "passed"
+			case sr.State == types.SpecStateSkipped:
+				res.State = "skipped"
+			default:
+				res.State = "failed"
+				if sr.State != types.SpecStateFailed {
+					res.Message = sr.State.String() + ": " + res.Message
+				}
+			}
+			out = append(out, res)
+		}
+	}
+	return info, out, nil
+}
+
+// cause is one line of the causes file.
+type cause struct {
+	re   *regexp.Regexp
+	text string
+}
+
+func readCauses(path string) ([]cause, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cs []cause
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		pat, text, ok := strings.Cut(line, "\t")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: want REGEXP<TAB>cause", path, i+1)
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		cs = append(cs, cause{re: re, text: strings.TrimSpace(text)})
+	}
+	return cs, nil
+}
+
+// classify names a failed spec's cause.
+func classify(cs []cause, r result) string {
+	if r.State != "failed" {
+		return ""
+	}
+	subject := r.Name + "\n" + r.Message + "\n" + r.Where
+	for _, c := range cs {
+		if c.re.MatchString(subject) {
+			return c.text
+		}
+	}
+	return "untriaged"
+}
+
+// firstLine is s's first non-empty line, cut to n runes.
+func firstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > n {
+				return string(r[:n]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// sigs are the report's rows, in the order the brief lists them; a sig
+// with no spec in any run is shown with zeros.
+var sigs = []string{"api-machinery", "apps", "auth", "cli", "node", "network", "scheduling", "storage", "instrumentation", "architecture"}
+
+func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result) {
+	names := make([]string, 0, len(results))
+	for n := range results {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	type counts struct{ run, passed, failed, skipped int }
+	per := map[string]*counts{}
+	rows := append([]string(nil), sigs...)
+	var total counts
+	for _, n := range names {
+		r := results[n]
+		c := per[r.Sig]
+		if c == nil {
+			c = &counts{}
+			per[r.Sig] = c
+			if !contains(rows, r.Sig) {
+				rows = append(rows, r.Sig)
+			}
+		}
+		for _, cc := range []*counts{c, &total} {
+			switch r.State {
+			case "passed":
+				cc.run++
+				cc.passed++
+			case "failed":
+				cc.run++
+				cc.failed++
+			case "skipped":
+				cc.skipped++
+			}
+		}
+	}
+	writeHeader(w, runs)
+	if len(notes) > 0 {
+		w.Write(notes)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "## Results per sig\n\n| sig | run | passed | failed | skipped at run time |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, s := range rows {
+		c := per[s]
+		if c == nil {
+			c = &counts{}
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", s, c.run, c.passed, c.failed, c.skipped)
+	}
+	fmt.Fprintf(w, "| **total** | **%d** | **%d** | **%d** | **%d** |\n\n", total.run, total.passed, total.failed, total.skipped)
+	writeCauses(w, names, results)
+	writeFailures(w, names, results)
+	writeSkips(w, names, results)
+}
+
+func writeHeader(w *bufio.Writer, runs []runInfo) {
+	fmt.Fprintf(w, "<!-- Generated by compat/conformance/run.sh (compat/conformance/suite/report); causes from compat/conformance/causes.txt. -->\n")
+	fmt.Fprintf(w, "# Kubernetes conformance results\n\n")
+	fmt.Fprintf(w, "The `[Conformance]` specs of the Kubernetes e2e suite (k8s.io/kubernetes test/e2e, built from the Go module proxy as pinned in `compat/conformance/suite/go.mod`), run unpatched with the suite's own timeouts against an orkit minicluster.\n\n")
+	fmt.Fprintf(w, "## Runs\n\n")
+	for i, r := range runs {
+		m := r.Meta
+		fmt.Fprintf(w, "%d. suite %s; %s real + %s simulated nodes; %s ginkgo processes; %s to %s (ginkgo exit %s)\n",
+			i+1, m["version"], m["nodes"], m["sim_nodes"], m["procs"], m["started"], m["finished"], m["ginkgo_exit"])
+		fmt.Fprintf(w, "   - focus `%s`, skip `%s`\n   - `%s`\n", m["focus"], orNone(m["skip"]), m["command"])
+	}
+	fmt.Fprintln(w)
+}
+
+func writeCauses(w *bufio.Writer, names []string, results map[string]result) {
+	byCause := map[string]int{}
+	for _, n := range names {
+		if r := results[n]; r.State == "failed" {
+			byCause[r.Cause]++
+		}
+	}
+	if len(byCause) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(byCause))
+	for k := range byCause {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if byCause[keys[i]] != byCause[keys[j]] {
+			return byCause[keys[i]] > byCause[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	fmt.Fprintf(w, "## Failures by cause\n\n| failed | cause |\n| ---: | --- |\n")
+	for _, k := range keys {
+		fmt.Fprintf(w, "| %d | %s |\n", byCause[k], k)
+	}
+	fmt.Fprintln(w)
+}
+
+func writeFailures(w *bufio.Writer, names []string, results map[string]result) {
+	fmt.Fprintf(w, "## Failing specs\n\n")
+	for _, s := range append(append([]string(nil), sigs...), "other", "suite") {
+		first := true
+		for _, n := range names {
+			r := results[n]
+			if r.State != "failed" || r.Sig != s && !(s == "other" && !contains(sigs, r.Sig) && r.Sig != "suite") {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "### %s\n\n", s)
+				first = false
+			}
+			fmt.Fprintf(w, "- %s\n  - cause: %s\n  - `%s` (%s)\n", mdEscape(r.Name), r.Cause, mdCode(firstLine(r.Message, 300)), r.Where)
+		}
+		if !first {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func writeSkips(w *bufio.Writer, names []string, results map[string]result) {
+	first := true
+	for _, n := range names {
+		r := results[n]
+		if r.State != "skipped" {
+			continue
+		}
+		if first {
+			fmt.Fprintf(w, "## Skipped at run time\n\n")
+			first = false
+		}
+		fmt.Fprintf(w, "- %s: `%s`\n", mdEscape(r.Name), mdCode(firstLine(r.Message, 200)))
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mdEscape keeps a spec name's brackets from being read as links.
+func mdEscape(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// mdCode makes s safe inside a one-line code span.
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// orNone shows an empty setting as "(none)".
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
