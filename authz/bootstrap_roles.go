@@ -26,6 +26,13 @@ func aggregateToViewRules() []rbac.PolicyRule {
 	)
 }
 
+// aggregatedMetricsReaderRules are those of metrics-server's
+// system:aggregated-metrics-reader: read the resource metrics of pods and
+// nodes (kubectl top).
+func aggregatedMetricsReaderRules() []rbac.PolicyRule {
+	return rules(verbs("get", "list", "watch").groups("metrics.k8s.io").resources("pods", "nodes"))
+}
+
 func aggregateToEditRules() []rbac.PolicyRule {
 	return rules(
 		verbs(readVerbs...).groups("").resources("pods/attach", "pods/proxy", "pods/exec", "pods/portforward",
