@@ -92,7 +92,10 @@ func TestHelmCreateChartLifecycle(t *testing.T) {
 			_, err := cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web", metav1.GetOptions{})
 			return err
 		},
-		"ingress": func() error { _, err := cs.NetworkingV1().Ingresses(ns).Get(ctx, "web", metav1.GetOptions{}); return err },
+		"ingress": func() error {
+			_, err := cs.NetworkingV1().Ingresses(ns).Get(ctx, "web", metav1.GetOptions{})
+			return err
+		},
 	} {
 		assert.True(t, apierrors.IsNotFound(get()), "%s still there after uninstall", what)
 	}
