@@ -69,9 +69,9 @@ type WebhookConfig struct {
 type webhookCaller struct {
 	services  ServiceResolver
 	converter ObjectConverter
-	log      *slog.Logger
-	mu       sync.Mutex
-	clients  map[string]*http.Client
+	log       *slog.Logger
+	mu        sync.Mutex
+	clients   map[string]*http.Client
 }
 
 func newWebhookCaller(cfg WebhookConfig) *webhookCaller {
