@@ -70,7 +70,9 @@ kind: CronTab
 metadata: {name: beta, namespace: default}
 spec: {cronSpec: "* * * * */5", image: img, replicas: 1, maxReplicas: 2}
 `
-	denied := func(_, errOut string, err error) bool { return err != nil && strings.Contains(errOut, "denied the request") }
+	denied := func(_, errOut string, err error) bool {
+		return err != nil && strings.Contains(errOut, "denied the request")
+	}
 	_, errOut := kubectlUntil(t, c.admin, beta, denied, "create", "-f", "-")
 	assert.Contains(t, errOut, `admission webhook "crontabs.example.com" denied the request: called for stable.example.com/v1 CronTab, requested as stable.example.com/v1beta1, object stable.example.com/v1`)
 
