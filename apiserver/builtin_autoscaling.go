@@ -1,12 +1,10 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/orkit/orkit/api/autoscaling"
-	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 )
@@ -14,24 +12,51 @@ import (
 var hpaGVR = meta.GroupVersionResource{Group: autoscaling.GroupName, Version: autoscaling.VersionV2, Resource: "horizontalpodautoscalers"}
 
 // hpaV1Type is the autoscaling/v1 view of HorizontalPodAutoscalers. It is
-// not in the scheme: the API server serves it by converting to and from
-// the stored autoscaling/v2 objects (registerHPAV1).
+// not in the scheme: the API server serves it as a View of the stored
+// autoscaling/v2 objects (registerHPAV1).
 var hpaV1Type = &scheme.Type{
-	Kind:       autoscaling.GroupVersionV1().WithKind("HorizontalPodAutoscaler"),
-	Resource:   "horizontalpodautoscalers",
-	Namespaced: true,
-	New:        func() meta.Object { return &autoscaling.HorizontalPodAutoscalerV1{} },
-	NewList:    func() meta.ListObject { return &autoscaling.HorizontalPodAutoscalerListV1{} },
+	Kind:         autoscaling.GroupVersionV1().WithKind("HorizontalPodAutoscaler"),
+	Resource:     "horizontalpodautoscalers",
+	Namespaced:   true,
+	ShortNames:   []string{"hpa"},
+	Categories:   []string{"all"},
+	Subresources: []string{"status"},
+	New:          func() meta.Object { return &autoscaling.HorizontalPodAutoscalerV1{} },
+	NewList:      func() meta.ListObject { return &autoscaling.HorizontalPodAutoscalerListV1{} },
 	Default: func(o meta.Object) {
 		autoscaling.DefaultHorizontalPodAutoscalerV1(o.(*autoscaling.HorizontalPodAutoscalerV1))
 	},
 }
 
-// registerHPAV1 serves autoscaling/v1 horizontalpodautoscalers beside the
-// v2 resource, when that is served: create (what `kubectl autoscale` of
-// kubectl 1.32 sends) converts the v1 body to v2 and runs the v2 create
-// pipeline, then answers in v1. Reads go through v2, the preferred
-// version.
+// hpaView converts between the stored autoscaling/v2 objects and
+// autoscaling/v1 with Kubernetes' conversion (autoscaling.FromV2, ToV2:
+// the CPU target ↔ a CPU utilization metric, everything v1 has no field
+// for in annotations).
+func hpaView(stored *scheme.Type) *View {
+	return &View{
+		Stored: stored,
+		FromStored: func(in meta.Object) (meta.Object, error) {
+			h, ok := in.(*autoscaling.HorizontalPodAutoscaler)
+			if !ok {
+				return nil, fmt.Errorf("%w: %T is not an autoscaling/v2 HorizontalPodAutoscaler", ErrConversion, in)
+			}
+			return autoscaling.FromV2(h), nil
+		},
+		ToStored: func(in meta.Object) (meta.Object, error) {
+			h, ok := in.(*autoscaling.HorizontalPodAutoscalerV1)
+			if !ok {
+				return nil, fmt.Errorf("%w: %T is not an autoscaling/v1 HorizontalPodAutoscaler", ErrConversion, in)
+			}
+			return h.ToV2(), nil
+		},
+	}
+}
+
+// registerHPAV1 serves autoscaling/v1 horizontalpodautoscalers as a View
+// of the v2 resource, when that is served: every verb, the status
+// subresource and watches, prepared and validated by the v2 strategy on
+// the converted object (as kube-apiserver validates the internal one).
+// Discovery prefers v2.
 func (s *Server) registerHPAV1() error {
 	v2, ok := s.lookup(hpaGVR)
 	if !ok {
@@ -40,25 +65,12 @@ func (s *Server) registerHPAV1() error {
 	if _, ok := s.lookup(hpaV1Type.GroupVersionResource()); ok {
 		return nil
 	}
+	view := hpaView(v2.Type)
 	return s.Register(Resource{
-		Type:  hpaV1Type,
-		Verbs: []string{"create"},
-		Table: hpaTable,
-		CreateFunc: func(ctx context.Context, req *Request, obj meta.Object) (meta.Object, error) {
-			in, ok := obj.(*autoscaling.HorizontalPodAutoscalerV1)
-			if !ok {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("unexpected object %T", obj))
-			}
-			r2 := *req
-			info := *req.Info
-			info.APIVersion = autoscaling.VersionV2
-			r2.Info, r2.resource, r2.created = &info, v2, nil
-			out, err := s.create(ctx, &r2, in.ToV2())
-			if err != nil {
-				return nil, err
-			}
-			return autoscaling.FromV2(out.(*autoscaling.HorizontalPodAutoscaler)), nil
-		},
+		Type:     hpaV1Type,
+		View:     view,
+		Strategy: &ViewStrategy{View: view, Stored: v2.Strategy},
+		Table:    hpaTable,
 	})
 }
 

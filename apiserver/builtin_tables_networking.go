@@ -7,9 +7,10 @@ import (
 	"github.com/orkit/orkit/api/networking"
 )
 
-// ingressTable and ingressClassTable are kube-apiserver's printers of
-// Ingresses (class, hosts, load-balancer addresses, ports 80 and 443 when
-// it terminates TLS) and IngressClasses (controller, parameters).
+// ingressTable, ingressClassTable and networkPolicyTable are
+// kube-apiserver's printers of Ingresses (class, hosts, load-balancer
+// addresses, ports 80 and 443 when it terminates TLS), IngressClasses
+// (controller, parameters) and NetworkPolicies (pod selector).
 var (
 	ingressTable = &TableConvertor{
 		Columns: []TableColumn{
@@ -64,6 +65,15 @@ var (
 				params += "/" + p.Name
 			}
 			return []any{c.Spec.Controller, params}
+		},
+	}
+	networkPolicyTable = &TableConvertor{
+		Columns: []TableColumn{
+			col("Pod-Selector", "string", "Pod selector applied to", 0),
+		},
+		Cells: func(obj meta.Object) []any {
+			np := obj.(*networking.NetworkPolicy)
+			return []any{selectorString(&np.Spec.PodSelector)}
 		},
 	}
 )

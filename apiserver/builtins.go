@@ -25,6 +25,17 @@ func (s *Server) registerScheme(sch *scheme.Scheme) error {
 			return err
 		}
 	}
+	return s.registerViews()
+}
+
+// registerViews serves the built-in views of stored kinds (View):
+// events.k8s.io/v1 events over core/v1 events, autoscaling/v1
+// horizontalpodautoscalers over autoscaling/v2, each when the stored kind
+// is served.
+func (s *Server) registerViews() error {
+	if err := s.registerEventsV1(); err != nil {
+		return err
+	}
 	return s.registerHPAV1()
 }
 
@@ -112,6 +123,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}:               endpointSliceTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}:             networkPolicyTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,

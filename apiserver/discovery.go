@@ -55,8 +55,12 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request, info *
 		s.serveResourceList(w, meta.GroupVersion{Group: info.APIGroup, Version: info.APIVersion})
 	case p == pathOIDCDiscovery || p == pathOIDCKeySet:
 		s.serveOIDC(w, p)
+	case p == "/openapi/v2":
+		s.serveOpenAPIV2(w, r)
 	case strings.HasPrefix(p, "/openapi/"):
 		s.serveOpenAPI(w, r)
+	case p == "/debug/pprof" || strings.HasPrefix(p, "/debug/pprof/"):
+		serveProfiling(w, r)
 	default:
 		writeError(w, apierrors.NewPathNotFound())
 	}

@@ -21,6 +21,11 @@
 // Built-in kinds (Config.Scheme) and user-defined kinds (Config.Resources,
 // Register) go through the same code: a Resource is a scheme.Type plus a Strategy and
 // optional extras (selectable fields, table columns, subresources, scale).
+// A Resource with a View serves its kind as a second view of another
+// kind's storage, converting on every read and write (events.k8s.io/v1
+// Events over core/v1, autoscaling/v1 HorizontalPodAutoscalers over
+// autoscaling/v2). /openapi/v2 serves the OpenAPI v3 schemas as one
+// Swagger 2.0 document, in JSON or gnostic's protobuf.
 // Errors are *meta.Status values built by api/errors; store errors become
 // Statuses in one place (Storage.apiError).
 package apiserver

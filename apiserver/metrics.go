@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // enabledFeatures are the kube-apiserver feature gates whose behaviour the
@@ -45,6 +46,11 @@ func newMetrics() *metrics {
 		features.WithLabelValues(f.name, f.stage).Set(1)
 	}
 	m.registry.MustRegister(m.requests, m.latency, features)
+	// As every Kubernetes component does, the process's own figures too
+	// (go_memstats_*, go_goroutines, process_resident_memory_bytes,
+	// process_cpu_seconds_total): what a scale run reads to see memory and
+	// CPU of the process serving the API.
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -57,17 +57,7 @@ func (s *Server) openAPIDocs() map[string][]byte {
 		paths := map[string]any{}
 		for _, r := range rs {
 			t := r.Type
-			var name string
-			if r.OpenAPI != nil {
-				var schemas map[string]map[string]any
-				schemas, name = r.OpenAPI()
-				maps.Copy(g.schemas, schemas)
-				g.ref(reflect.TypeOf(meta.ObjectMeta{})) // what the custom schemas refer to
-				g.ref(reflect.TypeOf(meta.ListMeta{}))
-			} else {
-				name = g.ref(reflect.TypeOf(t.New()).Elem())
-				g.schemas[name]["x-kubernetes-group-version-kind"] = []map[string]string{{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}}
-			}
+			name := g.resourceSchema(r, false)
 			gvk := map[string]string{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}
 			path := "/" + prefixOf(gv) + "/" + t.Resource + "/{name}"
 			if t.Namespaced {
@@ -98,6 +88,30 @@ func (s *Server) openAPIDocs() map[string][]byte {
 		out[prefixOf(gv)] = b
 	}
 	return out
+}
+
+// resourceSchema adds the schemas of r's kind to g (its Go type's, or
+// Resource.OpenAPI's) and returns the name of the kind's own, which
+// carries x-kubernetes-group-version-kind: r's kind alone, or with
+// appendGVK every kind served with that schema (one document for every
+// group version, OpenAPI v2).
+func (g *schemaGen) resourceSchema(r *served, appendGVK bool) string {
+	t := r.Type
+	if r.OpenAPI != nil {
+		schemas, name := r.OpenAPI()
+		maps.Copy(g.schemas, schemas)
+		g.ref(reflect.TypeOf(meta.ObjectMeta{})) // what the custom schemas refer to
+		g.ref(reflect.TypeOf(meta.ListMeta{}))
+		return name
+	}
+	name := g.ref(reflect.TypeOf(t.New()).Elem())
+	gvk := map[string]string{"group": t.Kind.Group, "version": t.Kind.Version, "kind": t.Kind.Kind}
+	gvks, _ := g.schemas[name]["x-kubernetes-group-version-kind"].([]map[string]string)
+	if !appendGVK {
+		gvks = nil
+	}
+	g.schemas[name]["x-kubernetes-group-version-kind"] = append(gvks, gvk)
+	return name
 }
 
 func prefixOf(gv meta.GroupVersion) string {

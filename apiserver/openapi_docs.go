@@ -1266,6 +1266,28 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/discovery.ForZone": {
 		"": "ForZone names a zone an endpoint should serve.",
 	},
+	"github.com/orkit/orkit/api/events.Event": {
+		"":                         "Event (events.k8s.io/v1) reports something that happened to an object: who reported it (reportingController, reportingInstance), what was done (action) and why (reason), about which object (regarding). It is the same object as a core/v1 Event, under other field names.",
+		"action":                   "Action is what was done or failed about the regarding object, at most 128 characters. Required for new events.",
+		"deprecatedCount":          "DeprecatedCount is core/v1's count.",
+		"deprecatedFirstTimestamp": "DeprecatedFirstTimestamp is core/v1's firstTimestamp.",
+		"deprecatedLastTimestamp":  "DeprecatedLastTimestamp is core/v1's lastTimestamp.",
+		"deprecatedSource":         "DeprecatedSource is core/v1's source, kept for round trips.",
+		"eventTime":                "EventTime is when the event was first observed. Required.",
+		"note":                     "Note is a human-readable description, at most 1 KiB.",
+		"reason":                   "Reason is why the action was taken, at most 128 characters. Required for new events.",
+		"regarding":                "Regarding is the object the event is about.",
+		"related":                  "Related is a second object, for complex actions.",
+		"reportingController":      "ReportingController is the controller that emitted the event (`kubernetes.io/kubelet`). Required for new events.",
+		"reportingInstance":        "ReportingInstance is the instance of that controller (`kubelet-xyzf`). Required for new events, at most 128 characters.",
+		"series":                   "Series is set when the event repeats: how often and when last.",
+		"type":                     "Type is Normal or Warning.",
+	},
+	"github.com/orkit/orkit/api/events.EventSeries": {
+		"":                 "EventSeries counts the repeats of an event.",
+		"count":            "Count is how many times the event was observed; at least 2.",
+		"lastObservedTime": "LastObservedTime is when it was last observed. Required.",
+	},
 	"github.com/orkit/orkit/api/field.Error": {
 		"": "Error is one validation failure at one field.",
 	},
@@ -1371,6 +1393,9 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/networking.HTTPIngressRuleValue": {
 		"": "HTTPIngressRuleValue routes by path.",
 	},
+	"github.com/orkit/orkit/api/networking.IPBlock": {
+		"": "IPBlock is a CIDR without the CIDRs in Except (each a strict subset of it).",
+	},
 	"github.com/orkit/orkit/api/networking.Ingress": {
 		"": "Ingress routes external HTTP(S) traffic to Services by host and path.",
 	},
@@ -1416,6 +1441,28 @@ var typeDocs = map[string]map[string]string{
 	},
 	"github.com/orkit/orkit/api/networking.IngressTLS": {
 		"": "IngressTLS is one certificate for some hosts.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicy": {
+		"": "NetworkPolicy says which traffic the pods it selects may receive (ingress) and send (egress). A pod selected by no policy of a type is not isolated for that type: everything is allowed. A pod selected by one or more policies of a type accepts, for that type, only what at least one of their rules allows (the rules add up; order does not matter). Replies to allowed connections are always allowed.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyEgressRule": {
+		"": "NetworkPolicyEgressRule allows traffic to any of To (everyone when empty) on any of Ports (every port when empty).",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyIngressRule": {
+		"": "NetworkPolicyIngressRule allows traffic from any of From (everyone when empty) to any of Ports (every port when empty).",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyPeer": {
+		"": "NetworkPolicyPeer is one side of allowed traffic: pods chosen by PodSelector (in the policy's namespace) and/or NamespaceSelector (pods of the matching namespaces; with both, the matching pods of the matching namespaces), or an IPBlock on its own.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicyPort": {
+		"": "NetworkPolicyPort is a protocol (TCP when unset) and a port: a number, a range Port..EndPort, or a named container port; no port means every port of the protocol.",
+	},
+	"github.com/orkit/orkit/api/networking.NetworkPolicySpec": {
+		"":            "NetworkPolicySpec is what a NetworkPolicy asks for.",
+		"egress":      "Egress lists the rules of allowed outgoing traffic.",
+		"ingress":     "Ingress lists the rules of allowed incoming traffic.",
+		"podSelector": "PodSelector selects the pods of the policy's namespace it applies to; the empty selector selects every pod of the namespace.",
+		"policyTypes": "PolicyTypes are the directions the policy isolates. Unset, the API server defaults it to Ingress, plus Egress when Egress rules are given (DefaultNetworkPolicy).",
 	},
 	"github.com/orkit/orkit/api/networking.ServiceBackendPort": {
 		"": "ServiceBackendPort names a Service port by name or number (one of them).",

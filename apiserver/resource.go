@@ -52,6 +52,10 @@ type Resource struct {
 	// version of a custom resource served in several versions (their
 	// conversion is None: only apiVersion differs). Nil stores Type.Kind.
 	StoredAs *meta.GroupVersionKind
+	// View, when set, serves Type as a view of another kind's objects,
+	// stored as that kind and converted on every read and write (see
+	// View); its Strategy defaults to NewViewStrategy(View).
+	View *View
 	// OnRead, when set, rewrites a stored value before it is served or
 	// decoded, returning it unchanged when there is nothing to do: custom
 	// resources get their schema's defaults on read, so a default added

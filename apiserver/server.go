@@ -149,7 +149,9 @@ func StaticAdmission(c *admission.Chain) AdmissionFactory {
 // Config and those added with Register. New builds it, Start serves it
 // until ctx ends. Safe for concurrent use.
 type Server struct {
-	cfg          Config
+	cfg Config
+	// openAPIV2 caches the protobuf form of /openapi/v2.
+	openAPIV2    openAPIV2Cache
 	log          *slog.Logger
 	metrics      *metrics
 	flow         *flowControl
@@ -253,10 +255,19 @@ func (s *Server) Register(res Resource) error {
 	if res.Type == nil {
 		return errors.New("apiserver: Resource.Type is required")
 	}
+	st := NewStorage(res.Type, s.cfg.Store)
+	if res.View != nil {
+		if err := res.View.check(); err != nil {
+			return err
+		}
+		st = newViewStorage(res.Type, res.View, s.cfg.Store)
+		if res.Strategy == nil {
+			res.Strategy = NewViewStrategy(res.View)
+		}
+	}
 	if res.Strategy == nil {
 		res.Strategy = NewDefaultStrategy(res.Type)
 	}
-	st := NewStorage(res.Type, s.cfg.Store)
 	st.log = s.log
 	st.storedAs = res.StoredAs
 	st.onRead = res.OnRead

@@ -163,6 +163,8 @@ func TestHealthVersionAndUnauthenticated(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, string(body), `apiserver_request_total{code="201",group="",resource="configmaps",subresource="",verb="create"} 1`)
 	assert.Contains(t, string(body), `apiserver_request_duration_seconds_bucket{group="",resource="configmaps",subresource="",verb="create"`)
+	assert.Contains(t, string(body), "go_memstats_heap_inuse_bytes ", "the process's own figures, as every Kubernetes component exports")
+	assert.Contains(t, string(body), "process_resident_memory_bytes ")
 }
 
 func TestBadInput(t *testing.T) {

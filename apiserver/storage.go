@@ -43,6 +43,10 @@ type Storage struct {
 	// onRead, when set, rewrites stored values as they are read
 	// (Resource.OnRead).
 	onRead func([]byte) []byte
+	// view, when set, makes this the storage of a view of another kind's
+	// objects (Resource.View): stored values are that kind, converted on
+	// every read and write.
+	view *View
 }
 
 // primeWrite primes the watch cache for a write of value, the encoding of
@@ -86,8 +90,27 @@ func (s *Storage) Key(ns, name string) string {
 	return s.prefix + ns + "/" + name
 }
 
+// newViewStorage returns the storage of view type t whose objects are
+// stored as v.Stored: under v.Stored's keys, converted on every read and
+// write. Errors name t's resource.
+func newViewStorage(t *scheme.Type, v *View, st store.Interface) *Storage {
+	s := NewStorage(t, st)
+	s.prefix = "/registry/" + v.Stored.GroupVersionResource().GroupResource().String() + "/"
+	s.view = v
+	return s
+}
+
 // Encode returns the stored form of obj: JSON without resourceVersion.
+// A view's object is converted to the stored kind first.
 func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
+	if s.view != nil {
+		so, err := s.view.toStored(obj)
+		if err != nil {
+			return nil, err
+		}
+		so.GetObjectMeta().ResourceVersion = ""
+		return json.Marshal(so)
+	}
 	m := obj.GetObjectMeta()
 	rv := m.ResourceVersion
 	m.ResourceVersion = ""
@@ -103,8 +126,12 @@ func (s *Storage) Encode(obj meta.Object) ([]byte, error) {
 }
 
 // wire is WireJSON for this storage: a value stored under another version
-// (storedAs) gets the apiVersion the storage serves.
+// (storedAs) gets the apiVersion the storage serves. A view's values are
+// other kinds: nil, the caller encodes the converted object.
 func (s *Storage) wire(stored []byte, rv int64) []byte {
+	if s.view != nil {
+		return nil
+	}
 	if s.onRead != nil {
 		stored = s.onRead(stored)
 	}
@@ -114,6 +141,9 @@ func (s *Storage) wire(stored []byte, rv int64) []byte {
 // wireWritten is wire for a value this process has just encoded from a
 // prepared object (defaulted on write): no OnRead pass.
 func (s *Storage) wireWritten(stored []byte, rv int64) []byte {
+	if s.view != nil {
+		return nil
+	}
 	if s.storedAs != nil {
 		stored = rewriteAPIVersion(stored, s.typ.Kind.GroupVersion().String())
 	}
@@ -171,6 +201,9 @@ func atTopLevel(b []byte, i int) bool {
 
 // Decode turns a stored value into an object with its resourceVersion set.
 func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
+	if s.view != nil {
+		return s.decodeView(kv)
+	}
 	obj := s.typ.New()
 	value := kv.Value
 	if s.onRead != nil {
@@ -181,6 +214,27 @@ func (s *Storage) Decode(kv store.KV) (meta.Object, error) {
 	}
 	obj.GetTypeMeta().SetGroupVersionKind(s.typ.Kind)
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+	return obj, nil
+}
+
+// decodeView decodes a stored value as the view's stored kind and
+// converts it to the served one.
+func (s *Storage) decodeView(kv store.KV) (meta.Object, error) {
+	st := s.view.Stored
+	stored := st.New()
+	value := kv.Value
+	if s.onRead != nil {
+		value = s.onRead(value)
+	}
+	if err := json.Unmarshal(value, stored); err != nil {
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrUndecodable, s.gr, nameFromKey(kv.Key), err)
+	}
+	stored.GetTypeMeta().SetGroupVersionKind(st.Kind)
+	stored.GetObjectMeta().ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+	obj, err := s.view.fromStored(stored, s.typ.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %q: convert from %s: %w", ErrUndecodable, s.gr, nameFromKey(kv.Key), st.Kind.GroupVersion(), err)
+	}
 	return obj, nil
 }
 

@@ -38,7 +38,7 @@ var kubeGeneration = map[string]generationRule{
 	"Node": {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},
 	"ResourceQuota": {}, "LimitRange": {}, "Service": {}, "Endpoints": {}, "PersistentVolume": {}, "PersistentVolumeClaim": {},
 	"ControllerRevision": {}, "Role": {}, "ClusterRole": {}, "RoleBinding": {}, "ClusterRoleBinding": {}, "Lease": {}, "CertificateSigningRequest": {},
-	"EndpointSlice": {tracked: true, labels: true}, "HorizontalPodAutoscaler": {tracked: true}, "APIService": {tracked: true}, "Ingress": {tracked: true}, "IngressClass": {tracked: true},
+	"EndpointSlice": {tracked: true, labels: true}, "HorizontalPodAutoscaler": {tracked: true}, "APIService": {tracked: true}, "Ingress": {tracked: true}, "IngressClass": {tracked: true}, "NetworkPolicy": {tracked: true},
 	"PriorityClass": {}, "InitializerConfiguration": {}, "SubjectAccessReview": {}, "SelfSubjectAccessReview": {},
 	"LocalSubjectAccessReview": {}, "SelfSubjectRulesReview": {}, "TokenReview": {}, "SelfSubjectReview": {},
 	"MutatingWebhookConfiguration": {tracked: true}, "ValidatingWebhookConfiguration": {tracked: true},

@@ -231,7 +231,8 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 		extra fields.Set
 	)
 	switch {
-	case c.fieldsF != nil && c.fieldsJSON == nil:
+	case c.storage.view != nil, c.fieldsF != nil && c.fieldsJSON == nil:
+		// A view's values are another kind: converted at once.
 		return c.makeDecodedObject(kv)
 	case c.fieldsJSON != nil:
 		var err error

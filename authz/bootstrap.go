@@ -19,6 +19,10 @@ const (
 	KubeSchedulerUser         = "system:kube-scheduler"
 	KubeControllerManagerUser = "system:kube-controller-manager"
 	KubeProxyUser             = "system:kube-proxy"
+	// NetworkPolicyAgentUser is the user of a node's NetworkPolicy
+	// enforcer (package netpol), bound to the ClusterRole
+	// orkit:network-policy-agent.
+	NetworkPolicyAgentUser = "system:orkit-netpol"
 )
 
 var (
@@ -108,6 +112,8 @@ func BootstrapPolicy() *Policy {
 	bind("system:kube-controller-manager", "system:kube-controller-manager", user(KubeControllerManagerUser))
 	add("system:node-proxier", nodeProxierRules())
 	bind("system:node-proxier", "system:node-proxier", user(KubeProxyUser))
+	add("orkit:network-policy-agent", networkPolicyAgentRules())
+	bind("orkit:network-policy-agent", "orkit:network-policy-agent", user(NetworkPolicyAgentUser))
 	addNodeCertificatePolicy(add, bind)
 	return p
 }

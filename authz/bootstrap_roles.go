@@ -120,6 +120,15 @@ func controllerManagerRules() []rbac.PolicyRule {
 	)
 }
 
+// networkPolicyAgentRules are what a NetworkPolicy enforcer reads: the
+// policies, and every pod and namespace (peers are cluster-wide).
+func networkPolicyAgentRules() []rbac.PolicyRule {
+	return rules(
+		verbs("list", "watch").groups("").resources("pods", "namespaces"),
+		verbs("list", "watch").groups("networking.k8s.io").resources("networkpolicies"),
+	)
+}
+
 func nodeProxierRules() []rbac.PolicyRule {
 	return rules(
 		verbs("list", "watch").groups("").resources("services", "endpoints"),

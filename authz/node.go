@@ -64,8 +64,10 @@ func NodeName(u *authn.User) (node string, ok bool) {
 //     persistentvolumeclaims its pods reference (volumes, projected
 //     volumes, CSI secrets, env valueFrom, envFrom, imagePullSecrets), and
 //     the persistentvolumes bound to those claims;
-//   - get/create/update/patch its Node and nodes/status; list/watch nodes
-//     with field selector metadata.name=<node>;
+//   - get/create/update/patch its Node and nodes/status; get, list and
+//     watch every Node (what an agent's host-gw routes are made from: each
+//     node's pod CIDR and InternalIP; Kubernetes before 1.32's
+//     AuthorizeNodeWithSelectors let kubelets read all Nodes too);
 //   - get/create/update/patch/delete its Lease in kube-node-lease;
 //   - create/patch events; get/list/watch services, endpoints and
 //     endpointslices (what a service proxy on the node reads; an agent's
@@ -232,11 +234,8 @@ func (z *NodeAuthorizer) persistentVolume(node string, a Attributes) (Decision, 
 
 func ownNode(node string, a Attributes) (Decision, string, error) {
 	switch {
-	case a.Subresource == "" && (a.Verb == VerbList || a.Verb == VerbWatch):
-		if n := singleName(a); n == node {
-			return DecisionAllow, "", nil
-		}
-		return denyNode(node, a, "can only list/watch its own node (field selector metadata.name="+node+")")
+	case a.Subresource == "" && (a.Verb == VerbList || a.Verb == VerbWatch || a.Verb == VerbGet):
+		return DecisionAllow, "", nil
 	case a.Subresource == "" && a.Verb == VerbCreate && (a.Name == "" || a.Name == node):
 		return DecisionAllow, "", nil
 	case (a.Subresource == "" || a.Subresource == "status") &&

@@ -145,8 +145,11 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"update other node", res(n1, "update", "", "", "nodes", "", "n2"), deny},
 		{"delete own node", res(n1, "delete", "", "", "nodes", "", "n1"), deny},
 		{"watch own node", withSel(res(n1, "watch", "", "", "nodes", "", ""), "metadata.name=n1"), allow},
-		{"list all nodes", res(n1, "list", "", "", "nodes", "", ""), deny},
-		{"list nodes ambiguous", withSel(res(n1, "list", "", "", "nodes", "", ""), "metadata.name=n1,metadata.name=n2"), deny},
+		{"list all nodes (host-gw routes)", res(n1, "list", "", "", "nodes", "", ""), allow},
+		{"watch all nodes", res(n1, "watch", "", "", "nodes", "", ""), allow},
+		{"get other node", res(n1, "get", "", "", "nodes", "", "n2"), allow},
+		{"get other node's status", res(n1, "get", "", "", "nodes", "status", "n2"), deny},
+		{"patch other node", res(n1, "patch", "", "", "nodes", "", "n2"), deny},
 
 		{"create own lease", res(n1, "create", NodeLeaseNamespace, "coordination.k8s.io", "leases", "", ""), allow},
 		{"update own lease", res(n1, "update", NodeLeaseNamespace, "coordination.k8s.io", "leases", "", "n1"), allow},

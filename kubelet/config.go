@@ -145,7 +145,8 @@ type Config struct {
 	// shared informer instead of the Kubelet's own.
 	ExternalPods bool
 	// ExternalHeartbeat means the caller calls Heartbeat periodically
-	// instead of the Kubelet's own loop.
+	// instead of the Kubelet's own loop, and hands it its Node through
+	// ObserveNode instead of the Kubelet's own node informer.
 	ExternalHeartbeat bool
 
 	// Logger; nil means slog.Default().

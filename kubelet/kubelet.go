@@ -145,6 +145,7 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	}
 	k.goRun(func() { k.followEvents(ctx) })
 	if !k.cfg.ExternalHeartbeat {
+		k.runNodeInformer(ctx)
 		k.goRun(func() { k.heartbeatLoop(ctx) })
 	}
 	if !k.cfg.ExternalPods {

@@ -17,6 +17,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
 )
 
 // Well-known node labels.
@@ -33,6 +34,11 @@ type nodeState struct {
 	lastReport time.Time
 	lastLease  time.Time
 	lease      *coordination.Lease
+	// server is the status the API server last showed for the Node (nil
+	// until ObserveNode is first called): another writer, such as the
+	// node lifecycle controller marking Ready Unknown after a missed
+	// heartbeat, shows up here.
+	server *core.NodeStatus
 	// runtimeVersion is the runtime's last reported version, kept while
 	// the runtime does not answer.
 	runtimeVersion string
@@ -160,7 +166,8 @@ func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 	st := k.computeNodeStatus(ctx)
 	k.node.mu.Lock()
 	due := force || time.Since(k.node.lastReport) >= k.cfg.NodeStatusReportPeriod ||
-		!sameNodeStatus(k.node.lastStatus, st)
+		!sameNodeStatus(k.node.lastStatus, st) ||
+		(k.node.server != nil && !sameConditions(*k.node.server, st))
 	k.node.mu.Unlock()
 	if !due {
 		return nil
@@ -197,6 +204,48 @@ func (k *Kubelet) writeNodeStatus(ctx context.Context, st core.NodeStatus) error
 			return nil
 		}
 	}
+}
+
+// ObserveNode tells the Kubelet what the API server holds for its Node.
+// When the server's conditions differ from the ones the Kubelet computes
+// (the node lifecycle controller set Ready to Unknown while a heartbeat
+// was late), the next heartbeat writes the status at once instead of at
+// the end of NodeStatusReportPeriod, as the kubelet compares against the
+// server's copy. The Kubelet's own node informer calls it; with
+// Config.ExternalHeartbeat the caller does. n is not modified.
+func (k *Kubelet) ObserveNode(n *core.Node) {
+	if n == nil || n.Name != k.cfg.NodeName {
+		return
+	}
+	st := n.Status
+	k.node.mu.Lock()
+	k.node.server = &st
+	k.node.mu.Unlock()
+}
+
+// sameConditions reports whether server shows every condition of want
+// with want's status. Only conditions are compared with the server's
+// copy: the rest of a status read back (quantities, addresses) may be
+// spelled differently from what was written without meaning a change.
+func sameConditions(server, want core.NodeStatus) bool {
+	for _, c := range want.Conditions {
+		if _, got := core.GetNodeCondition(&server, c.Type); got == nil || got.Status != c.Status {
+			return false
+		}
+	}
+	return true
+}
+
+// runNodeInformer watches the Kubelet's own Node (metadata.name) and
+// hands each version to ObserveNode.
+func (k *Kubelet) runNodeInformer(ctx context.Context) {
+	lw := informer.NewListerWatcher(client.For[core.Node](k.cfg.Client, ""), "", "metadata.name="+k.cfg.NodeName)
+	inf := informer.New[*core.Node](lw, informer.Config[*core.Node]{Name: "node", Logger: k.cfg.Logger})
+	inf.AddEventHandler(informer.HandlerFuncs[*core.Node]{
+		AddFunc:    func(n *core.Node, _ bool) { k.ObserveNode(n) },
+		UpdateFunc: func(_, n *core.Node) { k.ObserveNode(n) },
+	})
+	k.goRun(func() { _ = inf.Run(ctx) })
 }
 
 func sameNodeStatus(a, b core.NodeStatus) bool {

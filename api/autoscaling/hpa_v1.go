@@ -2,6 +2,7 @@ package autoscaling
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
@@ -47,10 +48,19 @@ type HorizontalPodAutoscalerStatusV1 struct {
 	CurrentCPUUtilizationPercentage *int32     `json:"currentCPUUtilizationPercentage,omitempty"`
 }
 
-// ToV2 converts a v1 autoscaler to v2: the CPU target becomes a Resource
-// metric, and the annotations Kubernetes' conversion writes (metrics,
-// current metrics, conditions, behavior) come back as fields. Annotations
-// that do not decode are ignored, as Kubernetes does.
+// roundTripAnnotations are the annotations the conversion owns: dropped
+// from a v2 object's annotations before FromV2 writes its own, and from
+// the v2 result of ToV2.
+var roundTripAnnotations = []string{AnnotationMetrics, AnnotationCurrentMetrics, AnnotationConditions, AnnotationBehavior}
+
+// ToV2 converts a v1 autoscaler to v2 as Kubernetes does: the metrics in
+// the metrics annotation (autoscaling/v1's MetricSpec form) come first,
+// then the CPU target as a Resource metric; with neither, the CPU target
+// is DefaultCPUUtilization. The current-metrics annotation, when present,
+// replaces the current CPU utilization; the conditions and behavior
+// annotations become fields. The annotations are dropped from the
+// result; one that does not decode is ignored, where Kubernetes' conversion
+// fails (the request gets an error). h is not changed.
 func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 	h = meta.DeepCopy(h)
 	out := &HorizontalPodAutoscaler{
@@ -68,41 +78,50 @@ func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 			DesiredReplicas:    h.Status.DesiredReplicas,
 		},
 	}
-	ann := out.Annotations
+	ann := h.Annotations
+	var extra []v1MetricSpec
+	if v, ok := ann[AnnotationMetrics]; ok && json.Unmarshal([]byte(v), &extra) == nil {
+		for _, m := range extra {
+			out.Spec.Metrics = append(out.Spec.Metrics, m.toV2())
+		}
+	}
 	if t := h.Spec.TargetCPUUtilizationPercentage; t != nil {
 		out.Spec.Metrics = append(out.Spec.Metrics, cpuUtilization(*t))
 	}
-	var extra []MetricSpec
-	if json.Unmarshal([]byte(ann[AnnotationMetrics]), &extra) == nil {
-		out.Spec.Metrics = append(out.Spec.Metrics, extra...)
-	}
-	var b HorizontalPodAutoscalerBehavior
-	if json.Unmarshal([]byte(ann[AnnotationBehavior]), &b) == nil {
-		out.Spec.Behavior = &b
+	if len(out.Spec.Metrics) == 0 {
+		out.Spec.Metrics = []MetricSpec{cpuUtilization(DefaultCPUUtilization)}
 	}
 	if c := h.Status.CurrentCPUUtilizationPercentage; c != nil {
-		out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, MetricStatus{Type: ResourceMetricSourceType,
-			Resource: &ResourceMetricStatus{Name: core.ResourceCPU, Current: MetricValueStatus{AverageUtilization: c}}})
+		out.Status.CurrentMetrics = []MetricStatus{{Type: ResourceMetricSourceType,
+			Resource: &ResourceMetricStatus{Name: core.ResourceCPU, Current: MetricValueStatus{AverageUtilization: c}}}}
 	}
-	var cur []MetricStatus
-	if json.Unmarshal([]byte(ann[AnnotationCurrentMetrics]), &cur) == nil {
-		out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, cur...)
+	var cur []v1MetricStatus
+	if v, ok := ann[AnnotationCurrentMetrics]; ok && json.Unmarshal([]byte(v), &cur) == nil {
+		out.Status.CurrentMetrics = nil
+		for _, m := range cur {
+			out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, m.toV2())
+		}
+	}
+	var b HorizontalPodAutoscalerBehavior
+	if v, ok := ann[AnnotationBehavior]; ok && json.Unmarshal([]byte(v), &b) == nil && (b.ScaleUp != nil || b.ScaleDown != nil) {
+		out.Spec.Behavior = &b
 	}
 	var conds []HorizontalPodAutoscalerCondition
-	if json.Unmarshal([]byte(ann[AnnotationConditions]), &conds) == nil {
+	if v, ok := ann[AnnotationConditions]; ok && json.Unmarshal([]byte(v), &conds) == nil {
 		out.Status.Conditions = conds
 	}
-	for _, k := range []string{AnnotationMetrics, AnnotationCurrentMetrics, AnnotationConditions, AnnotationBehavior} {
-		delete(out.Annotations, k)
-	}
-	if len(out.Annotations) == 0 {
-		out.Annotations = nil
-	}
+	out.Annotations = withoutRoundTrip(out.Annotations)
 	return out
 }
 
-// FromV2 converts a v2 autoscaler to v1: the first CPU utilization metric
-// becomes the CPU target, and everything else goes into annotations.
+// FromV2 converts a v2 autoscaler to v1 as Kubernetes does: the first CPU
+// Resource metric gives the CPU target; every other metric (CPU
+// utilization ones excepted) goes into the metrics annotation, every
+// current metric into the current-metrics annotation (in autoscaling/v1's
+// MetricSpec and MetricStatus forms), the conditions and the behavior
+// into theirs (the behavior under Go field names, as Kubernetes writes
+// its internal type). Round-trip annotations the v2 object carries
+// itself are dropped first. h is not changed.
 func FromV2(h *HorizontalPodAutoscaler) *HorizontalPodAutoscalerV1 {
 	h = meta.DeepCopy(h)
 	out := &HorizontalPodAutoscalerV1{
@@ -120,27 +139,47 @@ func FromV2(h *HorizontalPodAutoscaler) *HorizontalPodAutoscalerV1 {
 			DesiredReplicas:    h.Status.DesiredReplicas,
 		},
 	}
-	var extra []MetricSpec
+	out.Annotations = withoutRoundTrip(out.Annotations)
 	for _, m := range h.Spec.Metrics {
-		if out.Spec.TargetCPUUtilizationPercentage == nil && isCPUUtilization(m) {
+		if m.Type == ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == core.ResourceCPU {
 			out.Spec.TargetCPUUtilizationPercentage = m.Resource.Target.AverageUtilization
-			continue
+			break
 		}
-		extra = append(extra, m)
 	}
-	var cur []MetricStatus
-	for _, m := range h.Status.CurrentMetrics {
-		if out.Status.CurrentCPUUtilizationPercentage == nil && m.Type == ResourceMetricSourceType && m.Resource != nil &&
-			m.Resource.Name == core.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
-			out.Status.CurrentCPUUtilizationPercentage = m.Resource.Current.AverageUtilization
-			continue
+	var extra []v1MetricSpec
+	for _, m := range h.Spec.Metrics {
+		if !isCPUUtilization(m) {
+			extra = append(extra, metricSpecToV1(m))
 		}
-		cur = append(cur, m)
+	}
+	var cur []v1MetricStatus
+	for _, m := range h.Status.CurrentMetrics {
+		if m.Type == ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == core.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
+			out.Status.CurrentCPUUtilizationPercentage = m.Resource.Current.AverageUtilization
+		}
+		cur = append(cur, metricStatusToV1(m))
 	}
 	setJSONAnnotation(&out.ObjectMeta, AnnotationMetrics, extra, len(extra) > 0)
 	setJSONAnnotation(&out.ObjectMeta, AnnotationCurrentMetrics, cur, len(cur) > 0)
 	setJSONAnnotation(&out.ObjectMeta, AnnotationConditions, h.Status.Conditions, len(h.Status.Conditions) > 0)
-	setJSONAnnotation(&out.ObjectMeta, AnnotationBehavior, h.Spec.Behavior, h.Spec.Behavior != nil)
+	if h.Spec.Behavior != nil {
+		setJSONAnnotation(&out.ObjectMeta, AnnotationBehavior, behaviorAnnotationOf(h.Spec.Behavior), true)
+	}
+	return out
+}
+
+// withoutRoundTrip returns a copy of annotations without the conversion's
+// own, nil when nothing is left.
+func withoutRoundTrip(annotations map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range annotations {
+		if !slices.Contains(roundTripAnnotations, k) {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 

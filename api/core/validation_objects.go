@@ -181,6 +181,13 @@ const (
 // action and a reason, within Kubernetes' lengths. The type is not
 // checked, as core/v1 does not.
 func ValidateEvent(ev *Event) field.ErrorList {
+	return ValidateEventReportedAs(ev, "reportingComponent")
+}
+
+// ValidateEventReportedAs is ValidateEvent naming the reporting component
+// field reportingField in its errors, as Kubernetes does for the API
+// version a request used ("reportingController" in events.k8s.io/v1).
+func ValidateEventReportedAs(ev *Event, reportingField string) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&ev.ObjectMeta, true, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	nsPath := field.NewPath("involvedObject", "namespace")
 	ins := ev.InvolvedObject.Namespace
@@ -193,7 +200,7 @@ func ValidateEvent(ev *Event) field.ErrorList {
 	if ins == "" && ev.Namespace != NamespaceDefault && ev.Namespace != NamespaceSystem {
 		errs = append(errs, field.Invalid(nsPath, ins, "does not match event.namespace"))
 	}
-	rc := field.NewPath("reportingComponent")
+	rc := field.NewPath(reportingField)
 	if ev.ReportingController == "" {
 		errs = append(errs, field.Required(rc, ""))
 	}

@@ -7,8 +7,9 @@ import (
 )
 
 // Register adds networking.k8s.io/v1 ingresses (namespaced, short name
-// "ing", status subresource) and ingressclasses (cluster-scoped) to s. It
-// panics if either kind is already registered.
+// "ing", status subresource), ingressclasses (cluster-scoped) and
+// networkpolicies (namespaced, short name "netpol") to s. It panics if
+// any kind is already registered.
 func Register(s *scheme.Scheme) {
 	s.MustRegister(scheme.Type{
 		Kind:         GroupVersion().WithKind("Ingress"),
@@ -32,6 +33,19 @@ func Register(s *scheme.Scheme) {
 		Validate: func(o meta.Object) field.ErrorList { return ValidateIngressClass(o.(*IngressClass)) },
 		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
 			return ValidateIngressClassUpdate(o.(*IngressClass), old.(*IngressClass))
+		},
+	})
+	s.MustRegister(scheme.Type{
+		Kind:       GroupVersion().WithKind("NetworkPolicy"),
+		Resource:   "networkpolicies",
+		Namespaced: true,
+		ShortNames: []string{"netpol"},
+		New:        func() meta.Object { return &NetworkPolicy{} },
+		NewList:    func() meta.ListObject { return &NetworkPolicyList{} },
+		Default:    func(o meta.Object) { DefaultNetworkPolicy(o.(*NetworkPolicy)) },
+		Validate:   func(o meta.Object) field.ErrorList { return ValidateNetworkPolicy(o.(*NetworkPolicy)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateNetworkPolicyUpdate(o.(*NetworkPolicy), old.(*NetworkPolicy))
 		},
 	})
 }

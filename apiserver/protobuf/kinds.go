@@ -17,6 +17,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 	t := map[meta.GroupVersionKind]string{
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                             "autoscaling.Scale",
 		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "autoscaling", Version: "v2"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling2.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "events.k8s.io", Version: "v1"}.WithKind("Event"):                           "events.Event",
 		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):               "scheduling.PriorityClass",
 		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                     "coordination.Lease",
 		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                   "meta.DeleteOptions",
@@ -24,6 +26,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):                "discovery.EndpointSlice",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                     "networking.Ingress",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                "networking.IngressClass",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):               "networking.NetworkPolicy",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
 		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                      "node.RuntimeClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                   "storage.StorageClass",

@@ -131,13 +131,13 @@ func TestKubectlBodies(t *testing.T) {
 	}
 }
 
-// TestUnknownKind checks that a kind without a schema (networking.k8s.io/v1
-// NetworkPolicy) gives ErrUnknownKind naming it.
+// TestUnknownKind checks that a kind without a schema (storage.k8s.io/v1
+// CSIDriver) gives ErrUnknownKind naming it.
 func TestUnknownKind(t *testing.T) {
-	_, gvk, err := ToJSON(wrap("networking.k8s.io/v1", "NetworkPolicy", pbMsg{}.msg(1, objectMetaPB("deny"))))
+	_, gvk, err := ToJSON(wrap("storage.k8s.io/v1", "CSIDriver", pbMsg{}.msg(1, objectMetaPB("deny"))))
 	require.ErrorIs(t, err, ErrUnknownKind)
-	assert.Equal(t, "networking.k8s.io/v1, Kind=NetworkPolicy", gvk.String())
-	assert.Contains(t, err.Error(), "networking.k8s.io/v1, Kind=NetworkPolicy")
+	assert.Equal(t, "storage.k8s.io/v1, Kind=CSIDriver", gvk.String())
+	assert.Contains(t, err.Error(), "storage.k8s.io/v1, Kind=CSIDriver")
 }
 
 // recorder is a fake API server that answers discovery from a static

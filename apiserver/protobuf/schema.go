@@ -128,7 +128,7 @@ func newSchema() schema {
 	for _, group := range []map[string]fields{
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
-		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(),
+		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(), viewMessages(),
 		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(),
 	} {
 		for name, f := range group {

@@ -1,7 +1,7 @@
 package protobuf
 
-// networkingMessages are networking/v1 generated.proto's Ingress and
-// IngressClass messages; the JSON names are the Go json tags of
+// networkingMessages are networking/v1 generated.proto's Ingress,
+// IngressClass and NetworkPolicy messages; the JSON names are the Go json tags of
 // api/networking.
 func networkingMessages() map[string]fields {
 	return map[string]fields{
@@ -35,5 +35,17 @@ func networkingMessages() map[string]fields {
 		"networking.IngressClassParametersReference": {
 			1: strp("apiGroup"), 2: strp("kind"), 3: strp("name"), 4: strp("scope"), 5: strp("namespace"),
 		},
+		"networking.NetworkPolicy": {1: objectMeta(), 2: msg("spec", "networking.NetworkPolicySpec")},
+		"networking.NetworkPolicySpec": {
+			1: labelSelector("podSelector"), 2: msgs("ingress", "networking.NetworkPolicyIngressRule"),
+			3: msgs("egress", "networking.NetworkPolicyEgressRule"), 4: strs("policyTypes"),
+		},
+		"networking.NetworkPolicyIngressRule": {1: msgs("ports", "networking.NetworkPolicyPort"), 2: msgs("from", "networking.NetworkPolicyPeer")},
+		"networking.NetworkPolicyEgressRule":  {1: msgs("ports", "networking.NetworkPolicyPort"), 2: msgs("to", "networking.NetworkPolicyPeer")},
+		"networking.NetworkPolicyPort":        {1: strp("protocol"), 2: intOrString("port"), 3: i32p("endPort")},
+		"networking.NetworkPolicyPeer": {
+			1: labelSelector("podSelector"), 2: labelSelector("namespaceSelector"), 3: msg("ipBlock", "networking.IPBlock"),
+		},
+		"networking.IPBlock": {1: str("cidr"), 2: strs("except")},
 	}
 }

@@ -60,6 +60,15 @@ func TestModesSmoke(t *testing.T) {
 	assert.Equal(t, 50.0, figure(t, r, "pods"))
 	assert.Equal(t, 10.0, figure(t, r, "nodes"))
 
+	r, err = loadgen.PodRelist(ctx, loadgen.Config{REST: c.RESTConfig(), N: 50})
+	require.NoError(t, err, "the schedule mode's 50 pods are the cluster's only pods")
+	t.Log(r)
+	assert.Equal(t, 50.0, figure(t, r, "pods"))
+	_, err = loadgen.PodRelist(ctx, loadgen.Config{REST: c.RESTConfig(), N: 51})
+	assert.ErrorContains(t, err, "synced with 50 pods, want 51")
+
 	_, err = loadgen.Creates(ctx, loadgen.Config{})
+	assert.ErrorIs(t, err, loadgen.ErrInvalidConfig)
+	_, err = loadgen.PodRelist(ctx, loadgen.Config{})
 	assert.ErrorIs(t, err, loadgen.ErrInvalidConfig)
 }

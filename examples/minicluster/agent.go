@@ -19,8 +19,10 @@ import (
 	"github.com/orkit/orkit/cri"
 	ctrd "github.com/orkit/orkit/cri/containerd"
 	"github.com/orkit/orkit/cri/fake"
+	"github.com/orkit/orkit/hostgw"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/kubelet/clientcert"
+	"github.com/orkit/orkit/netpol"
 	"github.com/orkit/orkit/proxy"
 )
 
@@ -60,12 +62,23 @@ type agentOptions struct {
 	// ProxyTable names the service proxy's nftables table; "none" runs no
 	// proxy. Agents sharing a network namespace need different names.
 	ProxyTable string
+	// NetworkPolicyKubeconfig names a kubeconfig whose credentials may
+	// list and watch pods, namespaces and networkpolicies (a server writes
+	// one for system:orkit-netpol); with it and the containerd runtime the
+	// agent enforces NetworkPolicies on its pods. Its server URL and CA
+	// are replaced by the agent's own.
+	NetworkPolicyKubeconfig string
+	// NetworkPolicyTable names the enforcer's nftables table.
+	NetworkPolicyTable string
 	// CertTTL is the client certificate validity asked for (renewed when
 	// 80% has passed); zero leaves it to the signer (a year).
 	CertTTL time.Duration
 	// KubeletPort is the port of the kubelet's HTTPS endpoint (logs,
 	// exec) on NodeIP; 0 picks a free one.
 	KubeletPort int
+	// HostGW keeps host-gw routes (containerd runtime): every other
+	// node's pod CIDR via its InternalIP (package hostgw).
+	HostGW bool
 }
 
 // addAgentFlags registers the agent role's flags on fs.
@@ -81,7 +94,11 @@ func (o *options) addAgentFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.Runtime, "runtime", runtimeContainerd, `agent: "containerd" (a private containerd, real containers) or "fake" (simulated containers)`)
 	fs.StringVar(&a.Bridge, "bridge", "orkit0", "agent: the CNI bridge of the pods (containerd runtime)")
 	fs.StringVar(&a.ProxyTable, "proxy-table", proxy.TableName, `agent: the service proxy's nftables table ("none": no proxy)`)
+	fs.StringVar(&a.NetworkPolicyKubeconfig, "network-policy-kubeconfig", "",
+		"agent: kubeconfig allowed to read pods, namespaces and networkpolicies (a server's DATA/kubeconfigs/system-orkit-netpol.kubeconfig); with it, NetworkPolicies are enforced on this node's pods (containerd runtime)")
+	fs.StringVar(&a.NetworkPolicyTable, "network-policy-table", netpol.TableName, "agent: the NetworkPolicy enforcer's nftables table")
 	fs.IntVar(&a.KubeletPort, "kubelet-port", kubelet.DefaultKubeletPort, "agent: port of the kubelet's HTTPS endpoint (logs, exec) on the node IP; 0 picks a free one")
+	fs.BoolVar(&a.HostGW, "host-gw-routes", true, "agent: keep a route to every other node's pod CIDR via its InternalIP (host-gw: the nodes share a layer-2 network); containerd runtime")
 	fs.DurationVar(&a.CertTTL, "client-cert-ttl", 0, "agent: validity of the node's client certificate (at least 10m; default the signer's, a year); renewed at 80%")
 }
 
@@ -204,6 +221,11 @@ func (c *cluster) startAgent(ctx context.Context) error {
 	if a.Runtime == runtimeFake {
 		return c.startFakeKubelet(ctx, cl)
 	}
+	if a.NetworkPolicyKubeconfig != "" {
+		if err := c.startAgentNetworkPolicy(ctx, ca); err != nil {
+			return err
+		}
+	}
 	return c.startContainerdKubelet(ctx, cl)
 }
 
@@ -216,6 +238,29 @@ func (c *cluster) startAgentProxy(ctx context.Context, cl *client.Client) error 
 	}
 	c.goRun("service proxy", func() error { return px.Run(ctx) })
 	c.step("service proxy started (nftables table ip %s)", c.opts.Agent.ProxyTable)
+	return nil
+}
+
+// startAgentNetworkPolicy runs the NetworkPolicy enforcer for the
+// agent's own pods, with the credentials of --network-policy-kubeconfig
+// against the agent's server and CA.
+func (c *cluster) startAgentNetworkPolicy(ctx context.Context, ca []byte) error {
+	a := c.opts.Agent
+	cfg, err := client.ConfigFromKubeconfig(a.NetworkPolicyKubeconfig, "")
+	if err != nil {
+		return fmt.Errorf("--network-policy-kubeconfig: %w", err)
+	}
+	cfg.Host, cfg.CAData = a.Server, ca
+	cl, err := client.New(cfg)
+	if err != nil {
+		return fmt.Errorf("--network-policy-kubeconfig: %w", err)
+	}
+	e, err := netpol.New(netpol.Config{Client: cl, Table: a.NetworkPolicyTable, Nodes: []string{a.NodeName}, Logger: c.opts.Logger})
+	if err != nil {
+		return fmt.Errorf("network policy: %w", err)
+	}
+	c.goRun("network policy", func() error { return e.Run(ctx) })
+	c.step("network policy enforcer started for the pods of %s (nftables table ip %s)", a.NodeName, a.NetworkPolicyTable)
 	return nil
 }
 
@@ -323,11 +368,36 @@ func (c *cluster) startContainerdKubelet(ctx context.Context, cl *client.Client)
 		return err
 	}
 	c.goRun("kubelet", func() error { return k.Run(ctx) })
+	if a.HostGW {
+		if err := c.startHostGW(ctx, cl); err != nil {
+			return err
+		}
+	}
 	if err := c.waitNodeReady(ctx, a.NodeName, true); err != nil {
 		return err
 	}
 	c.nodes = append(c.nodes, n)
 	c.step("node %s Ready (kubelet as system:node:%s, containerd namespace orkit-%s, pod CIDR %s on bridge %s)",
 		a.NodeName, a.NodeName, a.NodeName, network.PodCIDR(), a.Bridge)
+	return nil
+}
+
+// startHostGW runs the host-gw router: a route to every other node's
+// pod CIDR via its InternalIP, in this process's network namespace.
+func (c *cluster) startHostGW(ctx context.Context, cl *client.Client) error {
+	tab, err := hostgw.NewTable()
+	if err != nil {
+		return err
+	}
+	r, err := hostgw.New(hostgw.Config{Client: cl, NodeName: c.opts.Agent.NodeName, Table: tab, Logger: c.opts.Logger})
+	if err != nil {
+		tab.Close()
+		return err
+	}
+	c.goRun("host-gw routes", func() error {
+		defer tab.Close()
+		return r.Run(ctx)
+	})
+	c.step("host-gw routes kept: every other node's pod CIDR via its InternalIP (ip route show proto %d)", hostgw.RouteProtocol)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/orkit/orkit/admission"
 	"github.com/orkit/orkit/apiserver"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/containerd/daemon"
@@ -202,6 +203,11 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 		c.step("join token %s.<secret> in %s", tok.ID, filepath.Join(opts.DataDir, "join-token"))
 		c.step("agents join with: minicluster --role agent --data-dir DIR --server %s --token-file %s --ca-cert-hash %s",
 			cp.URL, filepath.Join(opts.DataDir, "join-token"), clientcert.CAHash(cp.CA.Cert))
+		if _, err := c.configFor(authz.NetworkPolicyAgentUser); err != nil {
+			return nil, err
+		}
+		c.step("agents enforce NetworkPolicies with: --network-policy-kubeconfig %s",
+			filepath.Join(opts.DataDir, "kubeconfigs", sanitize(authz.NetworkPolicyAgentUser)+".kubeconfig"))
 	}
 	if err := c.startScheduler(ctx); err != nil {
 		return nil, err

@@ -43,15 +43,25 @@ const masterAdvertiseAddr = "10.244.1.1:0"
 const maxRealNodes = 127
 
 // startControllers runs the controller manager as
-// system:kube-controller-manager, with leader election on a Lease in
-// kube-system: the standard controllers run while this process leads.
+// system:kube-controller-manager. As a --role server it is elected on a
+// Lease in kube-system (the standard controllers run while this process
+// leads; losing the Lease ends the process, as kube-controller-manager
+// exits for its supervisor to restart it). In the single process, which
+// holds the store's lock and so is the only one, it runs without an
+// election, like its scheduler: a Lease renewal held up for 10 s by an
+// overloaded machine must not stop every controller for good.
 func (c *cluster) startControllers(ctx context.Context) error {
 	cl, err := c.clientFor("system:kube-controller-manager")
 	if err != nil {
 		return err
 	}
-	m, err := controller.NewManager(controller.ManagerConfig{Client: cl, Logger: c.opts.Logger,
-		LeaderElection: c.opts.leaderElection(controllerLeaseName)})
+	mc := controller.ManagerConfig{Client: cl, Logger: c.opts.Logger}
+	election := "no leader election: the only one"
+	if c.opts.Server.Role == roleServer {
+		mc.LeaderElection = c.opts.leaderElection(controllerLeaseName)
+		election = fmt.Sprintf("leader election on %s/%s as %s", leaseNamespace, controllerLeaseName, c.opts.Server.Identity)
+	}
+	m, err := controller.NewManager(mc)
 	if err != nil {
 		return err
 	}
@@ -86,8 +96,8 @@ func (c *cluster) startControllers(ctx context.Context) error {
 		return err
 	}
 	c.goRun("controller manager", func() error { return m.Run(ctx) })
-	c.step("controller manager started (user system:kube-controller-manager, leader election on %s/%s as %s): %s",
-		leaseNamespace, controllerLeaseName, c.opts.Server.Identity, strings.Join(append(standard.Names(), approver.Name, signer.Name), ", "))
+	c.step("controller manager started (user system:kube-controller-manager, %s): %s",
+		election, strings.Join(append(standard.Names(), approver.Name, signer.Name), ", "))
 	return nil
 }
 

@@ -336,7 +336,7 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 			survivors = append(survivors, p)
 		}
 	}
-	lists0, watches0 := requestCounts(ctx, t, survivors, kc)
+	lists0, watches0, by0 := requestCountsBy(ctx, t, survivors, kc)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -374,7 +374,7 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 	assert.Empty(t, failures, "kubectl through the balancer across the kill of %s (%d calls)", victim, calls)
 	t.Logf("%s killed: %d kubectl calls through the balancer, %d failed", victim, calls, len(failures))
 
-	checkResumeWithoutRelist(ctx, t, lb, kc, survivors, agents, lists0, watches0)
+	checkResumeWithoutRelist(ctx, t, lb, kc, survivors, agents, lists0, watches0, by0)
 }
 
 // checkResumeWithoutRelist checks that the agents' informers that watched
@@ -383,7 +383,7 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 // and the survivors served no LIST since the counts lists0 and watches0
 // were taken before the kill (a watch is counted when it ends).
 func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc, kc string, survivors []*serverProc,
-	agents map[string]*serverProc, lists0, watches0 int) {
+	agents map[string]*serverProc, lists0, watches0 int, by0 map[string]int) {
 	t.Helper()
 	// (with endpoints: the proxy's table names the cluster IPs of Services
 	// that have some)
@@ -392,7 +392,12 @@ func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc,
 	ip, err := lb.kubectl(ctx, kc, "get", "service", "after-kill", "-o", "jsonpath={.spec.clusterIP}")
 	require.NoError(t, err, ip)
 	waitProxies(ctx, t, ip)
-	lists, watches := requestCounts(ctx, t, survivors, kc)
+	lists, watches, by := requestCountsBy(ctx, t, survivors, kc)
+	for labels, n := range by {
+		if n != by0[labels] {
+			t.Logf("LISTs since before the kill: %d of {%s}", n-by0[labels], labels)
+		}
+	}
 	cut := 0
 	for _, a := range agents {
 		cut += strings.Count(a.logTail(), "informer: watch failed")
@@ -402,10 +407,12 @@ func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc,
 	assert.Zero(t, lists-lists0, "informers resume their watches without relisting")
 }
 
-// requestCounts sums the LIST and WATCH requests the servers have served
-// (apiserver_request_total of their /metrics).
-func requestCounts(ctx context.Context, t *testing.T, servers []*serverProc, kc string) (lists, watches int) {
+// requestCountsBy sums the LIST and WATCH requests the servers have served
+// (apiserver_request_total of their /metrics), the LISTs also by the
+// metric's labels (which resource, which client).
+func requestCountsBy(ctx context.Context, t *testing.T, servers []*serverProc, kc string) (lists, watches int, listsBy map[string]int) {
 	t.Helper()
+	listsBy = map[string]int{}
 	re := regexp.MustCompile(`(?m)^apiserver_request_total\{([^}]*)\} (\d+)$`)
 	for _, p := range servers {
 		out, err := p.kubectl(ctx, kc, "get", "--raw", "/metrics")
@@ -415,12 +422,13 @@ func requestCounts(ctx context.Context, t *testing.T, servers []*serverProc, kc 
 			switch {
 			case strings.Contains(m[1], `verb="list"`):
 				lists += n
+				listsBy[m[1]] += n
 			case strings.Contains(m[1], `verb="watch"`):
 				watches += n
 			}
 		}
 	}
-	return lists, watches
+	return lists, watches, listsBy
 }
 
 // agentRuntime is the --runtime an agent process was started with.

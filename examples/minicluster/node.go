@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cni"
 	"github.com/orkit/orkit/cri"
@@ -20,6 +23,7 @@ import (
 	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/images"
 	"github.com/orkit/orkit/kubelet"
+	"github.com/orkit/orkit/netpol"
 	"github.com/orkit/orkit/proxy"
 )
 
@@ -92,7 +96,7 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		c.step("containerd stopped")
 	})
 	c.step("private containerd started (pid %d, socket %s)", d.PID(), d.Address())
-	guard, err := cni.InstallHostGuard(cni.HostGuardConfig{})
+	guard, err := cni.InstallHostGuard(hostGuardConfig())
 	if err != nil {
 		return nil, fmt.Errorf("install host routes guarding the cluster CIDRs: %w", err)
 	}
@@ -101,8 +105,46 @@ func (c *cluster) ensureContainerd(ctx context.Context, withProxy bool) (*daemon
 		if err := c.startProxy(ctx); err != nil {
 			return nil, err
 		}
+		if err := c.startNetworkPolicy(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
+}
+
+// hostGuardConfig is the host guard of orkit's defaults. In a network
+// namespace other than init's (an agent on a test's "host", one of
+// `ip netns`) the guard's holders are recorded apart from the machine's,
+// keyed by the namespace: routes are per namespace, so holders of other
+// namespaces must not keep (or remove) this one's.
+func hostGuardConfig() cni.HostGuardConfig {
+	self, err := os.Readlink("/proc/self/ns/net")
+	if err != nil || !inOtherNetns(self) {
+		return cni.HostGuardConfig{}
+	}
+	id := strings.Trim(strings.TrimPrefix(self, "net:"), "[]")
+	return cni.HostGuardConfig{StateDir: filepath.Join(cni.DefaultHostGuardStateDir, "netns-"+id)}
+}
+
+// inOtherNetns says whether the network namespace self ("net:[<inode>]")
+// is not init's: it differs from PID 1's, or (PID 1's unreadable, as in
+// some containers) it is one of /run/netns.
+func inOtherNetns(self string) bool {
+	if initNS, err := os.Readlink("/proc/1/ns/net"); err == nil {
+		return self != initNS
+	}
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/self/ns/net", &st) != nil {
+		return false
+	}
+	named, _ := filepath.Glob("/run/netns/*")
+	for _, n := range named {
+		var nst syscall.Stat_t
+		if syscall.Stat(n, &nst) == nil && nst.Ino == st.Ino && nst.Dev == st.Dev {
+			return true
+		}
+	}
+	return false
 }
 
 // startProxy runs the service proxy for the host's network namespace
@@ -118,6 +160,23 @@ func (c *cluster) startProxy(ctx context.Context) error {
 	}
 	c.goRun("service proxy", func() error { return px.Run(ctx) })
 	c.step("service proxy started (user system:kube-proxy, nftables table orkit-proxy)")
+	return nil
+}
+
+// startNetworkPolicy runs the NetworkPolicy enforcer for the host's
+// network namespace, beside the service proxy: one for every real node,
+// as system:orkit-netpol.
+func (c *cluster) startNetworkPolicy(ctx context.Context) error {
+	cl, err := c.clientFor(authz.NetworkPolicyAgentUser)
+	if err != nil {
+		return err
+	}
+	e, err := netpol.New(netpol.Config{Client: cl, Logger: c.opts.Logger})
+	if err != nil {
+		return fmt.Errorf("network policy: %w", err)
+	}
+	c.goRun("network policy", func() error { return e.Run(ctx) })
+	c.step("network policy enforcer started (user %s, nftables table ip %s)", authz.NetworkPolicyAgentUser, netpol.TableName)
 	return nil
 }
 
@@ -179,6 +238,11 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	gw, err := ensureBridge(n.bridge, subnet)
 	if err != nil {
 		return fmt.Errorf("%s: bridge: %w", name, err)
+	}
+	// Traffic between two pods of the node is switched on the bridge;
+	// only with this does it meet the NetworkPolicy rules.
+	if err := netpol.EnableBridgeNetfilter(n.bridge); err != nil {
+		c.step("%s: NetworkPolicies cannot isolate pods of this node from each other: %v", name, err)
 	}
 	if i == 1 {
 		// Real nodes share the host's network namespace: one DNS server.

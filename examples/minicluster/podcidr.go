@@ -11,6 +11,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/cni"
+	"github.com/orkit/orkit/netpol"
 )
 
 // nodeNetwork is a real node's pod network: what the kubelet uses and
@@ -64,6 +65,10 @@ func (p *podCIDRNetwork) Run(ctx context.Context) error {
 func (p *podCIDRNetwork) setUp(subnet netip.Prefix) error {
 	if _, err := ensureBridge(p.bridge, subnet); err != nil {
 		return fmt.Errorf("bridge %s: %w", p.bridge, err)
+	}
+	// Pods on the bridge talk at L2: hand it to the NetworkPolicy rules.
+	if err := netpol.EnableBridgeNetfilter(p.bridge); err != nil {
+		p.log.Warn("NetworkPolicies cannot isolate this node's pods from each other", "bridge", p.bridge, "err", err)
 	}
 	n, err := cni.New(cni.Config{StateDir: p.stateDir, PodCIDRs: []netip.Prefix{subnet}, BridgeName: p.bridge,
 		NetworkName: p.Name(), PluginDirs: []string{cniPluginDir}, Logger: p.log})

@@ -82,10 +82,17 @@ func startServer(ctx context.Context, t *testing.T, bin, name, dir string, etcd 
 // dir/<name>.log; it is stopped by its PID when the test ends.
 func startProcess(t *testing.T, bin, name, dir string, args ...string) *serverProc {
 	t.Helper()
+	return startCommand(t, name, dir, exec.Command(bin, args...))
+}
+
+// startCommand starts cmd (a process that execs, such as nsenter, keeps
+// its PID) as startProcess does.
+func startCommand(t *testing.T, name, dir string, cmd *exec.Cmd) *serverProc {
+	t.Helper()
 	p := &serverProc{name: name, dir: dir, log: filepath.Join(dir, name+".log"), exited: make(chan struct{})}
 	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	require.NoError(t, err)
-	p.cmd = exec.Command(bin, args...)
+	p.cmd = cmd
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	require.NoError(t, p.cmd.Start())
 	go func() {

@@ -11,9 +11,10 @@
 //
 // Subcommands, chosen by argv[1] or by the basename of argv[0]:
 //
-//	wget [--ca FILE] [--token-file FILE] URL
+//	wget [--ca FILE] [--token-file FILE] [--timeout D] URL
 //	                      print the body; exit 1 on failure or a non-2xx status
-//	                      (--ca: trust only that CA; --token-file: bearer token)
+//	                      (--ca: trust only that CA; --token-file: bearer token;
+//	                      --timeout: give up after D, default 10s)
 //	cat FILE              print the file ("-": copy stdin to stdout until EOF)
 //	write FILE TEXT       write TEXT to FILE
 //	sleep DURATION        sleep (SIGTERM ends it with code 0)

@@ -47,6 +47,8 @@ func TestRunCommands(t *testing.T) {
 		{"wget", []string{"/hello", "wget", srv.URL}, 0, "body", ""},
 		{"wget 500", []string{"/hello", "wget", srv.URL + "/bad"}, 1, "nope\n", "500"},
 		{"wget refused", []string{"/hello", "wget", "http://127.0.0.1:1/"}, 1, "", "wget"},
+		{"wget timeout flag", []string{"/hello", "wget", "--timeout", "5s", srv.URL}, 0, "body", ""},
+		{"wget bad timeout", []string{"/hello", "wget", "--timeout", "soon", srv.URL}, 1, "", "want a positive duration"},
 		{"sleep", []string{"/hello", "sleep", "1ms"}, 0, "", ""},
 		{"sleep bad", []string{"/hello", "sleep", "soon"}, 1, "", "invalid duration"},
 		{"resolve", []string{"/hello", "resolve", "localhost"}, 0, "", ""},

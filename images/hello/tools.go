@@ -28,6 +28,7 @@ func fail(stderr io.Writer, format string, a ...any) int {
 func cmdWget(args []string, stdout, stderr io.Writer) int {
 	tr := &http.Transport{}
 	var token string
+	timeout := 10 * time.Second
 	for len(args) > 1 && strings.HasPrefix(args[0], "--") {
 		flag, val := args[0], args[1]
 		args = args[2:]
@@ -42,6 +43,12 @@ func cmdWget(args []string, stdout, stderr io.Writer) int {
 				return fail(stderr, "wget: %s: no certificate", val)
 			}
 			tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+		case "--timeout": // give up after this long (a Go duration)
+			d, err := time.ParseDuration(val)
+			if err != nil || d <= 0 {
+				return fail(stderr, "wget: --timeout %q: want a positive duration such as 2s", val)
+			}
+			timeout = d
 		case "--token-file": // send the file's content as a bearer token
 			b, err := os.ReadFile(val)
 			if err != nil {
@@ -53,7 +60,7 @@ func cmdWget(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(args) != 1 {
-		return fail(stderr, "wget: usage: wget [--ca FILE] [--token-file FILE] URL")
+		return fail(stderr, "wget: usage: wget [--ca FILE] [--token-file FILE] [--timeout D] URL")
 	}
 	req, err := http.NewRequest(http.MethodGet, args[0], nil)
 	if err != nil {
@@ -62,7 +69,7 @@ func cmdWget(args []string, stdout, stderr io.Writer) int {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	c := &http.Client{Timeout: 10 * time.Second, Transport: tr}
+	c := &http.Client{Timeout: timeout, Transport: tr}
 	resp, err := c.Do(req)
 	if err != nil {
 		return fail(stderr, "wget: %v", err)

@@ -7,6 +7,7 @@
 //	go run ./cmd/loadgen -mode watch -watchers 100 -writes 500
 //	go run ./cmd/loadgen -mode informer -n 10000
 //	go run ./cmd/loadgen -mode schedule -nodes 5000 -n 10000
+//	go run ./cmd/loadgen -kubeconfig K -mode relist     # a fresh pod informer on a running cluster
 //
 // Each run prints one line of figures, the machine's load average before
 // and after, and the process's peak RSS (for the in-process server, that
@@ -42,13 +43,13 @@ type flags struct {
 
 func main() {
 	var f flags
-	flag.StringVar(&f.mode, "mode", "creates", "creates, watch, informer or schedule")
+	flag.StringVar(&f.mode, "mode", "creates", "creates, watch, informer, relist (a fresh informer on every pod of an existing cluster) or schedule")
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "server to load; empty starts an orkit control plane in-process")
 	flag.StringVar(&f.dataDir, "data-dir", "", "in-process control plane's data directory; empty means a temporary one, removed at exit")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (generator and in-process server) to this file")
 	flag.StringVar(&f.namespace, "namespace", "loadgen", "namespace to write in (created when missing)")
 	flag.BoolVar(&f.ownConnections, "own-connections", false, "creates: each writer gets its own client and TLS connection (as apiload's clients) instead of one shared clientset")
-	flag.IntVar(&f.n, "n", 0, "objects: ConfigMaps (creates, informer) or pods (schedule); 0 means the mode's default (10,000)")
+	flag.IntVar(&f.n, "n", 0, "objects: ConfigMaps (creates, informer) or pods (schedule; relist: the count the informer must hold, 0 for any); 0 means the mode's default (10,000)")
 	flag.IntVar(&f.workers, "workers", 32, "concurrent writers")
 	flag.IntVar(&f.watchers, "watchers", 100, "watchers (watch), each on its own TLS connection")
 	flag.IntVar(&f.writes, "writes", 500, "updates of the watched ConfigMap (watch)")
@@ -92,10 +93,12 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		r, err = loadgen.WatchLatency(ctx, loadgen.WatchConfig{Config: base, Watchers: f.watchers, Writes: f.writes, Interval: f.interval})
 	case "informer":
 		r, err = loadgen.InformerSync(ctx, base)
+	case "relist":
+		r, err = loadgen.PodRelist(ctx, base)
 	case "schedule":
 		r, err = loadgen.Schedule(ctx, loadgen.ScheduleConfig{Config: base, Nodes: f.nodes, LeaseInterval: f.leaseInterval, Timeout: f.timeout})
 	default:
-		return fmt.Errorf("unknown -mode %q (creates, watch, informer, schedule)", f.mode)
+		return fmt.Errorf("unknown -mode %q (creates, watch, informer, relist, schedule)", f.mode)
 	}
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@
 //	apiload -kubeconfig K -watchers 100 -updates 500 watch     # write sent → event received, p99
 //	apiload -kubeconfig K -nodes 5000 -pods 10000 -pid P populate  # server memory holding them
 //	apiload -data-dir D -listen 127.0.0.1:6443 serve  # the API server alone (store + server), in
-//	    this process; writes D/loader.kubeconfig for user "loader", bound to ClusterRole edit, so
+//	    this process (-etcd-servers URL,... stores in etcd instead of bbolt in D); writes D/loader.kubeconfig for user "loader", bound to ClusterRole edit, so
 //	    the load goes through RBAC rather than the system:masters shortcut; -pprof 127.0.0.1:6060
 //	    also serves net/http/pprof there (loopback only) for profiles taken under load
 //
@@ -41,7 +41,9 @@ import (
 
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
+	"github.com/orkit/orkit/store"
 	"github.com/orkit/orkit/store/bbolt"
+	"github.com/orkit/orkit/store/etcd"
 )
 
 func main() {
@@ -58,11 +60,12 @@ func main() {
 	dataDir := flag.String("data-dir", "", "serve: data directory")
 	listen := flag.String("listen", "127.0.0.1:6443", "serve: API server address")
 	pprofAddr := flag.String("pprof", "", "serve: also serve net/http/pprof on this loopback address")
+	etcdServers := flag.String("etcd-servers", "", "serve: comma-separated etcd client URLs to store in (default bbolt in -data-dir)")
 	cpuProfile := flag.String("cpuprofile", "", "creates, watch, populate: write this process's CPU profile (the load generator's own cost) to this file")
 	kind := flag.String("kind", "configmap", "creates: configmap (1 KiB data) or pod (a scheduler-benchmark-sized pod, unbound)")
 	flag.Parse()
 	if flag.Arg(0) == "serve" {
-		if err := serve(*dataDir, *listen, *pprofAddr); err != nil {
+		if err := serve(*dataDir, *listen, *pprofAddr, *etcdServers); err != nil {
 			fmt.Fprintln(os.Stderr, "apiload:", err)
 			os.Exit(1)
 		}
@@ -120,19 +123,25 @@ func startCPUProfile(path string) (func(), error) {
 }
 
 // serve runs the store and the API server alone until SIGINT/SIGTERM.
-func serve(dir, listen, pprofAddr string) error {
+func serve(dir, listen, pprofAddr, etcdServers string) error {
 	if dir == "" {
 		return fmt.Errorf("serve needs -data-dir")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cp, err := controlplane.Start(ctx, controlplane.Config{DataDir: dir, Listen: listen,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := controlplane.Config{DataDir: dir, Listen: listen, Logger: logger}
+	if etcdServers != "" {
+		ecfg := etcd.Config{Endpoints: strings.Split(etcdServers, ","), Logger: logger}
+		cfg.Store = func(ctx context.Context, _ string) (store.Interface, error) { return etcd.New(ctx, ecfg) }
+	}
+	cp, err := controlplane.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	if pprofAddr != "" {
-		if err := servePprof(ctx, pprofAddr, cp.Store.(*bbolt.Store)); err != nil { // the default backend
+		st, _ := cp.Store.(*bbolt.Store) // /debug/store: bbolt only
+		if err := servePprof(ctx, pprofAddr, st); err != nil {
 			return err
 		}
 	}
@@ -175,9 +184,11 @@ func servePprof(ctx context.Context, addr string, st *bbolt.Store) error {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("/debug/store", func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(st.Stats())
-	})
+	if st != nil {
+		mux.HandleFunc("/debug/store", func(w http.ResponseWriter, _ *http.Request) {
+			_ = json.NewEncoder(w).Encode(st.Stats())
+		})
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	context.AfterFunc(ctx, func() { _ = srv.Close() })
