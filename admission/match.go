@@ -19,8 +19,9 @@ import (
 // selector, then the rules. It reads namespaces from a cache and, for one
 // the cache has not seen, from storage. Safe for concurrent use.
 type matcher struct {
-	namespaces NamespaceGetter
-	lookup     NamespaceLookup
+	namespaces  NamespaceGetter
+	lookup      NamespaceLookup
+	equivalents EquivalentResourceMapper // nil: no equivalents
 }
 
 // ruleMatches reports whether r selects a: operation, group, version,
@@ -136,20 +137,47 @@ func objectSelectorMatches(sel *meta.LabelSelector, a *Attributes) (bool, error)
 	return false, nil
 }
 
-// matchesWebhook reports whether w applies to a.
-func (m *matcher) matchesWebhook(ctx context.Context, w *admissionregistration.ValidatingWebhook, a *Attributes) (bool, error) {
+// matchesWebhook returns the attributes w is to be called with, or nil
+// when it does not apply to a: a itself when one of its rules selects the
+// request as made; with matchPolicy Equivalent and no such rule, a copy
+// naming the first equivalent resource (and its kind) an earlier rule
+// selects, as kube-apiserver's webhook matcher does. An equivalent without
+// a kind is a 500.
+func (m *matcher) matchesWebhook(ctx context.Context, w *admissionregistration.ValidatingWebhook, a *Attributes) (*Attributes, error) {
 	if ok, err := m.namespaceSelectorMatches(ctx, w.NamespaceSelector, a); !ok || err != nil {
-		return false, err
+		return nil, err
 	}
 	if ok, err := objectSelectorMatches(w.ObjectSelector, a); !ok || err != nil {
-		return false, err
+		return nil, err
 	}
 	for i := range w.Rules {
 		if ruleMatches(&w.Rules[i], a) {
-			return true, nil
+			return a, nil
 		}
 	}
-	return false, nil
+	if w.MatchPolicy == nil || *w.MatchPolicy != admissionregistration.Equivalent || m.equivalents == nil {
+		return nil, nil
+	}
+	equivalents := m.equivalents.EquivalentResources(a.Resource, a.Subresource)
+	for i := range w.Rules {
+		for _, eq := range equivalents {
+			if eq.Resource == a.Resource {
+				continue // checked above
+			}
+			v := *a
+			v.Resource = eq.Resource
+			if !ruleMatches(&w.Rules[i], &v) {
+				continue
+			}
+			if eq.Kind.Kind == "" {
+				return nil, apierrors.NewInternalError(fmt.Errorf("unable to convert to %s/%s, Resource=%s: unknown kind",
+					eq.Resource.Group, eq.Resource.Version, eq.Resource.Resource))
+			}
+			v.Kind = eq.Kind
+			return &v, nil
+		}
+	}
+	return nil, nil
 }
 
 // programCache holds compiled matchCondition expressions by their text

@@ -50,6 +50,14 @@ type WebhookConfig struct {
 	// Services resolves service references; nil means webhooks reached
 	// through a Service fail to be called (URL webhooks still work).
 	Services ServiceResolver
+	// Equivalents lists the resources equivalent to a requested one, for
+	// webhooks with matchPolicy Equivalent; nil means none (such webhooks
+	// then match only as Exact ones do).
+	Equivalents EquivalentResourceMapper
+	// Converter converts objects to the version of an equivalent resource
+	// a webhook matched; nil means such a call fails (as a call error,
+	// under the webhook's failurePolicy).
+	Converter ObjectConverter
 	// Logger logs webhooks that failed under failurePolicy Ignore; nil
 	// means slog.Default().
 	Logger *slog.Logger
@@ -59,10 +67,11 @@ type WebhookConfig struct {
 // bundle, built on first use and kept for the caller's lifetime. Safe for
 // concurrent use.
 type webhookCaller struct {
-	services ServiceResolver
-	log      *slog.Logger
-	mu       sync.Mutex
-	clients  map[string]*http.Client
+	services  ServiceResolver
+	converter ObjectConverter
+	log       *slog.Logger
+	mu        sync.Mutex
+	clients   map[string]*http.Client
 }
 
 func newWebhookCaller(cfg WebhookConfig) *webhookCaller {
@@ -70,7 +79,7 @@ func newWebhookCaller(cfg WebhookConfig) *webhookCaller {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &webhookCaller{services: cfg.Services, log: log, clients: map[string]*http.Client{}}
+	return &webhookCaller{services: cfg.Services, converter: cfg.Converter, log: log, clients: map[string]*http.Client{}}
 }
 
 // dialKey carries the address a Service reference resolved to.
@@ -239,33 +248,31 @@ func newUID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// buildReview makes the AdmissionReview of a for one webhook call.
-func buildReview(a *Attributes, object []byte) (*admissionreview.AdmissionReview, error) {
+// buildReview makes the AdmissionReview of a for one webhook call, which
+// matched the request as inv names it (a itself, or an equivalent
+// resource and kind): kind and resource are inv's, requestKind and
+// requestResource a's, object and oldObject as given (JSON of inv's kind).
+func buildReview(a, inv *Attributes, object, oldObject []byte) *admissionreview.AdmissionReview {
 	req := &admissionreview.AdmissionRequest{
 		UID:         newUID(),
-		Kind:        admissionreview.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind},
-		Resource:    admissionreview.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource},
+		Kind:        admissionreview.GroupVersionKind{Group: inv.Kind.Group, Version: inv.Kind.Version, Kind: inv.Kind.Kind},
+		Resource:    admissionreview.GroupVersionResource{Group: inv.Resource.Group, Version: inv.Resource.Version, Resource: inv.Resource.Resource},
 		SubResource: a.Subresource, Name: a.Name, Namespace: a.Namespace, Operation: string(a.Operation),
-		Object: object,
+		Object: object, OldObject: oldObject,
 	}
-	req.RequestKind, req.RequestResource, req.RequestSubResource = &req.Kind, &req.Resource, a.Subresource
+	req.RequestKind = &admissionreview.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
+	req.RequestResource = &admissionreview.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
+	req.RequestSubResource = a.Subresource
 	dry := a.DryRun
 	req.DryRun = &dry
 	if a.User != nil {
 		req.UserInfo = admissionreview.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
 	}
-	if a.OldObject != nil {
-		old, err := json.Marshal(a.OldObject)
-		if err != nil {
-			return nil, err
-		}
-		req.OldObject = old
-	}
 	req.Options = operationOptions(a)
 	return &admissionreview.AdmissionReview{
 		TypeMeta: meta.TypeMeta{APIVersion: admissionreview.APIVersion, Kind: admissionreview.Kind},
 		Request:  req,
-	}, nil
+	}
 }
 
 // operationOptions is the options object kube sends with each operation.

@@ -45,15 +45,22 @@ var _ Mutator = (*MutatingWebhook)(nil)
 func NewMutatingWebhook(list MutatingWebhookLister, cfg WebhookConfig, defaults func(meta.Object)) *MutatingWebhook {
 	return &MutatingWebhook{
 		Handler: Handler{PluginName: "MutatingAdmissionWebhook", Operations: []Operation{Create, Update, Delete, Connect}},
-		list:    list, match: matcher{namespaces: cfg.Namespaces, lookup: cfg.NamespaceLookup},
+		list:    list, match: matcher{namespaces: cfg.Namespaces, lookup: cfg.NamespaceLookup, equivalents: cfg.Equivalents},
 		caller: newWebhookCaller(cfg), defaults: defaults,
 	}
 }
 
+// matchedMutating is a webhook that applies and the attributes it is
+// called with (the request's, or an equivalent resource's).
+type matchedMutating struct {
+	hook *admissionregistration.MutatingWebhook
+	inv  *Attributes
+}
+
 // invocation is one call of a webhook and the object it left.
 type invocation struct {
-	hook *admissionregistration.MutatingWebhook
-	out  []byte
+	m   matchedMutating
+	out []byte
 }
 
 // Admit calls the matching webhooks in order, then reinvokes those that
@@ -75,16 +82,16 @@ func (m *MutatingWebhook) Admit(ctx context.Context, a *Attributes) error {
 		if cur, err = m.callOne(ctx, h, a, cur); err != nil {
 			return err
 		}
-		calls = append(calls, invocation{hook: h, out: cur})
+		calls = append(calls, invocation{m: h, out: cur})
 	}
 	for _, c := range calls {
-		if c.hook.ReinvocationPolicy == nil || *c.hook.ReinvocationPolicy != admissionregistration.IfNeededReinvocationPolicy {
+		if c.m.hook.ReinvocationPolicy == nil || *c.m.hook.ReinvocationPolicy != admissionregistration.IfNeededReinvocationPolicy {
 			continue
 		}
 		if bytes.Equal(c.out, cur) {
 			continue
 		}
-		if cur, err = m.callOne(ctx, c.hook, a, cur); err != nil {
+		if cur, err = m.callOne(ctx, c.m, a, cur); err != nil {
 			return err
 		}
 	}
@@ -94,26 +101,30 @@ func (m *MutatingWebhook) Admit(ctx context.Context, a *Attributes) error {
 	return m.replace(a.Object, cur)
 }
 
-func (m *MutatingWebhook) matching(ctx context.Context, a *Attributes) ([]*admissionregistration.MutatingWebhook, error) {
-	var out []*admissionregistration.MutatingWebhook
+func (m *MutatingWebhook) matching(ctx context.Context, a *Attributes) ([]matchedMutating, error) {
+	var out []matchedMutating
 	for _, c := range sortedByName(m.list()) {
 		for i := range c.Webhooks {
 			h := &c.Webhooks[i]
 			v := h.AsValidating()
-			ok, err := m.match.matchesWebhook(ctx, &v, a)
+			inv, err := m.match.matchesWebhook(ctx, &v, a)
 			if err != nil {
 				return nil, err
 			}
-			if ok {
-				out = append(out, h)
+			if inv != nil {
+				out = append(out, matchedMutating{hook: h, inv: inv})
 			}
 		}
 	}
 	return out, nil
 }
 
-// callOne calls h with object and returns the object as h left it.
-func (m *MutatingWebhook) callOne(ctx context.Context, h *admissionregistration.MutatingWebhook, a *Attributes, object []byte) ([]byte, error) {
+// callOne calls a matched webhook with object and returns the object as
+// the webhook left it. A webhook matched through an equivalent resource
+// sees (and patches) the object converted to that resource's version; the
+// result is converted back to the request's.
+func (m *MutatingWebhook) callOne(ctx context.Context, mm matchedMutating, a *Attributes, object []byte) ([]byte, error) {
+	h := mm.hook
 	// The conditions see the object as the previous webhooks left it.
 	if ok, err := m.conds.conditionsMatch(ctx, h.Name, h.MatchConditions, &requestVars{a: a, object: object}, &m.match); !ok || err != nil {
 		return object, m.caller.failure(ctx, h.Name, h.FailurePolicy, err)
@@ -121,9 +132,9 @@ func (m *MutatingWebhook) callOne(ctx context.Context, h *admissionregistration.
 	if err := dryRunCheck(h.Name, h.SideEffects, a); err != nil {
 		return object, m.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
-	review, err := buildReview(a, object)
+	review, sent, err := m.caller.reviewFor(ctx, a, mm.inv, object)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return object, m.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
 	resp, err := m.caller.call(ctx, h.Name, &h.ClientConfig, h.TimeoutSeconds, review)
 	if err == nil {
@@ -139,11 +150,11 @@ func (m *MutatingWebhook) callOne(ctx context.Context, h *admissionregistration.
 	if len(resp.Patch) == 0 || object == nil {
 		return object, nil
 	}
-	out, err := patch.Apply(patch.JSONPatch, object, resp.Patch, "")
+	out, err := patch.Apply(patch.JSONPatch, sent, resp.Patch, "")
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	return out, nil
+	return m.caller.convertFor(ctx, out, mm.inv.Kind, a.Kind)
 }
 
 // checkPatchType refuses a patch without the JSONPatch type.

@@ -39,7 +39,7 @@ var _ Validator = (*ValidatingWebhook)(nil)
 func NewValidatingWebhook(list ValidatingWebhookLister, cfg WebhookConfig) *ValidatingWebhook {
 	return &ValidatingWebhook{
 		Handler: Handler{PluginName: "ValidatingAdmissionWebhook", Operations: []Operation{Create, Update, Delete, Connect}},
-		list:    list, match: matcher{namespaces: cfg.Namespaces, lookup: cfg.NamespaceLookup},
+		list:    list, match: matcher{namespaces: cfg.Namespaces, lookup: cfg.NamespaceLookup, equivalents: cfg.Equivalents},
 		caller: newWebhookCaller(cfg),
 	}
 }
@@ -77,34 +77,42 @@ func (v *ValidatingWebhook) Validate(ctx context.Context, a *Attributes) error {
 
 // matching returns the webhooks that apply to a, in name order of their
 // configurations (as kube sorts them).
-func (v *ValidatingWebhook) matching(ctx context.Context, a *Attributes) ([]*admissionregistration.ValidatingWebhook, error) {
+func (v *ValidatingWebhook) matching(ctx context.Context, a *Attributes) ([]matchedValidating, error) {
 	configs := sortedByName(v.list())
-	var out []*admissionregistration.ValidatingWebhook
+	var out []matchedValidating
 	for _, c := range configs {
 		for i := range c.Webhooks {
 			h := &c.Webhooks[i]
-			ok, err := v.match.matchesWebhook(ctx, h, a)
+			inv, err := v.match.matchesWebhook(ctx, h, a)
 			if err != nil {
 				return nil, err
 			}
-			if ok {
-				out = append(out, h)
+			if inv != nil {
+				out = append(out, matchedValidating{hook: h, inv: inv})
 			}
 		}
 	}
 	return out, nil
 }
 
-func (v *ValidatingWebhook) callOne(ctx context.Context, h *admissionregistration.ValidatingWebhook, a *Attributes, object []byte, req *requestVars) error {
+// matchedValidating is a webhook that applies and the attributes it is
+// called with (the request's, or an equivalent resource's).
+type matchedValidating struct {
+	hook *admissionregistration.ValidatingWebhook
+	inv  *Attributes
+}
+
+func (v *ValidatingWebhook) callOne(ctx context.Context, m matchedValidating, a *Attributes, object []byte, req *requestVars) error {
+	h := m.hook
 	if ok, err := v.conds.conditionsMatch(ctx, h.Name, h.MatchConditions, req, &v.match); !ok || err != nil {
 		return v.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
 	if err := dryRunCheck(h.Name, h.SideEffects, a); err != nil {
 		return v.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
-	review, err := buildReview(a, object)
+	review, _, err := v.caller.reviewFor(ctx, a, m.inv, object)
 	if err != nil {
-		return err
+		return v.caller.failure(ctx, h.Name, h.FailurePolicy, err)
 	}
 	resp, err := v.caller.call(ctx, h.Name, &h.ClientConfig, h.TimeoutSeconds, review)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
@@ -68,7 +69,9 @@ const autoUpdate = "rbac.authorization.kubernetes.io/autoupdate"
 
 // reconcileClusterRole creates a bootstrap ClusterRole, or brings the
 // rules of an existing one up to date (a newer orkit may grant more), as
-// kube-apiserver reconciles its bootstrap roles at start.
+// kube-apiserver reconciles its bootstrap roles at start. An aggregated
+// role keeps the rules it has (the aggregation controller's) and gains
+// the missing ones.
 func (s *Server) reconcileClusterRole(ctx context.Context, want *rbac.ClusterRole) error {
 	gvr := rbacGVR("clusterroles")
 	res, ok := s.lookup(gvr)
@@ -77,11 +80,23 @@ func (s *Server) reconcileClusterRole(ctx context.Context, want *rbac.ClusterRol
 	}
 	_, err := res.storage.GuaranteedUpdate(ctx, "", want.Name, true, func(cur meta.Object) (meta.Object, error) {
 		have := cur.(*rbac.ClusterRole)
-		if have.Annotations[autoUpdate] == "false" || (reflect.DeepEqual(have.Rules, want.Rules) && reflect.DeepEqual(have.AggregationRule, want.AggregationRule)) {
+		rules := want.Rules
+		if want.AggregationRule != nil {
+			// The aggregation controller owns an aggregated role's
+			// rules (those of the roles it selects, users' too): keep
+			// them, add what is missing.
+			rules = slices.Clone(have.Rules)
+			for _, r := range want.Rules {
+				if !slices.ContainsFunc(rules, func(h rbac.PolicyRule) bool { return reflect.DeepEqual(h, r) }) {
+					rules = append(rules, r)
+				}
+			}
+		}
+		if have.Annotations[autoUpdate] == "false" || (reflect.DeepEqual(have.Rules, rules) && reflect.DeepEqual(have.AggregationRule, want.AggregationRule)) {
 			return nil, NoChange()
 		}
 		next := meta.DeepCopy(have)
-		next.Rules, next.AggregationRule = want.Rules, want.AggregationRule
+		next.Rules, next.AggregationRule = rules, want.AggregationRule
 		return next, nil
 	})
 	if apierrors.IsNotFound(err) {

@@ -72,7 +72,16 @@ func (s *Server) deleteStep(ctx context.Context, req *Request, cur meta.Object, 
 	if err := checkPreconditions(res, cur, opts.Preconditions); err != nil {
 		return nil, err
 	}
-	if err := s.admission.Validate(ctx, s.admissionAttrs(req, admission.Delete, nil, cur)); err != nil {
+	// Mutating admission runs on deletes too, as kube-apiserver's
+	// AdmissionToValidateObjectDeleteFunc does: with no new object and
+	// the stored one (a copy) as the old, so a mutating webhook sees the
+	// request and its denial blocks the delete; there is nothing for it
+	// to patch.
+	attrs := s.admissionAttrs(req, admission.Delete, nil, meta.DeepCopy(cur))
+	if err := s.admission.Admit(ctx, attrs); err != nil {
+		return nil, admissionError(res, cm.Name, err)
+	}
+	if err := s.admission.Validate(ctx, attrs); err != nil {
 		return nil, admissionError(res, cm.Name, err)
 	}
 	if isDryRun(req.Query) {

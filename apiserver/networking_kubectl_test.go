@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,4 +50,39 @@ spec:
 	_, errOut, err = kubectl(t, c.dev, "", "get", "ingress")
 	require.Error(t, err)
 	assert.Contains(t, errOut, `User "dev" cannot list resource "ingresses" in API group "networking.k8s.io"`)
+}
+
+// TestKubectlDefaultIngressClass: the DefaultIngressClass admission
+// plugin gives an Ingress created without a class the IngressClass
+// annotated as default (the newest of several), keeps an explicit class
+// and leaves Ingresses alone while no class is default.
+func TestKubectlDefaultIngressClass(t *testing.T) {
+	c := startCluster(t)
+	mustKubectl(t, c.admin, "", "create", "ingress", "before", "--rule=a.example.com/=web:80")
+	assert.Empty(t, mustKubectl(t, c.admin, "", "get", "ingress", "before", "-o", "jsonpath={.spec.ingressClassName}"), "no default class yet")
+
+	mustKubectl(t, c.admin, `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: first, annotations: {ingressclass.kubernetes.io/is-default-class: "true"}}
+spec: {controller: example.com/first}
+`, "apply", "-f", "-")
+	mustKubectl(t, c.admin, "", "create", "ingress", "one", "--rule=a.example.com/=web:80")
+	assert.Equal(t, "first", mustKubectl(t, c.admin, "", "get", "ingress", "one", "-o", "jsonpath={.spec.ingressClassName}"))
+	mustKubectl(t, c.admin, "", "create", "ingress", "explicit", "--class=other", "--rule=a.example.com/=web:80")
+	assert.Equal(t, "other", mustKubectl(t, c.admin, "", "get", "ingress", "explicit", "-o", "jsonpath={.spec.ingressClassName}"))
+
+	// A second default created later (timestamps have whole seconds, so
+	// wait until the clock has moved past the first's) is the newer one.
+	first := mustKubectl(t, c.admin, "", "get", "ingressclass", "first", "-o", "jsonpath={.metadata.creationTimestamp}")
+	require.Eventually(t, func() bool { return time.Now().UTC().Format(time.RFC3339) > first }, 5*time.Second, 50*time.Millisecond)
+	mustKubectl(t, c.admin, `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: second, annotations: {ingressclass.kubernetes.io/is-default-class: "true"}}
+spec: {controller: example.com/second}
+`, "apply", "-f", "-")
+	mustKubectl(t, c.admin, "", "create", "ingress", "two", "--rule=a.example.com/=web:80")
+	assert.Equal(t, "second", mustKubectl(t, c.admin, "", "get", "ingress", "two", "-o", "jsonpath={.spec.ingressClassName}"))
+	assert.Empty(t, mustKubectl(t, c.admin, "", "get", "ingress", "before", "-o", "jsonpath={.spec.ingressClassName}"), "existing Ingresses are not changed")
 }

@@ -414,6 +414,17 @@ func TestBootstrapReconcilesRoles(t *testing.T) {
 	require.NoError(t, ts.srv.Bootstrap(context.Background()))
 	_, body = ts.do(t, "GET", path, "", nil)
 	assert.NotContains(t, string(body), "bindings", "an operator's role is left alone")
+
+	// An aggregated role (view) keeps the rules its aggregation added and
+	// gets back a bootstrap rule that went missing.
+	view := "/apis/rbac.authorization.k8s.io/v1/clusterroles/view"
+	code, body = ts.do(t, "PATCH", view, "application/merge-patch+json",
+		[]byte(`{"rules":[{"apiGroups":["example.com"],"resources":["widgets"],"verbs":["get"]}]}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	require.NoError(t, ts.srv.Bootstrap(context.Background()))
+	_, body = ts.do(t, "GET", view, "", nil)
+	assert.Contains(t, string(body), "widgets", "the aggregated rule is kept")
+	assert.Contains(t, string(body), "deployments", "the bootstrap rules are back")
 }
 
 // TestDeleteCollection deletes the objects a label selector picks and

@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -211,4 +212,71 @@ webhooks:
 	require.Error(t, err)
 	assert.Contains(t, errOut, `User "dev" cannot`)
 	assert.Contains(t, errOut, `resource "mutatingwebhookconfigurations" in API group "admissionregistration.k8s.io" at the cluster scope`)
+}
+
+// TestKubectlMutatingWebhookOnDelete: a mutating webhook registered for
+// DELETE is called as kube-apiserver calls it, with no object and the
+// stored object as oldObject; its denial blocks `kubectl delete` with its
+// message, and a patch it answers with changes nothing (the object is
+// deleted as it was).
+func TestKubectlMutatingWebhookOnDelete(t *testing.T) {
+	c := startCluster(t)
+	type seen struct {
+		op, name, oldLabel string
+		object             bool
+	}
+	calls := make(chan seen, 16)
+	hook := webhooktest.Start(t, func(_ *http.Request, req *admissionreview.AdmissionRequest) *admissionreview.AdmissionResponse {
+		var old struct {
+			Metadata meta.ObjectMeta `json:"metadata"`
+		}
+		_ = json.Unmarshal(req.OldObject, &old)
+		calls <- seen{op: req.Operation, name: req.Name, oldLabel: old.Metadata.Labels["protect"], object: len(req.Object) > 0 && string(req.Object) != "null"}
+		if old.Metadata.Labels["protect"] == "yes" {
+			return &admissionreview.AdmissionResponse{Result: &meta.Status{Code: http.StatusForbidden, Message: "configmap " + req.Name + " is protected"}}
+		}
+		pt := admissionreview.PatchTypeJSONPatch
+		return &admissionreview.AdmissionResponse{Allowed: true, PatchType: &pt,
+			Patch: []byte(`[{"op":"add","path":"/metadata/labels","value":{"patched":"on-delete"}}]`)}
+	})
+	mustKubectl(t, c.admin, fmt.Sprintf(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: delete-guard}
+webhooks:
+- name: delete-guard.example.com
+  clientConfig: %s
+  rules: [{operations: [DELETE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+  objectSelector: {matchExpressions: [{key: protect, operator: Exists}]}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`, urlClientConfig(hook, "/delete")), "apply", "-f", "-")
+	mustKubectl(t, c.admin, "", "create", "configmap", "keep")
+	mustKubectl(t, c.admin, "", "label", "configmap", "keep", "protect=yes")
+	mustKubectl(t, c.admin, "", "create", "configmap", "drop")
+	mustKubectl(t, c.admin, "", "label", "configmap", "drop", "protect=no")
+
+	_, errOut := kubectlUntil(t, c.admin, "", func(_, errOut string, err error) bool {
+		return err != nil && strings.Contains(errOut, "denied the request")
+	}, "delete", "configmap", "keep", "--dry-run=server")
+	assert.Contains(t, errOut, `admission webhook "delete-guard.example.com" denied the request: configmap keep is protected`)
+	_, errOut, err := kubectl(t, c.admin, "", "delete", "configmap", "keep")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `admission webhook "delete-guard.example.com" denied the request: configmap keep is protected`)
+	assert.Equal(t, "yes", mustKubectl(t, c.admin, "", "get", "configmap", "keep", "-o", "jsonpath={.metadata.labels.protect}"))
+	var last seen
+	for len(calls) > 0 {
+		last = <-calls
+	}
+	assert.Equal(t, seen{op: "DELETE", name: "keep", oldLabel: "yes"}, last, "DELETE with oldObject and no object")
+
+	assert.Contains(t, mustKubectl(t, c.admin, "", "delete", "configmap", "drop"), `configmap "drop" deleted`)
+	_, errOut, err = kubectl(t, c.admin, "", "get", "configmap", "drop")
+	require.Error(t, err)
+	assert.Contains(t, errOut, `configmaps "drop" not found`)
+	// The unlabelled object is outside the objectSelector: no call.
+	mustKubectl(t, c.admin, "", "create", "configmap", "plain")
+	before := hook.Calls.Load()
+	mustKubectl(t, c.admin, "", "delete", "configmap", "plain")
+	assert.Equal(t, before, hook.Calls.Load())
 }

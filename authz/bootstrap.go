@@ -51,7 +51,8 @@ func rules(rs ...rule) []rbac.PolicyRule {
 // the server seeds at start (creating those missing, never overwriting an
 // existing one): cluster-admin (bound to system:masters), the
 // user-facing admin, edit and view (aggregated, with their rules filled
-// in), system:discovery, system:basic-user and system:public-info-viewer
+// in), system:aggregated-metrics-reader (metrics.k8s.io pods and nodes,
+// aggregated into view, edit and admin), system:discovery, system:basic-user and system:public-info-viewer
 // (the discovery and health paths for authenticated and, for the public
 // ones, unauthenticated users), and the roles of the scheduler, the
 // controller manager and the node proxier bound to their users. Each call
@@ -78,12 +79,16 @@ func BootstrapPolicy() *Policy {
 	bind("cluster-admin", "cluster-admin", group(authn.GroupMasters))
 
 	toView, toEdit, toAdmin := aggregateToViewRules(), aggregateToEditRules(), aggregateToAdminRules()
+	metricsReader := aggregatedMetricsReaderRules()
 	add("system:aggregate-to-view", toView, "admin", "edit", "view")
 	add("system:aggregate-to-edit", toEdit, "admin", "edit")
 	add("system:aggregate-to-admin", toAdmin, "admin")
-	add("admin", slices.Concat(toAdmin, toEdit, toView)).AggregationRule = aggregation("admin")
-	add("edit", slices.Concat(toEdit, toView)).AggregationRule = aggregation("edit")
-	add("view", slices.Clone(toView)).AggregationRule = aggregation("view")
+	// metrics-server's role (its manifests ship it; orkit serves
+	// metrics.k8s.io itself): whoever may view may `kubectl top`.
+	add("system:aggregated-metrics-reader", metricsReader, "admin", "edit", "view")
+	add("admin", slices.Concat(toAdmin, toEdit, toView, metricsReader)).AggregationRule = aggregation("admin")
+	add("edit", slices.Concat(toEdit, toView, metricsReader)).AggregationRule = aggregation("edit")
+	add("view", slices.Concat(toView, metricsReader)).AggregationRule = aggregation("view")
 
 	add("system:discovery", rules(verbs("get").urls(
 		"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",

@@ -26,6 +26,13 @@ func aggregateToViewRules() []rbac.PolicyRule {
 	)
 }
 
+// aggregatedMetricsReaderRules are those of metrics-server's
+// system:aggregated-metrics-reader: read the resource metrics of pods and
+// nodes (kubectl top).
+func aggregatedMetricsReaderRules() []rbac.PolicyRule {
+	return rules(verbs("get", "list", "watch").groups("metrics.k8s.io").resources("pods", "nodes"))
+}
+
 func aggregateToEditRules() []rbac.PolicyRule {
 	return rules(
 		verbs(readVerbs...).groups("").resources("pods/attach", "pods/proxy", "pods/exec", "pods/portforward",
@@ -94,6 +101,9 @@ func controllerManagerRules() []rbac.PolicyRule {
 		verbs("create").groups("authentication.k8s.io").resources("tokenreviews"),
 		verbs("create").groups("authorization.k8s.io").resources("subjectaccessreviews"),
 		verbs("get", "list", "watch", "patch", "update", "delete", "deletecollection").groups("*").resources("*"),
+		// the clusterrole-aggregation controller writes aggregated roles'
+		// rules, which it does not hold itself
+		verbs("escalate").groups("rbac.authorization.k8s.io").resources("clusterroles"),
 		verbs(allVerbs...).groups("").resources("pods", "pods/status", "endpoints", "secrets",
 			"serviceaccounts", "serviceaccounts/token", "configmaps", "persistentvolumeclaims", "persistentvolumes"),
 		verbs("create").groups("").resources("pods/eviction", "pods/binding", "bindings"),

@@ -297,6 +297,20 @@ func TestBootstrapPolicyShape(t *testing.T) {
 	assert.False(t, rbac.RulesAllow(edit.Rules, "create", "rbac.authorization.k8s.io", "rolebindings", "", ""))
 	assert.True(t, rbac.RulesAllow(admin.Rules, "create", "rbac.authorization.k8s.io", "rolebindings", "", ""))
 	assert.NotNil(t, admin.AggregationRule)
+	// metrics-server's reader role aggregates into view, edit and admin,
+	// so they may read metrics.k8s.io (kubectl top); nothing else may.
+	reader := names["system:aggregated-metrics-reader"]
+	require.NotNil(t, reader)
+	for _, to := range []string{"view", "edit", "admin"} {
+		assert.Equal(t, "true", reader.Labels["rbac.authorization.k8s.io/aggregate-to-"+to])
+		for _, res := range []string{"pods", "nodes"} {
+			for _, verb := range []string{"get", "list", "watch"} {
+				assert.True(t, rbac.RulesAllow(names[to].Rules, verb, "metrics.k8s.io", res, "", ""), "%s %s %s", to, verb, res)
+			}
+		}
+		assert.False(t, rbac.RulesAllow(names[to].Rules, "create", "metrics.k8s.io", "pods", "", ""), to)
+	}
+	assert.False(t, rbac.RulesAllow(names["system:basic-user"].Rules, "list", "metrics.k8s.io", "pods", "", ""))
 	// Every object passes the API's own validation, so the server can store it.
 	for _, r := range p.ClusterRoles {
 		assert.Empty(t, rbac.ValidateClusterRole(r), r.Name)

@@ -318,8 +318,10 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // DefaultAdmission returns the built-in admission chain for srv, in
 // Kubernetes' order (the chain Config.Admission nil means): the mutating phase runs LimitRanger defaults,
 // Priority (a pod's priority from its PriorityClass), RuntimeClass (its
-// class's overhead, node selector and tolerations) and DefaultStorageClass
-// (a claim naming no class gets the default StorageClass); the validating phase
+// class's overhead, node selector and tolerations), DefaultStorageClass
+// (a claim naming no class gets the default StorageClass) and
+// DefaultIngressClass (an Ingress naming no class gets the default
+// IngressClass); the validating phase
 // runs NamespaceLifecycle, NodeRestriction, LimitRanger limits, Priority
 // (one default PriorityClass), RuntimeClass (a pod's overhead is its
 // class's), ValidatingAdmissionPolicy (CEL), ValidatingAdmissionWebhook
@@ -341,7 +343,8 @@ func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountO
 	rtc := admission.NewRuntimeClass(runtimeClasses{srv})
 	return &admission.Chain{
 		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio, rtc,
-			admission.NewDefaultStorageClass(storageClasses{srv}), newMutatingWebhook(srv)},
+			admission.NewDefaultStorageClass(storageClasses{srv}), admission.NewDefaultIngressClass(ingressClasses{srv}),
+			newMutatingWebhook(srv)},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(src),

@@ -14,10 +14,12 @@ func admissionGVR(resource string) meta.GroupVersionResource {
 
 // webhookConfig is what the webhook plugins of srv read: namespaces from
 // the watch cache (storage for one not cached yet), Services and their
-// EndpointSlices for service references.
+// EndpointSlices for service references, the server's equivalent
+// resources and their conversions for matchPolicy Equivalent.
 func webhookConfig(srv *apiserver.Server) admission.WebhookConfig {
 	src := srv.AdmissionSources()
-	return admission.WebhookConfig{Namespaces: src, NamespaceLookup: src.LookupNamespace, Services: src}
+	eq := srv.Equivalents()
+	return admission.WebhookConfig{Namespaces: src, NamespaceLookup: src.LookupNamespace, Services: src, Equivalents: eq, Converter: eq}
 }
 
 // newMutatingWebhook returns the MutatingAdmissionWebhook plugin of srv,

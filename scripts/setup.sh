@@ -69,6 +69,21 @@ else
 	say "$("$etcd_dir/etcd" --version | head -n1)"
 fi
 
+# helm: the Helm 3 client compat/helm's acceptance test drives, built from
+# its own Go module (`go install`, so its k8s.io dependencies stay out of
+# compat's go.mod). Same directory rule as etcd; skipped when that binary
+# was already built from the pinned module version.
+helm_version=v3.22.0
+helm_dir=$etcd_dir
+if [[ -x $helm_dir/helm ]] && go version -m "$helm_dir/helm" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+helm\.sh/helm/v3[[:space:]]+${helm_version}([[:space:]]|$)"; then
+	say "helm ${helm_version} present: $helm_dir/helm"
+else
+	say "building helm ${helm_version}: GOBIN=$helm_dir go install helm.sh/helm/v3/cmd/helm@${helm_version} (a few minutes)"
+	mkdir -p "$helm_dir"
+	GOBIN=$helm_dir GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod go install "helm.sh/helm/v3/cmd/helm@${helm_version}"
+	say "$("$helm_dir/helm" version --short) ($(go version -m "$helm_dir/helm" | awk '$1 == "mod" {print $2, $3}'))"
+fi
+
 say "go mod download"
 go mod download
 say "go mod download (compat/)"

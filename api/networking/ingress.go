@@ -152,3 +152,36 @@ type IngressClassParametersReference struct {
 	Scope     *string `json:"scope,omitempty"`
 	Namespace *string `json:"namespace,omitempty"`
 }
+
+// AnnotationIngressClass is the deprecated Ingress annotation that named a
+// class before spec.ingressClassName existed; an Ingress carrying it has a
+// class.
+const AnnotationIngressClass = "kubernetes.io/ingress.class"
+
+// IsDefaultClass reports whether ic is annotated as the default class
+// (ingressclass.kubernetes.io/is-default-class: "true").
+func IsDefaultClass(ic *IngressClass) bool {
+	return ic != nil && ic.Annotations[AnnotationDefaultClass] == "true"
+}
+
+// DefaultClass returns the default IngressClass among classes: the one
+// annotated as default, the newest when several are (then the first by
+// name), as Kubernetes' DefaultIngressClass plugin picks it; nil when none
+// is.
+func DefaultClass(classes []*IngressClass) *IngressClass {
+	var best *IngressClass
+	for _, ic := range classes {
+		if !IsDefaultClass(ic) {
+			continue
+		}
+		if best == nil {
+			best = ic
+			continue
+		}
+		t, bt := ic.CreationTimestamp.Time, best.CreationTimestamp.Time
+		if t.After(bt) || t.Equal(bt) && ic.Name < best.Name {
+			best = ic
+		}
+	}
+	return best
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/clusterroleaggregation"
 	"github.com/orkit/orkit/controller/cronjob"
 	"github.com/orkit/orkit/controller/daemonset"
 	"github.com/orkit/orkit/controller/deployment"
@@ -56,11 +57,14 @@ type Config struct {
 	// RootCACert runs the root CA publisher (kube-root-ca.crt in every
 	// namespace) when its RootCA is set; without one no namespace gets
 	// the ConfigMap, and pods' kube-api-access volumes wait for it.
-	RootCACert    rootcacert.Config
-	NodeIPAM      nodeipam.Config
-	NodeLifecycle nodelifecycle.Config
-	PodGC         podgc.Config
-	VolumeBinding volumebinding.Config
+	RootCACert rootcacert.Config
+	// ClusterRoleAggregation keeps aggregated ClusterRoles (admin, edit,
+	// view and users') the union of the roles they select.
+	ClusterRoleAggregation clusterroleaggregation.Config
+	NodeIPAM               nodeipam.Config
+	NodeLifecycle          nodelifecycle.Config
+	PodGC                  podgc.Config
+	VolumeBinding          volumebinding.Config
 	// LocalPath runs the local-path provisioner (claims of StorageClasses
 	// naming its provisioner get a directory on a node) when its BaseDir
 	// is set; without one such claims stay Pending.
@@ -93,6 +97,7 @@ type Controllers struct {
 	Namespace        *namespace.Controller
 	ServiceAccount   *serviceaccount.Controller
 	RootCACert       *rootcacert.Controller
+	ClusterRoleAgg   *clusterroleaggregation.Controller
 	NodeIPAM         *nodeipam.Controller
 	ServiceLB        *servicelb.Controller
 	VolumeBinding    *volumebinding.Controller
@@ -108,7 +113,7 @@ type Controllers struct {
 func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
 		"disruption", "resourcequota", "horizontalpodautoscaling", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
-		"root-ca-cert-publisher", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
+		"root-ca-cert-publisher", "clusterrole-aggregation", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
 		"podgc", "garbagecollector"}
 }
 
@@ -194,6 +199,9 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		}),
 		stepOf("root-ca-cert-publisher", &out.RootCACert, func() (*rootcacert.Controller, error) {
 			return rootcacert.New(m, cfg.RootCACert)
+		}),
+		stepOf("clusterrole-aggregation", &out.ClusterRoleAgg, func() (*clusterroleaggregation.Controller, error) {
+			return clusterroleaggregation.New(m, cfg.ClusterRoleAggregation)
 		}),
 		stepOf("nodeipam", &out.NodeIPAM, func() (*nodeipam.Controller, error) { return nodeipam.New(m, cfg.NodeIPAM) }),
 		stepOf("servicelb", &out.ServiceLB, func() (*servicelb.Controller, error) { return servicelb.New(m, cfg.ServiceLB) }),

@@ -50,7 +50,7 @@ func TestAddRunsTheStandardSet(t *testing.T) {
 	for name, c := range map[string]any{"replicaset": got.ReplicaSet, "deployment": got.Deployment, "statefulset": got.StatefulSet,
 		"daemonset": got.DaemonSet, "job": got.Job, "cronjob": got.CronJob, "disruption": got.Disruption, "endpoints": got.Endpoints,
 		"endpointslice": got.EndpointSlice, "endpointslicemirroring": got.Mirroring,
-		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "root-ca-cert-publisher": got.RootCACert, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
+		"namespace": got.Namespace, "serviceaccount": got.ServiceAccount, "root-ca-cert-publisher": got.RootCACert, "clusterrole-aggregation": got.ClusterRoleAgg, "nodeipam": got.NodeIPAM, "servicelb": got.ServiceLB,
 		"volumebinding": got.VolumeBinding, "localpath": got.LocalPath, "nodelifecycle": got.NodeLifecycle, "garbagecollector": got.GarbageCollector} {
 		assert.NotNil(t, c, name)
 	}

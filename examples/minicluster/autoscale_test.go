@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,6 +82,17 @@ func TestKubectlTopAndAutoscale(t *testing.T) {
 
 	eventuallyKubectl(ctx, t, 30*time.Second, kc, `NAME\s+CPU\(cores\)\s+CPU\(%\)\s+MEMORY\(bytes\)\s+MEMORY\(%\)\s*\nsim-node-\d\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%`, "top", "node")
 	eventuallyKubectl(ctx, t, 30*time.Second, kc, `NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nweb-[a-z0-9-]+\s+(19|20|21)m\s+32Mi`, "top", "pod", "-l", "app=web")
+
+	// RBAC: a user with no role is refused the Metrics API; bound to
+	// view (which system:aggregated-metrics-reader aggregates into) the
+	// same user can `kubectl top pod`.
+	viewer := filepath.Join(t.TempDir(), "viewer.kubeconfig")
+	require.NoError(t, c.cp.WriteKubeconfig(viewer, "viewer"))
+	b, err = exec.CommandContext(ctx, "kubectl", "--kubeconfig", viewer, "top", "pod", "-l", "app=web").CombinedOutput()
+	require.Error(t, err, string(b))
+	require.Contains(t, string(b), `pods.metrics.k8s.io is forbidden: User "viewer" cannot list resource "pods" in API group "metrics.k8s.io" in the namespace "default"`)
+	kubectlOK(ctx, t, kc, "create", "rolebinding", "viewer-view", "--clusterrole=view", "--user=viewer", "-n", "default")
+	eventuallyKubectl(ctx, t, 30*time.Second, viewer, `NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nweb-[a-z0-9-]+\s+(19|20|21)m\s+32Mi`, "top", "pod", "-l", "app=web")
 
 	require.Contains(t, kubectlOK(ctx, t, kc, "autoscale", "deployment", "web", "--cpu-percent=50", "--min=1", "--max=5"),
 		"horizontalpodautoscaler.autoscaling/web autoscaled")

@@ -33,6 +33,11 @@ type Options struct {
 	// as system:kube-controller-manager) beside the API server: garbage
 	// collection, namespace deletion, the workload controllers.
 	Controllers bool
+	// ServiceIPs puts orkit's Service IP and node-port allocator
+	// (apiserver.ServiceAllocator, as the minicluster runs it) at the end
+	// of the admission chain, so Services get a clusterIP as on
+	// Kubernetes (tools such as `helm install --wait` wait for one).
+	ServiceIPs bool
 	// WatchHistory is how many events per resource the API server's watch
 	// caches keep for resuming watches (older resourceVersions get 410);
 	// 0 means the control plane's default.

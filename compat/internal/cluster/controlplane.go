@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
 	"github.com/orkit/orkit/controller/garbagecollector"
@@ -34,9 +36,11 @@ type running struct {
 // controllers when opts say so. It is the only place the harness calls
 // into orkit's public packages.
 func startControlPlane(ctx context.Context, dataDir, listen string, opts Options) (*running, error) {
-	cp, err := controlplane.Start(ctx, controlplane.Config{
-		DataDir: dataDir, Listen: listen, WatchHistory: opts.WatchHistory, Logger: opts.Logger,
-	})
+	cfg := controlplane.Config{DataDir: dataDir, Listen: listen, WatchHistory: opts.WatchHistory, Logger: opts.Logger}
+	if opts.ServiceIPs {
+		cfg.Admission = withServiceAllocator
+	}
+	cp, err := controlplane.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +75,22 @@ func startControlPlane(ctx context.Context, dataDir, listen string, opts Options
 		close(run.done)
 	}()
 	return run, nil
+}
+
+// withServiceAllocator is the default admission chain with the Service
+// IP and node-port allocator last (it reserves addresses when it admits),
+// running until the control plane stops (ctx).
+func withServiceAllocator(ctx context.Context, srv *apiserver.Server) (*admission.Chain, error) {
+	chain := controlplane.DefaultAdmission(srv)
+	alloc, err := apiserver.NewServiceAllocator(srv, apiserver.ServiceAllocatorConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("service allocator: %w", err)
+	}
+	if err := alloc.Start(ctx); err != nil {
+		return nil, fmt.Errorf("service allocator: %w", err)
+	}
+	chain.Validators = append(chain.Validators, alloc)
+	return chain, nil
 }
 
 // componentClient makes a client with the credentials of user (a

@@ -1,0 +1,6 @@
+package clusterroleaggregation
+
+import "errors"
+
+// ErrInvalidConfig: New was given no manager.
+var ErrInvalidConfig = errors.New("clusterroleaggregation: invalid config")
