@@ -142,13 +142,13 @@ func TestNodeJoinsWithBootstrapToken(t *testing.T) {
 
 	node, err := client.New(&client.Config{Host: e.cp.URL, CAData: e.cp.CA.CertPEM, CertData: csr.Status.Certificate, KeyData: keyPEM})
 	require.NoError(t, err)
-	// It is system:node:n1: the Node authorizer lets it read its own Node
-	// (not there yet) and names it when refusing another's.
+	// It is system:node:n1: the Node authorizer lets it read Nodes (its
+	// own is not there yet) and names it when refusing a write to another's.
 	_, err = client.For[core.Node](node, "").Get(ctx, "n1")
 	assert.True(t, apierrors.IsNotFound(err), "%v", err)
-	_, err = client.For[core.Node](node, "").Get(ctx, "n2")
+	err = client.For[core.Node](node, "").Delete(ctx, "n2", nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `User "system:node:n1" cannot get resource "nodes"`)
+	assert.Contains(t, err.Error(), `User "system:node:n1" cannot delete resource "nodes"`)
 
 	// Renewal: the node asks for its own name with its certificate.
 	_, req2 := keyAndRequest(t, "system:node:n1", "system:nodes")
