@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -31,12 +30,7 @@ func TestVersionSkew(t *testing.T) {
 	assert.Equal(t, info.Major, strconv.FormatUint(uint64(server.Major()), 10))
 	assert.Equal(t, info.Minor, strconv.FormatUint(uint64(server.Minor()), 10))
 
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("kubectl is missing (CI=true, so this fails instead of skipping): %v", err)
-		}
-		t.Skip("kubectl is missing")
-	}
+	cluster.RequireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer

@@ -230,12 +230,7 @@ func TestOpenAPISchemaClientGo(t *testing.T) {
 	}
 	assert.True(t, pod, "the document has io.k8s.api.core.v1.Pod")
 
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("kubectl is missing (CI=true, so this fails instead of skipping): %v", err)
-		}
-		t.Skip("kubectl is missing")
-	}
+	cluster.RequireKubectl(t)
 	for _, args := range [][]string{{"explain", "pods.spec.containers"}, {"explain", "pods.spec.containers", "--output=plaintext-openapiv2"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", c.Kubeconfig()}, args...)...)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/orkit/orkit/api/admissionreview"
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/compat/internal/cluster"
 	"github.com/orkit/orkit/internal/webhooktest"
 )
 
@@ -116,21 +116,10 @@ func TestHelmChartWithCRDAndWebhook(t *testing.T) {
 	assert.NoError(t, err, "helm never deletes the CRDs of crds/")
 }
 
-// requireKubectl skips the test (fails it under CI=true) without kubectl.
-func requireKubectl(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("kubectl is missing (CI=true, so this fails instead of skipping): %v", err)
-		}
-		t.Skip("kubectl is missing")
-	}
-}
-
 // kubectl runs kubectl with stdin and returns stdout, stderr and error.
 func kubectl(t *testing.T, kubeconfig, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	requireKubectl(t)
+	cluster.RequireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
