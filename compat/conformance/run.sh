@@ -101,12 +101,14 @@ out=$(cd "$out" && pwd)
 data=$out/cluster
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 16443)
 
+# The minicluster is the checkout's own, built into the run directory (not
+# the shared cache), so runs from several checkouts cannot swap binaries.
 log "building the minicluster"
-(cd "$repo" && go build -o "$cache/minicluster" ./examples/minicluster)
+(cd "$repo" && go build -o "$out/minicluster" ./examples/minicluster)
 
 log "starting the minicluster: $nodes real, $sim_nodes simulated nodes, API at 127.0.0.1:$port, data in $data"
 # Run in orkit's module: the minicluster builds its bundled images there.
-(cd "$repo" && exec "$cache/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
+(cd "$repo" && exec "$out/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
 	--nodes "$nodes" --sim-nodes "$sim_nodes") >"$out/minicluster.log" 2>&1 &
 mc=$!
 stop_cluster() {
