@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -407,4 +408,44 @@ func appendVarintField(dst []byte, num uint32, v uint64) []byte {
 func appendBytesField(dst []byte, num uint32, b []byte) []byte {
 	dst = binary.AppendUvarint(appendTag(dst, num, wtBytes), uint64(len(b)))
 	return append(dst, b...)
+}
+
+// ListFromObjects returns the protobuf of a list of kind listKind ("PodList")
+// in apiVersion: listMeta is the JSON of its meta/v1 ListMeta, and items
+// are its objects as FromJSON returns them (each is unwrapped from its
+// envelope), so a server that keeps its objects encoded builds a list
+// without encoding them again. Errors are FromJSON's.
+func ListFromObjects(apiVersion, listKind string, listMeta []byte, items [][]byte) ([]byte, error) {
+	e := &encoder{reg: defaultRegistry()}
+	root, err := e.rootType(apiVersion, listKind)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(root, listPrefix) {
+		return nil, fmt.Errorf("%w: %s is not a list kind", ErrUnknownKind, listKind)
+	}
+	lm, err := apischema.DecodeJSON(listMeta)
+	if err != nil {
+		return nil, fmt.Errorf("%w: list metadata: %v", ErrMalformed, err)
+	}
+	md, err := e.value(lm, "meta.ListMeta")
+	if err != nil {
+		return nil, err
+	}
+	size := len(md) + 8
+	for _, it := range items {
+		size += len(it) + 8
+	}
+	raw := appendBytesField(make([]byte, 0, size), 1, md)
+	for i, it := range items {
+		if !bytes.HasPrefix(it, magic) {
+			return nil, fmt.Errorf("%w: item %d", ErrNotProtobuf, i)
+		}
+		env, err := readEnvelope(it[len(magic):])
+		if err != nil {
+			return nil, err
+		}
+		raw = appendBytesField(raw, 2, env.raw)
+	}
+	return appendEnvelope(make([]byte, 0, len(raw)+len(apiVersion)+len(listKind)+16), apiVersion, listKind, raw), nil
 }
