@@ -105,7 +105,11 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, r)
-	fmt.Fprintf(out, "load before: %s; after: %s; peak RSS of this process: %s\n", before, loadavg(), peakRSS())
+	enc := "json"
+	if f.protobuf {
+		enc = "protobuf"
+	}
+	fmt.Fprintf(out, "bodies: %s; load before: %s; after: %s; peak RSS of this process: %s\n", enc, before, loadavg(), peakRSS())
 	return nil
 }
 
