@@ -163,10 +163,10 @@ func kitchenSinkCRD() *apiextv1.CustomResourceDefinition {
 	sink.Properties["closed"] = apiextv1.JSONSchemaProps{Type: "object", AdditionalProperties: &apiextv1.JSONSchemaPropsOrBool{Allows: false}}
 	sink.Properties["open"] = apiextv1.JSONSchemaProps{
 		Type: "object", AdditionalProperties: &apiextv1.JSONSchemaPropsOrBool{Allows: true},
-		AdditionalItems: &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str},
-		Default:         jsonRaw(`{"nested": {"a": [1, 2.5, "x", null, true]}, "empty": {}}`),
-		Example:         jsonRaw(`[]`),
-		Enum:            []apiextv1.JSON{*jsonRaw(`{"a":1}`), *jsonRaw(`null`), *jsonRaw(`-0.25e3`), {}},
+		AdditionalItems:        &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str},
+		Default:                jsonRaw(`{"nested": {"a": [1, 2.5, "x", null, true]}, "empty": {}}`),
+		Example:                jsonRaw(`[]`),
+		Enum:                   []apiextv1.JSON{*jsonRaw(`{"a":1}`), *jsonRaw(`null`), *jsonRaw(`-0.25e3`), {}},
 		XPreserveUnknownFields: ptr.To(false),
 		XValidations: apiextv1.ValidationRules{{
 			Rule: "size(self) < 3", Message: "too many", MessageExpression: "'n=' + string(size(self))",
