@@ -141,7 +141,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	writeRaw(w, code, b)
 }
 
+// writeRaw writes the JSON document b with the given code, in protobuf
+// when the client prefers it and b converts (see encoding_protobuf.go).
 func writeRaw(w http.ResponseWriter, code int, b []byte) {
+	if writeProtobuf(w, code, b) {
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(b)

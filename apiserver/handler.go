@@ -58,6 +58,9 @@ func (s *served) gr() meta.GroupResource { return s.storage.gr }
 
 // handleResource dispatches a resource request to its verb.
 func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Request) {
+	if prefersProtobuf(r) {
+		w = &protobufWriter{w}
+	}
 	ctx := admission.WithWarningRecorder(r.Context(), &headerWarnings{h: w.Header()})
 	info := req.Info
 	if req.resource.Warning != "" {

@@ -84,6 +84,15 @@ const listBuffer = 64 << 10
 // 100,000 cached objects costs the server its item references, not a
 // copy of them all.
 func writeList(w http.ResponseWriter, res *served, items []listItem, rv int64, cont string, remaining *int64) {
+	if wantsProtobuf(w) {
+		lm, _ := json.Marshal(meta.ListMeta{ResourceVersion: strconv.FormatInt(rv, 10), Continue: cont, RemainingItemCount: remaining})
+		if pb, err := listProtobuf(res, items, lm); err == nil {
+			w.Header().Set("Content-Type", protobufType)
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(pb)
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, listBuffer)

@@ -119,15 +119,22 @@ func waitRevision(ctx context.Context, cache *WatchCache, rv int64) error {
 
 func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, initial []WatchEvent, watcher *cacheWatcher) {
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Transfer-Encoding", "chunked")
-	w.WriteHeader(http.StatusOK)
 	table := wantsTable(r)
 	enc := watchEncoder{res: req.resource, table: table, includeObject: includeObject(r)}
+	enc.protobuf = !table && wantsProtobuf(w) && hasProtobuf(req.resource)
+	if enc.protobuf {
+		w.Header().Set("Content-Type", protobufStreamType)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
 	var frame []byte // reused: the response writer copies or sends before Write returns
 	write := func(ev WatchEvent) error {
 		var err error
 		if frame, err = enc.encode(frame[:0], ev); err != nil {
+			// The stream ends; the client resumes from its last event.
+			s.log.Warn("watch: event not encodable", "resource", req.resource.gr().String(), "err", err)
 			return err
 		}
 		_, err = w.Write(frame)
@@ -183,6 +190,7 @@ type watchEncoder struct {
 	res           *served
 	table         bool
 	includeObject string
+	protobuf      bool // frames are protobuf WatchEvents (encoding_protobuf.go)
 }
 
 // encode appends the frame of ev to dst. An object's frame is built
@@ -212,6 +220,9 @@ func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
 		obj = b
 	default:
 		obj = ev.Object.raw
+	}
+	if e.protobuf {
+		return e.appendProtobuf(dst, ev, obj)
 	}
 	dst = append(dst, `{"type":`...)
 	switch ev.Type {

@@ -34,7 +34,8 @@ type cachedObject struct {
 	// only ever sent as raw); the others have it from the start.
 	decodeOnce sync.Once
 	decoded    meta.Object
-	cache      *WatchCache // decodes raw; nil when decoded is set at once
+	cache      *WatchCache  // decodes raw; nil when decoded is set at once
+	pb         protobufSlot // the protobuf form, for protobuf clients (protobufOf)
 }
 
 // newDecodedObject returns a cached object for an already decoded obj.

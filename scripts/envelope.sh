@@ -55,7 +55,7 @@ trap stop_cluster EXIT
 
 start_cluster() {
 	"$DIR/bin/minicluster" --data-dir "$DIR/data" --listen "$LISTEN" --nodes 0 --sim-nodes "$NODES" \
-		>>"$DIR/minicluster.log" 2>&1 &
+		--cluster-cidr 10.0.0.0/8 >>"$DIR/minicluster.log" 2>&1 &
 	pid=$!
 	local deadline=$((SECONDS + 600))
 	until [[ -f $KUBECONFIG ]] && kubectl get --raw /readyz >/dev/null 2>&1; do

@@ -17,8 +17,13 @@ import (
 // reads and their defaults.
 type Config struct {
 	// REST reaches the API server (credentials allowed to do everything
-	// the mode does). The modes copy it: JSON bodies, rate limits lifted.
+	// the mode does). The modes copy it: JSON (or protobuf) bodies, rate
+	// limits lifted.
 	REST *rest.Config
+	// Protobuf makes every client of the mode send and accept Kubernetes
+	// protobuf ("application/vnd.kubernetes.protobuf", then JSON), as
+	// kube's own components do; false means JSON, as client-go's default.
+	Protobuf bool
 	// Namespace the mode's objects go in; "" means "loadgen". It is
 	// created when missing.
 	Namespace string
@@ -47,12 +52,16 @@ func (c Config) workers() int {
 	return c.Workers
 }
 
-// restConfig returns a copy of cfg for JSON bodies without client-side
-// rate limiting.
-func restConfig(cfg *rest.Config) *rest.Config {
-	c := rest.CopyConfig(cfg)
+// restConfig returns a copy of c.REST for JSON (or, with c.Protobuf,
+// protobuf) bodies without client-side rate limiting.
+func (cfg Config) restConfig() *rest.Config {
+	c := rest.CopyConfig(cfg.REST)
 	c.ContentType = "application/json"
 	c.AcceptContentTypes = "application/json"
+	if cfg.Protobuf {
+		c.ContentType = "application/vnd.kubernetes.protobuf"
+		c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
 	c.QPS, c.Burst = -1, 0
 	c.RateLimiter = nil
 	return c

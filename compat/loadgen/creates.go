@@ -29,7 +29,7 @@ func Creates(ctx context.Context, cfg Config) (*Result, error) {
 	if n <= 0 {
 		n = 10000
 	}
-	cs, err := kubernetes.NewForConfig(restConfig(cfg.REST))
+	cs, err := kubernetes.NewForConfig(cfg.restConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func Creates(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.OwnConnections {
 		clients = nil
 		for range cfg.workers() {
-			c, err := kubernetes.NewForConfig(ownConnection(restConfig(cfg.REST), &dials))
+			c, err := kubernetes.NewForConfig(ownConnection(cfg.restConfig(), &dials))
 			if err != nil {
 				return nil, err
 			}

@@ -24,7 +24,7 @@ func InformerSync(ctx context.Context, cfg Config) (*Result, error) {
 	if n <= 0 {
 		n = 10000
 	}
-	rc := restConfig(cfg.REST)
+	rc := cfg.restConfig()
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, err

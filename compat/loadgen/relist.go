@@ -20,7 +20,7 @@ func PodRelist(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.REST == nil {
 		return nil, fmt.Errorf("%w: no REST config", ErrInvalidConfig)
 	}
-	cs, err := kubernetes.NewForConfig(restConfig(cfg.REST))
+	cs, err := kubernetes.NewForConfig(cfg.restConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func Schedule(ctx context.Context, cfg ScheduleConfig) (*Result, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
-	cs, err := kubernetes.NewForConfig(restConfig(cfg.REST))
+	cs, err := kubernetes.NewForConfig(cfg.restConfig())
 	if err != nil {
 		return nil, err
 	}

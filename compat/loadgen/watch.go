@@ -48,7 +48,7 @@ func WatchLatency(ctx context.Context, cfg WatchConfig) (*Result, error) {
 	if interval <= 0 {
 		interval = 20 * time.Millisecond
 	}
-	base := restConfig(cfg.REST)
+	base := cfg.restConfig()
 	cs, err := kubernetes.NewForConfig(base)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,21 @@ var (
 // picks and relays to the API server's listener.
 const masterAdvertiseAddr = "10.244.1.1:0"
 
+// nodeIPAM returns node IPAM's settings: the cluster CIDR and mask of
+// --cluster-cidr and --node-cidr-mask-size, less the real nodes' range
+// where it holds it.
+func (c *cluster) nodeIPAM() nodeipam.Config {
+	s := c.opts.Server
+	cfg := nodeipam.Config{ClusterCIDR: s.ClusterCIDR, NodeMaskSize: s.NodeCIDRMaskSize}
+	if !cfg.ClusterCIDR.IsValid() {
+		cfg.ClusterCIDR = clusterCIDR
+	}
+	if holdsRealNodes(cfg.ClusterCIDR) {
+		cfg.Reserved = []netip.Prefix{realNodeCIDR}
+	}
+	return cfg
+}
+
 // maxRealNodes is how many real nodes fit in realNodeCIDR.
 const maxRealNodes = 127
 
@@ -76,7 +91,7 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	}
 	_, err = standard.Add(m, standard.Config{
 		RootCACert: rootCA,
-		NodeIPAM:   nodeipam.Config{ClusterCIDR: clusterCIDR, Reserved: []netip.Prefix{realNodeCIDR}},
+		NodeIPAM:   c.nodeIPAM(),
 		NodeLifecycle: nodelifecycle.Config{GracePeriod: c.opts.Server.NodeMonitorGracePeriod,
 			DefaultTolerationSeconds: time.Duration(c.opts.Server.DefaultTolerationSeconds) * time.Second},
 		ServiceLB:               servicelb.Config{Provider: lb},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/orkit/orkit/authn/bootstraptoken"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controller"
+	"github.com/orkit/orkit/controller/nodeipam"
 	"github.com/orkit/orkit/controller/nodelifecycle"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/pki"
@@ -67,6 +69,16 @@ type serverOptions struct {
 	// (k3s's --tls-san): those clients reach the server by, such as a
 	// load balancer's.
 	TLSSANs []string
+	// ClusterCIDR is the pod network node IPAM gives nodes their pod CIDRs
+	// from (kube-controller-manager's --cluster-cidr); the zero Prefix
+	// means 10.244.0.0/16. Real nodes and agents take 10.244.<i>.0/24
+	// themselves, so with real nodes it must contain 10.244.0.0/17.
+	ClusterCIDR netip.Prefix
+	// NodeCIDRMaskSize is the prefix length of each node's pod CIDR
+	// (--node-cidr-mask-size); zero means 24. A /16 cluster CIDR has room
+	// for 128 nodes of /24 beside the real nodes' half: thousands of
+	// simulated nodes need a larger cluster CIDR or a longer mask.
+	NodeCIDRMaskSize int
 	// NodeMonitorGracePeriod is how long a node may miss heartbeats before
 	// its Ready condition turns Unknown; zero means nodelifecycle's 40 s.
 	NodeMonitorGracePeriod time.Duration
@@ -109,6 +121,15 @@ func (o *options) addServerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.EtcdPrefix, "etcd-prefix", "", "prefix of every etcd key (default none: keys start with /registry/)")
 	fs.StringVar(&s.CACertFile, "ca-cert", "", "cluster CA certificate shared by the servers (default DATA/pki/ca.crt)")
 	fs.StringVar(&s.CAKeyFile, "ca-key", "", "cluster CA key (default DATA/pki/ca.key)")
+	fs.Func("cluster-cidr", "pod network node IPAM hands nodes their pod CIDRs from (default 10.244.0.0/16; real nodes take 10.244.<i>.0/24 of it)", func(v string) error {
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			return err
+		}
+		s.ClusterCIDR = p.Masked()
+		return nil
+	})
+	fs.IntVar(&s.NodeCIDRMaskSize, "node-cidr-mask-size", nodeipam.DefaultNodeMaskSize, "prefix length of each node's pod CIDR")
 	fs.DurationVar(&s.NodeMonitorGracePeriod, "node-monitor-grace-period", nodelifecycle.DefaultGracePeriod,
 		"how long a node may miss heartbeats before it is NotReady (kube-controller-manager's flag)")
 	fs.IntVar(&s.DefaultTolerationSeconds, "default-toleration-seconds", int(nodelifecycle.DefaultTolerationSeconds/time.Second),
@@ -133,6 +154,9 @@ func (o *options) checkServer() error {
 	default:
 		return fmt.Errorf("--role %q: want server, agent or none", s.Role)
 	}
+	if err := o.checkPodNetwork(); err != nil {
+		return err
+	}
 	if (s.CACertFile == "") != (s.CAKeyFile == "") {
 		return errors.New("--ca-cert and --ca-key go together")
 	}
@@ -141,6 +165,34 @@ func (o *options) checkServer() error {
 		s.Identity = fmt.Sprintf("%s_%d", host, os.Getpid())
 	}
 	return nil
+}
+
+// checkPodNetwork checks --cluster-cidr and --node-cidr-mask-size: an
+// IPv4 prefix, a mask that fits in it, and room for the real nodes'
+// 10.244.<i>.0/24 when there are real nodes.
+func (o *options) checkPodNetwork() error {
+	s := &o.Server
+	if !s.ClusterCIDR.IsValid() {
+		s.ClusterCIDR = clusterCIDR
+	}
+	if s.NodeCIDRMaskSize == 0 {
+		s.NodeCIDRMaskSize = nodeipam.DefaultNodeMaskSize
+	}
+	if !s.ClusterCIDR.Addr().Is4() {
+		return fmt.Errorf("--cluster-cidr %s: want an IPv4 prefix", s.ClusterCIDR)
+	}
+	if s.NodeCIDRMaskSize <= s.ClusterCIDR.Bits() || s.NodeCIDRMaskSize > 30 {
+		return fmt.Errorf("--node-cidr-mask-size %d: want %d to 30 for --cluster-cidr %s", s.NodeCIDRMaskSize, s.ClusterCIDR.Bits()+1, s.ClusterCIDR)
+	}
+	if o.Nodes > 0 && !holdsRealNodes(s.ClusterCIDR) {
+		return fmt.Errorf("--cluster-cidr %s must contain %s: real nodes take 10.244.<i>.0/24 of it", s.ClusterCIDR, realNodeCIDR)
+	}
+	return nil
+}
+
+// holdsRealNodes reports whether cidr contains the real nodes' range.
+func holdsRealNodes(cidr netip.Prefix) bool {
+	return cidr.Bits() <= realNodeCIDR.Bits() && cidr.Contains(realNodeCIDR.Addr())
 }
 
 // leaderElection returns the leader election settings of the lease name.

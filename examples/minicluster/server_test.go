@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,6 +317,12 @@ func TestCheckServer(t *testing.T) {
 		{"server with nodes", options{Nodes: 1, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"server with sim nodes", options{SimNodes: 3, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"half a CA", options{Server: serverOptions{CACertFile: "ca.crt"}}, "go together"},
+		{"wide cluster CIDR", options{Nodes: 1, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("10.240.0.0/12"), NodeCIDRMaskSize: 24}}, ""},
+		{"sim nodes on their own CIDR", options{SimNodes: 5000, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("172.16.0.0/12"), NodeCIDRMaskSize: 26}}, ""},
+		{"real nodes outside the cluster CIDR", options{Nodes: 1, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("172.16.0.0/12")}}, "must contain 10.244.0.0/17"},
+		{"mask shorter than the CIDR", options{Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("10.244.0.0/16"), NodeCIDRMaskSize: 16}}, "--node-cidr-mask-size 16"},
+		{"mask too long", options{Server: serverOptions{NodeCIDRMaskSize: 31}}, "want 17 to 30"},
+		{"IPv6 cluster CIDR", options{Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("fd00::/48")}}, "want an IPv4 prefix"},
 		{"agent", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://127.0.0.1:6443", Runtime: runtimeFake}}, ""},
 		{"agent without server", options{Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Runtime: runtimeFake}}, "needs --server"},
 		{"agent with nodes", options{Nodes: 1, Server: serverOptions{Role: roleAgent}, Agent: agentOptions{Server: "https://x"}}, "one node"},

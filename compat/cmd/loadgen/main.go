@@ -36,7 +36,7 @@ import (
 
 type flags struct {
 	mode, kubeconfig, dataDir, cpuProfile, namespace string
-	ownConnections                                   bool
+	ownConnections, protobuf                         bool
 	n, workers, watchers, writes, nodes              int
 	interval, leaseInterval, timeout                 time.Duration
 }
@@ -48,6 +48,7 @@ func main() {
 	flag.StringVar(&f.dataDir, "data-dir", "", "in-process control plane's data directory; empty means a temporary one, removed at exit")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (generator and in-process server) to this file")
 	flag.StringVar(&f.namespace, "namespace", "loadgen", "namespace to write in (created when missing)")
+	flag.BoolVar(&f.protobuf, "protobuf", false, "clients send and accept Kubernetes protobuf (application/vnd.kubernetes.protobuf, then JSON) as kube's own components do; default JSON")
 	flag.BoolVar(&f.ownConnections, "own-connections", false, "creates: each writer gets its own client and TLS connection (as apiload's clients) instead of one shared clientset")
 	flag.IntVar(&f.n, "n", 0, "objects: ConfigMaps (creates, informer) or pods (schedule; relist: the count the informer must hold, 0 for any); 0 means the mode's default (10,000)")
 	flag.IntVar(&f.workers, "workers", 32, "concurrent writers")
@@ -83,7 +84,7 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	base := loadgen.Config{REST: cfg, N: f.n, Workers: f.workers, Namespace: f.namespace, OwnConnections: f.ownConnections}
+	base := loadgen.Config{REST: cfg, N: f.n, Workers: f.workers, Namespace: f.namespace, OwnConnections: f.ownConnections, Protobuf: f.protobuf}
 	before := loadavg()
 	var r *loadgen.Result
 	switch f.mode {
@@ -104,7 +105,11 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, r)
-	fmt.Fprintf(out, "load before: %s; after: %s; peak RSS of this process: %s\n", before, loadavg(), peakRSS())
+	enc := "json"
+	if f.protobuf {
+		enc = "protobuf"
+	}
+	fmt.Fprintf(out, "bodies: %s; load before: %s; after: %s; peak RSS of this process: %s\n", enc, before, loadavg(), peakRSS())
 	return nil
 }
 

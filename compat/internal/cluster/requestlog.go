@@ -13,9 +13,11 @@ type Request struct {
 	Method string
 	Path   string
 	Query  url.Values
-	Code   int       // 0 when the round trip failed
-	Err    string    // the round trip's error, if any
-	Time   time.Time // when the request was sent
+	Code   int    // 0 when the round trip failed
+	Err    string // the round trip's error, if any
+	// ContentType is the response's Content-Type ("" when it failed).
+	ContentType string
+	Time        time.Time // when the request was sent
 }
 
 // IsWatch says the request was a watch.
@@ -39,6 +41,7 @@ func (l *RequestLog) Wrap(rt http.RoundTripper) http.RoundTripper {
 		r := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.Query(), Time: start}
 		if resp != nil {
 			r.Code = resp.StatusCode
+			r.ContentType = resp.Header.Get("Content-Type")
 		}
 		if err != nil {
 			r.Err = err.Error()
