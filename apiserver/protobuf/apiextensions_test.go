@@ -1,6 +1,8 @@
 package protobuf
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,6 +135,36 @@ func TestCustomResourceDefinitionSchemaWrappers(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "apiextensions.k8s.io/v1, Kind=CustomResourceDefinition", gvk.String())
 			assertSameJSON(t, crdJSON(tc.want), string(got))
+
+			// and back: FromJSON writes the same wrapper forms (a null
+			// member is an absent one, as when Kubernetes decodes it)
+			pb, err := FromJSON(got)
+			require.NoError(t, err)
+			again, _, err := ToJSON(pb)
+			require.NoError(t, err)
+			assertSameJSON(t, crdJSON(strings.ReplaceAll(tc.want, `,"items":null`, "")), string(again))
+		})
+	}
+}
+
+// TestCustomResourceDefinitionFromJSONRefuses: the wrappers' JSON types are
+// checked when a CRD is encoded; a server answers in JSON then.
+func TestCustomResourceDefinitionFromJSONRefuses(t *testing.T) {
+	for name, schema := range map[string]string{
+		"items a number":                    `{"type":"array","items":3}`,
+		"items an array of strings":         `{"type":"array","items":["a"]}`,
+		"items a boolean":                   `{"type":"array","items":true}`,
+		"additionalProperties a string":     `{"type":"object","additionalProperties":"yes"}`,
+		"additionalProperties an array":     `{"type":"object","additionalProperties":[]}`,
+		"dependencies of numbers":           `{"type":"object","dependencies":{"a":[1]}}`,
+		"dependencies a boolean":            `{"type":"object","dependencies":{"a":true}}`,
+		"unknown member in a nested schema": `{"type":"object","properties":{"a":{"typo":"string"}}}`,
+		"unknown member in items":           `{"type":"array","items":{"typo":1}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := FromJSON([]byte(crdJSON(schema)))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrMalformed) || errors.Is(err, ErrUnknownField), "%v", err)
 		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	k8sproto "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	orkitext "github.com/orkit/orkit/api/apiextensions"
@@ -185,6 +188,15 @@ func kitchenSinkCRD() *apiextv1.CustomResourceDefinition {
 	return crd
 }
 
+// k8sCodecs are Kubernetes' codecs for apiextensions.k8s.io/v1.
+func k8sCodecs() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	if err := apiextv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	return serializer.NewCodecFactory(scheme)
+}
+
 // k8sProtobuf encodes obj with Kubernetes' protobuf serializer in
 // apiextensions.k8s.io/v1, as client-go's typed clients do.
 func k8sProtobuf(t *testing.T, obj runtime.Object) []byte {
@@ -234,6 +246,14 @@ func TestCRDProtobufGolden(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "apiextensions.k8s.io/v1, Kind=CustomResourceDefinition", gvk.String())
 			assert.JSONEq(t, string(want), string(got))
+
+			// and back: orkit's encoder gives bytes Kubernetes decodes to
+			// the same CRD (what orkit answers protobuf clients with)
+			back, err := orkitproto.FromJSON(got)
+			require.NoError(t, err)
+			decoded, err := runtime.Decode(k8sCodecs().UniversalDeserializer(), back)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(want), string(k8sJSON(t, decoded.(*apiextv1.CustomResourceDefinition))))
 
 			dec := json.NewDecoder(bytes.NewReader(got))
 			dec.DisallowUnknownFields()
@@ -307,6 +327,8 @@ func TestCRDProtobufLifecycle(t *testing.T) {
 		return false
 	}, 20*time.Second, 20*time.Millisecond, "CRD established")
 	sameJSON(t, sent.Spec, got.Spec, "read back spec")
+	assertProtobufAnswer(t, c, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+sent.Name)
+	assertProtobufAnswer(t, c, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
 	assert.Equal(t, []string{"v1"}, got.Status.StoredVersions)
 	assert.Equal(t, sent.Spec.Names, got.Status.AcceptedNames)
 
@@ -340,6 +362,28 @@ func TestCRDProtobufLifecycle(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, apierrors.IsInvalid(err), "%v", err)
 	assert.Contains(t, err.Error(), "spec.conversion.strategy")
+}
+
+// assertProtobufAnswer checks that orkit answers a GET of path in
+// protobuf to a client that prefers it (as the clientset above does), so
+// the reads above went through orkit's encoder, not a JSON fallback.
+func assertProtobufAnswer(t *testing.T, c *cluster.Cluster, path string) {
+	t.Helper()
+	cfg := c.RESTConfig()
+	hc, err := rest.HTTPClientFor(cfg)
+	require.NoError(t, err)
+	req, err := http.NewRequest("GET", cfg.Host+path, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "application/vnd.kubernetes.protobuf, */*")
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Equal(t, "application/vnd.kubernetes.protobuf", resp.Header.Get("Content-Type"), path)
+	_, err = runtime.Decode(k8sCodecs().UniversalDeserializer(), body)
+	assert.NoError(t, err, "Kubernetes decodes orkit's protobuf of %s", path)
 }
 
 func conditionTypes(crd *apiextv1.CustomResourceDefinition) []apiextv1.CustomResourceDefinitionConditionType {
