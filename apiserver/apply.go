@@ -83,11 +83,38 @@ func (s *Server) parseApply(req *Request, body []byte) (*applyRequest, error) {
 	return a, nil
 }
 
+// strictApplyCheck decodes an apply configuration strictly, as
+// kube-apiserver does under fieldValidation Strict and Warn: a duplicate
+// key (`line 9: key "foo" already set in map`) is a 400 under Strict and a
+// warning under Warn. Fields the schema does not declare are the typed
+// conversion's to report. kube-apiserver runs this check after merging
+// the configuration; here it runs before, so a configuration that is
+// both duplicated and invalid reports the duplicate.
+func strictApplyCheck(h http.Header, body []byte, directive string) error {
+	if directive != fieldValidationStrict && directive != fieldValidationWarn {
+		return nil
+	}
+	err := yaml.UnmarshalStrict(body, &map[string]any{})
+	switch {
+	case err == nil:
+		return nil
+	case directive == fieldValidationStrict:
+		return apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+	}
+	addWarnings(h, []string{err.Error()})
+	return nil
+}
+
 // handleApply serves a PATCH of type application/apply-patch+yaml:
 // server-side apply, which creates the object when it does not exist.
-func (s *Server) handleApply(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, body []byte) {
+// directive is the request's fieldValidation (see strictApplyCheck).
+func (s *Server) handleApply(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, body []byte, directive string) {
 	a, err := s.parseApply(req, body)
 	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := strictApplyCheck(w.Header(), body, directive); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"fmt"
-	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -57,7 +56,7 @@ func customResource(crd *apiextensions.CustomResourceDefinition, ver *apiextensi
 	if ver.Schema != nil {
 		props = ver.Schema.OpenAPIV3Schema
 	}
-	v.props = withObjectFields(props)
+	v.props, v.defs = fieldSchema(props)
 	var err error
 	if v.schema, err = schema.Compile(props, nil); err != nil {
 		return Resource{}, err
@@ -227,29 +226,4 @@ func customFields(sf []apiextensions.SelectableField) (FieldsFunc, error) {
 		}
 		return set
 	}, nil
-}
-
-// withObjectFields is a copy of a CRD version's schema that also declares
-// apiVersion, kind and metadata, which every object carries and CRDs need
-// not declare (metadata as a whole, labels and all): the schema server-side apply types custom resources by, as
-// kube-apiserver extends it. nil stays nil.
-func withObjectFields(props *schema.JSONSchemaProps) *schema.JSONSchemaProps {
-	if props == nil {
-		return nil
-	}
-	out := *props
-	out.Properties = maps.Clone(props.Properties)
-	if out.Properties == nil {
-		out.Properties = map[string]schema.JSONSchemaProps{}
-	}
-	yes := true
-	for name, p := range map[string]schema.JSONSchemaProps{"apiVersion": {Type: "string"}, "kind": {Type: "string"}} {
-		if _, ok := out.Properties[name]; !ok {
-			out.Properties[name] = p
-		}
-	}
-	// metadata is always ObjectMeta, whatever the CRD says of it (a CRD
-	// may only declare name constraints there)
-	out.Properties["metadata"] = schema.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &yes}
-	return &out
 }

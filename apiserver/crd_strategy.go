@@ -21,7 +21,8 @@ type customVersion struct {
 	kind       meta.GroupVersionKind
 	namespaced bool
 	schema     *schema.Schema
-	props      *schema.JSONSchemaProps // the version's openAPIV3Schema, for field ownership
+	props      *schema.JSONSchemaProps // the version's openAPIV3Schema as apply types it (fieldSchema)
+	defs       map[string]*schema.JSONSchemaProps
 	status     bool
 	scale      *apiextensions.CustomResourceSubresourceScale
 	columns    *apiextensions.PrinterColumns
@@ -43,7 +44,7 @@ var (
 // FieldSchema is the version's openAPIV3Schema: server-side apply merges
 // custom resources and records their owners by it.
 func (s customStrategy) FieldSchema() (*schema.JSONSchemaProps, map[string]*schema.JSONSchemaProps) {
-	return s.v.props, nil
+	return s.v.props, s.v.defs
 }
 
 // PrepareForCreate drops the status of a version with a status

@@ -150,6 +150,9 @@ func (s *Server) openAPIV2Doc() map[string]any {
 	paths := map[string]any{}
 	for _, r := range rs {
 		name := g.resourceSchema(r, true)
+		if r.OpenAPI != nil { // a custom resource: what Swagger 2.0 can say of its schema
+			g.schemas[name] = customSchemaV2(g.schemas[name])
+		}
 		path, op := openAPIV2Path(r, name)
 		paths[path] = op
 	}

@@ -32,7 +32,7 @@ func (s *Server) handlePatch(ctx context.Context, w http.ResponseWriter, r *http
 		return
 	}
 	if mt == string(patch.ApplyPatch) {
-		s.handleApply(ctx, w, r, req, body)
+		s.handleApply(ctx, w, r, req, body, directive)
 		return
 	}
 	if err := checkNonApplyPatch(req); err != nil {

@@ -24,22 +24,60 @@ func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
 
 // ObjectMeta is the metadata every persisted object carries.
 type ObjectMeta struct {
-	Name                       string               `json:"name,omitempty"`
-	GenerateName               string               `json:"generateName,omitempty"`
-	Namespace                  string               `json:"namespace,omitempty"`
-	SelfLink                   string               `json:"selfLink,omitempty"`
-	UID                        UID                  `json:"uid,omitempty"`
-	ResourceVersion            string               `json:"resourceVersion,omitempty"`
-	Generation                 int64                `json:"generation,omitempty"`
-	CreationTimestamp          Time                 `json:"creationTimestamp,omitzero"`
-	DeletionTimestamp          *Time                `json:"deletionTimestamp,omitempty"`
-	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty"`
-	Labels                     map[string]string    `json:"labels,omitempty"`
-	Annotations                map[string]string    `json:"annotations,omitempty"`
-	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty"`
-	Initializers               *Initializers        `json:"initializers,omitempty"`
-	Finalizers                 []string             `json:"finalizers,omitempty"`
-	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
+	// Name is unique within a namespace (or the cluster, for
+	// cluster-scoped kinds). It is required on create unless
+	// generateName is set, and cannot be updated.
+	Name string `json:"name,omitempty"`
+	// GenerateName is a prefix from which the server makes a unique
+	// name when name is empty: a random suffix is appended.
+	GenerateName string `json:"generateName,omitempty"`
+	// Namespace is the namespace the object lives in; empty for
+	// cluster-scoped kinds. It cannot be updated.
+	Namespace string `json:"namespace,omitempty"`
+	// SelfLink is a deprecated URL of the object; the server leaves it
+	// empty.
+	SelfLink string `json:"selfLink,omitempty"`
+	// UID is set by the server on create and never reused for another
+	// object: it tells two objects of the same name apart in time.
+	// Read-only.
+	UID UID `json:"uid,omitempty"`
+	// ResourceVersion is an opaque value the server changes on every
+	// write; clients send it back for optimistic concurrency and use it
+	// to resume watches. Read-only.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Generation counts changes to the desired state (the spec); the
+	// server sets it. Read-only.
+	Generation int64 `json:"generation,omitempty"`
+	// CreationTimestamp is a timestamp representing the server time when
+	// this object was created, in RFC 3339 form at second precision. Set
+	// by the server on create; read-only, null in lists.
+	CreationTimestamp Time `json:"creationTimestamp,omitzero"`
+	// DeletionTimestamp is when the object will be deleted: set by the
+	// server when a graceful delete is requested, after which the object
+	// is gone once its finalizers are empty and the grace period has
+	// passed. Read-only.
+	DeletionTimestamp *Time `json:"deletionTimestamp,omitempty"`
+	// DeletionGracePeriodSeconds is the grace period of a requested
+	// delete, set with deletionTimestamp. Read-only.
+	DeletionGracePeriodSeconds *int64 `json:"deletionGracePeriodSeconds,omitempty"`
+	// Labels are key/value pairs that selectors match (replica sets,
+	// services, kubectl -l).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are key/value pairs for tools and controllers to keep
+	// data on the object; they are not used for selection.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// OwnerReferences list the objects this one depends on; when every
+	// owner is gone the garbage collector deletes it.
+	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty"`
+	// Initializers, while pending is not empty, hide a new object from
+	// ordinary reads until each initializer has acted on it.
+	Initializers *Initializers `json:"initializers,omitempty"`
+	// Finalizers must all be removed before a deleted object is removed
+	// from storage; each names a controller's cleanup.
+	Finalizers []string `json:"finalizers,omitempty"`
+	// ManagedFields records which manager set which fields, for
+	// server-side apply. Clients rarely need to read or write it.
+	ManagedFields []ManagedFieldsEntry `json:"managedFields,omitempty"`
 }
 
 // GetObjectMeta returns the receiver; embedding ObjectMeta gives a kind the

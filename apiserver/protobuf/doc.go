@@ -35,6 +35,14 @@
 //     intstr.IntOrString as a number or a string; runtime.RawExtension and
 //     meta/v1 FieldsV1 as the raw JSON they carry (a nested protobuf object
 //     in a RawExtension is converted too); bytes as base64.
+//   - apiextensions/v1's JSONSchemaProps wrappers are written as
+//     Kubernetes' MarshalJSON writes them: JSON (default, example, enum
+//     items) as the raw JSON it carries (null when empty, never a nested
+//     protobuf object); JSONSchemaPropsOrArray as the array of schemas
+//     when it has one, else the schema, else null; JSONSchemaPropsOrBool
+//     as the schema when present, else allows as a boolean;
+//     JSONSchemaPropsOrStringArray as the array of strings when it has
+//     one, else the schema, else null.
 //   - A non-repeated field that occurs more than once follows protobuf
 //     semantics: the last scalar wins and message occurrences are merged.
 //     Map entries are written in wire order; a repeated key is written twice

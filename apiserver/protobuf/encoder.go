@@ -258,6 +258,10 @@ func (e *encoder) single(dst []byte, num uint32, fd field, v any, typ string) ([
 // included.
 func (e *encoder) value(v any, typ string) ([]byte, error) {
 	if m, ok := e.reg.messages[typ]; ok && m.special != spNone {
+		switch m.special {
+		case spJSON, spSchemaOrArray, spSchemaOrBool, spSchemaOrStrings:
+			return e.schemaWrapper(v, typ, m.special)
+		}
 		return specialFromJSON(v, typ, m.special)
 	}
 	obj, ok := v.(map[string]any)
@@ -290,7 +294,7 @@ func (e *encoder) mapField(dst []byte, num uint32, fd field, v any, typ string) 
 			}
 			entry = appendBytesField(entry, 2, b)
 		default:
-			if val == nil {
+			if val == nil && !nullableValue(e.reg.messages[fd.msg].special) {
 				continue
 			}
 			sub, err := e.value(val, fd.msg)

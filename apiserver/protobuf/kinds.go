@@ -30,6 +30,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
 		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                      "node.RuntimeClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                   "storage.StorageClass",
+		meta.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}.WithKind("CustomResourceDefinition"): "apiext.CustomResourceDefinition",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",

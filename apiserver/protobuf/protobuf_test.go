@@ -165,6 +165,11 @@ func FuzzToJSON(f *testing.F) {
 	}
 	f.Add(wrap("apps/v1", "ControllerRevision", pbMsg{}.msg(2, pbMsg{}.str(1, `{"a":[1,2]}`))))
 	f.Add([]byte("k8s\x00"))
+	// the JSONSchemaProps wrappers in each form (testdata/crd-*.pb has
+	// Kubernetes' own encodings of whole CRDs)
+	f.Add(crdBody(props("object").msg(24, pbMsg{}.msg(2, props("string"))).msg(30, pbMsg{}.varint(1, 0)).
+		msg(32, pbMsg{}.str(1, "a").msg(2, pbMsg{}.str(2, "b"))).msg(8, jsonRaw(`{"a":[1]}`)).msg(20, pbMsg{})))
+	f.Add(crdBody(props("array").msg(24, pbMsg{}.msg(1, props("string"))).msg(33, pbMsg{}.msg(2, props("integer")))))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkOutput(t, in)
 	})

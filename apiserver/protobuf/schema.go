@@ -20,14 +20,18 @@ const (
 type special uint8
 
 const (
-	spNone        special = iota
-	spTime                // meta/v1 Time {seconds=1, nanos=2}: RFC 3339, seconds
-	spMicroTime           // meta/v1 MicroTime: RFC 3339 with 6 decimals
-	spDuration            // meta/v1 Duration {duration=1}: Go duration string
-	spQuantity            // resource.Quantity {string=1}: its string
-	spIntOrString         // intstr.IntOrString {type=1, intVal=2, strVal=3}
-	spRawJSON             // runtime.RawExtension {raw=1}, meta/v1 FieldsV1 {Raw=1}
-	spStringList          // {items=1 repeated string}: a JSON array (ExtraValue)
+	spNone            special = iota
+	spTime                    // meta/v1 Time {seconds=1, nanos=2}: RFC 3339, seconds
+	spMicroTime               // meta/v1 MicroTime: RFC 3339 with 6 decimals
+	spDuration                // meta/v1 Duration {duration=1}: Go duration string
+	spQuantity                // resource.Quantity {string=1}: its string
+	spIntOrString             // intstr.IntOrString {type=1, intVal=2, strVal=3}
+	spRawJSON                 // runtime.RawExtension {raw=1}, meta/v1 FieldsV1 {Raw=1}
+	spStringList              // {items=1 repeated string}: a JSON array (ExtraValue)
+	spJSON                    // apiextensions JSON {raw=1}: the JSON it carries, null when empty
+	spSchemaOrArray           // JSONSchemaPropsOrArray {schema=1, jSONSchemas=2}: an array if any, else the schema or null
+	spSchemaOrBool            // JSONSchemaPropsOrBool {allows=1, schema=2}: the schema if present, else the bool
+	spSchemaOrStrings         // JSONSchemaPropsOrStringArray {schema=1, property=2}: the strings if any, else the schema or null
 )
 
 // field is one entry of a message's schema: protobuf field number → JSON.
@@ -124,12 +128,17 @@ func newSchema() schema {
 		"authz.ExtraValue": {special: spStringList},
 		"authn.ExtraValue": {special: spStringList},
 		"certs.ExtraValue": {special: spStringList},
+
+		typeSchemaJSON:                        {special: spJSON},
+		"apiext.JSONSchemaPropsOrArray":       {special: spSchemaOrArray},
+		"apiext.JSONSchemaPropsOrBool":        {special: spSchemaOrBool},
+		"apiext.JSONSchemaPropsOrStringArray": {special: spSchemaOrStrings},
 	}
 	for _, group := range []map[string]fields{
 		metaMessages(), coreMessages(), coreClusterMessages(), coreStorageMessages(), coreVolumeMessages(), corePodMessages(),
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(), viewMessages(),
-		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(),
+		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(), apiextensionsMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

@@ -22,9 +22,13 @@ func (d *decoder) special(sp spans, typ string, k special) error {
 	case spIntOrString:
 		return d.intOrString(sp, typ)
 	case spRawJSON:
-		return d.rawJSON(sp, typ)
+		return d.rawJSON(sp, typ, true)
+	case spJSON:
+		return d.rawJSON(sp, typ, false)
 	case spStringList:
 		return d.stringList(sp, typ)
+	case spSchemaOrArray, spSchemaOrBool, spSchemaOrStrings:
+		return d.schemaOr(sp, typ, k)
 	}
 	return nil
 }
@@ -150,10 +154,11 @@ func (d *decoder) intOrString(sp spans, typ string) error {
 	return nil
 }
 
-// rawJSON writes runtime.RawExtension {raw=1} or meta/v1 FieldsV1 {Raw=1}:
-// the JSON it carries, compacted, or null when empty. A RawExtension that
-// holds a Kubernetes protobuf object is converted in turn.
-func (d *decoder) rawJSON(sp spans, typ string) error {
+// rawJSON writes runtime.RawExtension {raw=1}, meta/v1 FieldsV1 {Raw=1}
+// or apiextensions JSON {raw=1}: the JSON it carries, compacted, or null
+// when empty. With nested set (RawExtension), raw bytes that hold a
+// Kubernetes protobuf object are converted in turn.
+func (d *decoder) rawJSON(sp spans, typ string, nested bool) error {
 	raw, _, err := stringField(sp, typ, 1)
 	if err != nil {
 		return err
@@ -162,7 +167,7 @@ func (d *decoder) rawJSON(sp spans, typ string) error {
 	case len(bytes.TrimSpace(raw)) == 0:
 		d.out = append(d.out, "null"...)
 		return nil
-	case bytes.HasPrefix(raw, magic):
+	case nested && bytes.HasPrefix(raw, magic):
 		if err := d.enter(typ); err != nil {
 			return err
 		}
@@ -208,4 +213,78 @@ func (d *decoder) double(v float64, typ string, num uint32) error {
 	}
 	d.out = strconv.AppendFloat(d.out, v, 'g', -1, 64)
 	return nil
+}
+
+// schemaOr writes one of the JSONSchemaProps wrappers of apiextensions/v1
+// as Kubernetes' MarshalJSON does:
+//   - JSONSchemaPropsOrArray {schema=1, jSONSchemas=2}: the array of
+//     schemas when there is at least one, else the schema, else null;
+//   - JSONSchemaPropsOrBool {allows=1, schema=2}: the schema when present,
+//     else allows as true or false;
+//   - JSONSchemaPropsOrStringArray {schema=1, property=2}: the array of
+//     strings when there is at least one, else the schema, else null.
+//
+// Several occurrences of the schema field are merged, as protobuf does.
+func (d *decoder) schemaOr(sp spans, typ string, k special) error {
+	schemaNum, listNum, allowsNum := uint32(1), uint32(2), uint32(0)
+	if k == spSchemaOrBool {
+		schemaNum, listNum, allowsNum = 2, 0, 1
+	}
+	var schema spans
+	lists, allows := 0, false
+	err := sp.each(typ, func(f wireField) error {
+		switch f.num {
+		case schemaNum, listNum:
+			if f.typ != wtBytes {
+				return malformed(typ, f.num, "wire type %d, want 2", f.typ)
+			}
+			if f.num == schemaNum {
+				schema = append(schema, f.b)
+			} else {
+				lists++
+			}
+		case allowsNum:
+			if f.typ != wtVarint {
+				return malformed(typ, f.num, "wire type %d, want 0", f.typ)
+			}
+			allows = f.v != 0
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case lists > 0:
+		return d.schemaList(sp, typ, listNum, k == spSchemaOrStrings)
+	case schema != nil:
+		return d.message(schema, typeJSONSchemaProps)
+	case k == spSchemaOrBool:
+		d.out = appendBool(d.out, allows)
+	default:
+		d.out = append(d.out, "null"...)
+	}
+	return nil
+}
+
+// schemaList writes every occurrence of field num of a wrapper validated
+// by schemaOr as a JSON array of strings or of JSONSchemaProps.
+func (d *decoder) schemaList(sp spans, typ string, num uint32, strs bool) error {
+	d.out = append(d.out, '[')
+	n := 0
+	err := sp.each(typ, func(f wireField) error {
+		if f.num != num {
+			return nil
+		}
+		if n > 0 {
+			d.out = append(d.out, ',')
+		}
+		n++
+		if strs {
+			d.out = appendJSONString(d.out, f.b)
+			return nil
+		}
+		return d.message(spans{f.b}, typeJSONSchemaProps)
+	})
+	d.out = append(d.out, ']')
+	return err
 }
