@@ -147,12 +147,16 @@ func TestValidatePriorityLevelConfiguration(t *testing.T) {
 			[]string{"spec.limited.limitResponse.queuing: Forbidden"}},
 		{"queue without queuing", limited("a", func(l *LimitedPriorityLevelConfiguration) { l.LimitResponse.Queuing = nil }),
 			[]string{"spec.limited.limitResponse.queuing: Required value"}},
-		{"hand bigger than deck", limited("a", func(l *LimitedPriorityLevelConfiguration) { l.LimitResponse.Queuing = &QueuingConfiguration{Queues: 4, HandSize: 5} }),
+		{"hand bigger than deck", limited("a", func(l *LimitedPriorityLevelConfiguration) {
+			l.LimitResponse.Queuing = &QueuingConfiguration{Queues: 4, HandSize: 5}
+		}),
 			[]string{"spec.limited.limitResponse.queuing.handSize: Invalid value: 5: should not be greater than queues (4)"}},
 		{"too much entropy", limited("a", func(l *LimitedPriorityLevelConfiguration) {
 			l.LimitResponse.Queuing = &QueuingConfiguration{Queues: 1 << 20, HandSize: 8}
 		}), []string{"spec.limited.limitResponse.queuing.handSize: Invalid value: 8: required entropy bits of deckSize 1048576 and handSize 8 should not be greater than 60"}},
-		{"too many queues", limited("a", func(l *LimitedPriorityLevelConfiguration) { l.LimitResponse.Queuing = &QueuingConfiguration{Queues: MaxQueues + 1, HandSize: 1} }),
+		{"too many queues", limited("a", func(l *LimitedPriorityLevelConfiguration) {
+			l.LimitResponse.Queuing = &QueuingConfiguration{Queues: MaxQueues + 1, HandSize: 1}
+		}),
 			[]string{"spec.limited.limitResponse.queuing.queues: Invalid value: 10000001: must not be greater than 10000000"}},
 		{"exempt type on another name", &PriorityLevelConfiguration{ObjectMeta: meta.ObjectMeta{Name: "a"}, Spec: PriorityLevelConfigurationSpec{Type: PriorityLevelEnablementExempt}},
 			[]string{"spec.type: Invalid value: \"Exempt\": must be 'Exempt' if and only if `name` is 'exempt'"}},
