@@ -73,4 +73,6 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       {generation: GenerationOnSpec},
 	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:       {generation: GenerationOnSpec},
 	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               {generation: GenerationNone},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          {generation: GenerationOnSpec},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   {generation: GenerationOnSpec},
 }

@@ -5,6 +5,9 @@ package apiserver
 // typeDocs holds the doc comments of the API's struct types, keyed by
 // import path and type name, then by JSON field name ("" for the type).
 var typeDocs = map[string]map[string]string{
+	"github.com/orkit/orkit/api/admissionregistration.ApplyConfiguration": {
+		"": "ApplyConfiguration is a CEL expression building the object to merge (`Object{spec: Object.spec{replicas: 3}}`).",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.AuditAnnotation": {
 		"": "AuditAnnotation is an audit annotation computed by a CEL expression.",
 	},
@@ -20,17 +23,41 @@ var typeDocs = map[string]map[string]string{
 		"":             "InitializerConfiguration names the initializers that must act on new objects of the resources their rules match.",
 		"initializers": "Initializers, in the order they are added to a new object's pending list. Names must be unique across all configurations.",
 	},
+	"github.com/orkit/orkit/api/admissionregistration.JSONPatch": {
+		"": "JSONPatch is a CEL expression building JSON patch operations (`[JSONPatch{op: \"add\", path: \"/spec/replicas\", value: 3}]`).",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.MatchCondition": {
 		"": "MatchCondition is a named CEL expression a request must satisfy (true) for the webhook or policy to apply.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.MatchResources": {
 		"": "MatchResources select requests by namespace and object labels and by resource rules.",
 	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicy": {
+		"": "MutatingAdmissionPolicy is a cluster-scoped set of CEL mutations, applied to the requests its bindings and matchConstraints select.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicyBinding": {
+		"": "MutatingAdmissionPolicyBinding applies a mutating policy, with parameters and further match limits.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicyBindingSpec": {
+		"": "MutatingAdmissionPolicyBindingSpec names the policy, its parameters and the requests it applies to.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicySpec": {
+		"":                   "MutatingAdmissionPolicySpec is what a policy changes and on what.",
+		"failurePolicy":      "FailurePolicy applies when a mutation cannot be evaluated or applied (default Fail).",
+		"matchConstraints":   "MatchConstraints select the requests the policy may apply to (CREATE, UPDATE and CONNECT only). Required, with resourceRules.",
+		"mutations":          "Mutations are applied in order. At least one.",
+		"paramKind":          "ParamKind, when set, is the kind of the parameter objects bindings refer to.",
+		"reinvocationPolicy": "ReinvocationPolicy says whether the policy runs again when a later mutation changed the object (Never or IfNeeded). Required.",
+		"variables":          "Variables are named CEL expressions the mutations may use.",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhook": {
 		"": "MutatingWebhook is one webhook of a MutatingWebhookConfiguration: a ValidatingWebhook's fields plus its reinvocation policy.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhookConfiguration": {
 		"": "MutatingWebhookConfiguration is a cluster-scoped list of mutating webhooks, called one after another in the mutating phase.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.Mutation": {
+		"": "Mutation is one change: ApplyConfiguration exactly when PatchType is ApplyConfiguration, JSONPatch exactly when it is JSONPatch.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.NamedRuleWithOperations": {
 		"": "NamedRuleWithOperations is a RuleWithOperations limited to some object names (empty means all).",

@@ -44,7 +44,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 	for _, k := range []string{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"} {
 		t[apps.WithKind(k)] = "apps." + k
 	}
-	for _, k := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
+	for _, k := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+		"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		t[meta.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}.WithKind(k)] = "admission." + k
 	}
 	for _, k := range []string{"Job", "CronJob"} {
