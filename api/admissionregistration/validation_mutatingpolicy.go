@@ -19,9 +19,10 @@ var (
 // with its messages: failurePolicy, paramKind, matchConstraints with
 // resourceRules and no DELETE, matchConditions, variables, at least one
 // mutation whose patchType names the one member it sets, a supported
-// reinvocationPolicy. Variables and matchConditions are compiled; the
-// mutations' expressions are only parsed (kube type-checks them against
-// the matched resources' schemas, which orkit does not build).
+// reinvocationPolicy. Every expression is compiled; the mutations' in the
+// environment of celpolicy.CompileMutation, where Object{...} fields are
+// dynamic (kube type-checks them against the matched resources' schemas,
+// which orkit does not build).
 func ValidateMutatingAdmissionPolicy(p *MutatingAdmissionPolicy) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&p.ObjectMeta, false, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	sp := field.NewPath("spec")
@@ -118,7 +119,7 @@ func validateMutationExpression(expr string, p *field.Path) field.ErrorList {
 	if trimmed == "" {
 		return field.ErrorList{field.Required(p, "")}
 	}
-	if err := celpolicy.Parse(trimmed); err != nil {
+	if _, err := celpolicy.CompileMutation(trimmed); err != nil {
 		return field.ErrorList{field.Invalid(p, expr, err.Error())}
 	}
 	return nil
