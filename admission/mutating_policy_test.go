@@ -17,7 +17,9 @@ func mapPlugin(p *admissionregistration.MutatingAdmissionPolicy, b *admissionreg
 	admissionregistration.DefaultMutatingAdmissionPolicy(p)
 	admissionregistration.DefaultMutatingAdmissionPolicyBinding(b)
 	return NewMutatingAdmissionPolicy(MutatingPolicyConfig{
-		Policies: func() []*admissionregistration.MutatingAdmissionPolicy { return []*admissionregistration.MutatingAdmissionPolicy{p} },
+		Policies: func() []*admissionregistration.MutatingAdmissionPolicy {
+			return []*admissionregistration.MutatingAdmissionPolicy{p}
+		},
 		Bindings: func() []*admissionregistration.MutatingAdmissionPolicyBinding {
 			return []*admissionregistration.MutatingAdmissionPolicyBinding{b}
 		},
