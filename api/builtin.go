@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/discovery"
+	"github.com/orkit/orkit/api/flowcontrol"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/networking"
 	"github.com/orkit/orkit/api/node"
@@ -21,6 +22,7 @@ import (
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/api/storage"
+	"github.com/orkit/orkit/api/storagemigration"
 )
 
 // NewScheme returns a new scheme holding every built-in kind. Each call
@@ -49,6 +51,8 @@ func NewScheme() *scheme.Scheme {
 	certificates.Register(s)
 	apiextensions.Register(s)
 	apiregistration.Register(s)
+	flowcontrol.Register(s)
+	storagemigration.Register(s)
 	return s
 }
 

@@ -19,8 +19,9 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // Bootstrap creates what a fresh cluster needs and leaves what exists
 // alone: the system namespaces, the RBAC bootstrap policy (bootstrap
-// ClusterRoles brought up to date unless an operator opted out) and (when
-// PriorityClasses are served) the system PriorityClasses. It writes
+// ClusterRoles brought up to date unless an operator opted out), (when
+// PriorityClasses are served) the system PriorityClasses and (when
+// flowcontrol is served) the APF configuration (bootstrapFlowControl). It writes
 // through storage, past admission, as the server's own identity. Start
 // runs it when Config.Bootstrap is set; it may also be called at any time
 // after New, any number of times.
@@ -60,7 +61,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return s.bootstrapFlowControl(ctx)
 }
 
 // autoUpdate is the annotation that, set to "false", keeps Bootstrap from

@@ -70,4 +70,9 @@ var builtinStrategyRules = map[groupKind]strategyRule{
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   {generation: GenerationNone},
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             {generation: GenerationOnSpec},
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           {generation: GenerationOnSpec},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       {generation: GenerationOnSpec},
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}:       {generation: GenerationOnSpec},
+	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               {generation: GenerationNone},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          {generation: GenerationOnSpec},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   {generation: GenerationOnSpec},
 }

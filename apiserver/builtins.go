@@ -138,6 +138,8 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		m[gvr] = func(r *Resource) { r.Table = t }
 	}
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
+	addFlowControlExtras(m)
+	addMutatingPolicyExtras(m)
 	m[admissionGVR("validatingadmissionpolicies")] = func(r *Resource) {
 		r.Strategy = &policyStrategy{NewDefaultStrategy(r.Type)}
 		r.Table = validatingPolicyTable

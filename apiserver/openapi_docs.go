@@ -5,6 +5,9 @@ package apiserver
 // typeDocs holds the doc comments of the API's struct types, keyed by
 // import path and type name, then by JSON field name ("" for the type).
 var typeDocs = map[string]map[string]string{
+	"github.com/orkit/orkit/api/admissionregistration.ApplyConfiguration": {
+		"": "ApplyConfiguration is a CEL expression building the object to merge (`Object{spec: Object.spec{replicas: 3}}`).",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.AuditAnnotation": {
 		"": "AuditAnnotation is an audit annotation computed by a CEL expression.",
 	},
@@ -20,17 +23,41 @@ var typeDocs = map[string]map[string]string{
 		"":             "InitializerConfiguration names the initializers that must act on new objects of the resources their rules match.",
 		"initializers": "Initializers, in the order they are added to a new object's pending list. Names must be unique across all configurations.",
 	},
+	"github.com/orkit/orkit/api/admissionregistration.JSONPatch": {
+		"": "JSONPatch is a CEL expression building JSON patch operations (`[JSONPatch{op: \"add\", path: \"/spec/replicas\", value: 3}]`).",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.MatchCondition": {
 		"": "MatchCondition is a named CEL expression a request must satisfy (true) for the webhook or policy to apply.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.MatchResources": {
 		"": "MatchResources select requests by namespace and object labels and by resource rules.",
 	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicy": {
+		"": "MutatingAdmissionPolicy is a cluster-scoped set of CEL mutations, applied to the requests its bindings and matchConstraints select.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicyBinding": {
+		"": "MutatingAdmissionPolicyBinding applies a mutating policy, with parameters and further match limits.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicyBindingSpec": {
+		"": "MutatingAdmissionPolicyBindingSpec names the policy, its parameters and the requests it applies to.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.MutatingAdmissionPolicySpec": {
+		"":                   "MutatingAdmissionPolicySpec is what a policy changes and on what.",
+		"failurePolicy":      "FailurePolicy applies when a mutation cannot be evaluated or applied (default Fail).",
+		"matchConstraints":   "MatchConstraints select the requests the policy may apply to (CREATE, UPDATE and CONNECT only). Required, with resourceRules.",
+		"mutations":          "Mutations are applied in order. At least one.",
+		"paramKind":          "ParamKind, when set, is the kind of the parameter objects bindings refer to.",
+		"reinvocationPolicy": "ReinvocationPolicy says whether the policy runs again when a later mutation changed the object (Never or IfNeeded). Required.",
+		"variables":          "Variables are named CEL expressions the mutations may use.",
+	},
 	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhook": {
 		"": "MutatingWebhook is one webhook of a MutatingWebhookConfiguration: a ValidatingWebhook's fields plus its reinvocation policy.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.MutatingWebhookConfiguration": {
 		"": "MutatingWebhookConfiguration is a cluster-scoped list of mutating webhooks, called one after another in the mutating phase.",
+	},
+	"github.com/orkit/orkit/api/admissionregistration.Mutation": {
+		"": "Mutation is one change: ApplyConfiguration exactly when PatchType is ApplyConfiguration, JSONPatch exactly when it is JSONPatch.",
 	},
 	"github.com/orkit/orkit/api/admissionregistration.NamedRuleWithOperations": {
 		"": "NamedRuleWithOperations is a RuleWithOperations limited to some object names (empty means all).",
@@ -1297,6 +1324,80 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/fields.Requirement": {
 		"": "Requirement is one term of a selector: Field Operator Value, with Value unescaped.",
 	},
+	"github.com/orkit/orkit/api/flowcontrol.Bootstrap": {
+		"": "Bootstrap is kube-apiserver's APF bootstrap configuration: the mandatory objects (which the API server keeps at their fixed spec) and the suggested ones (created when missing, and brought back to their built-in spec when they carry AutoUpdateAnnotationKey \"true\"). Every object carries that annotation. The values are fresh on each call and the caller's.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.ExemptPriorityLevelConfiguration": {
+		"": "ExemptPriorityLevelConfiguration is the (accounting-only) concurrency of the exempt level.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.FlowDistinguisherMethod": {
+		"": "FlowDistinguisherMethod names a distinguisher method.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.FlowSchema": {
+		"": "FlowSchema assigns the requests it matches to a priority level and divides them into flows.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.FlowSchemaCondition": {
+		"": "FlowSchemaCondition is one condition of a FlowSchema.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.FlowSchemaSpec": {
+		"":                           "FlowSchemaSpec is what a FlowSchema matches and where it sends it.",
+		"distinguisherMethod":        "DistinguisherMethod splits matched requests into flows; nil puts them all in one flow.",
+		"matchingPrecedence":         "MatchingPrecedence orders schemas: the lowest that matches wins (1..10000; 0 is defaulted to 1000).",
+		"priorityLevelConfiguration": "PriorityLevelConfiguration names the level matched requests go to.",
+		"rules":                      "Rules match a request when any one rule does; none matches nothing.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.FlowSchemaStatus": {
+		"": "FlowSchemaStatus is the observed state of a FlowSchema.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.GroupSubject": {
+		"": "GroupSubject names a group (\"system:authenticated\" and friends).",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.LimitResponse": {
+		"": "LimitResponse says whether excess requests queue (with Queuing) or are rejected at once (429).",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.LimitedPriorityLevelConfiguration": {
+		"":                         "LimitedPriorityLevelConfiguration is the concurrency of a limited level.",
+		"borrowingLimitPercent":    "BorrowingLimitPercent caps what the level may borrow (nil: no cap).",
+		"lendablePercent":          "LendablePercent of the nominal concurrency other levels may borrow.",
+		"limitResponse":            "LimitResponse is what happens to requests over the limit.",
+		"nominalConcurrencyShares": "NominalConcurrencyShares is the level's share of the server's concurrency limit (nil is defaulted to 30; 0 is allowed).",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.NonResourcePolicyRule": {
+		"": "NonResourcePolicyRule matches non-resource requests by verb and URL path (\"/healthz\", \"/apis/*\", \"*\").",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PolicyRulesWithSubjects": {
+		"": "PolicyRulesWithSubjects matches a request made by one of Subjects that one of the resource or non-resource rules matches.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PriorityLevelConfiguration": {
+		"": "PriorityLevelConfiguration is one priority level: its share of the server's concurrency and what happens to requests beyond it.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PriorityLevelConfigurationCondition": {
+		"": "PriorityLevelConfigurationCondition is one condition of a level.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PriorityLevelConfigurationReference": {
+		"": "PriorityLevelConfigurationReference names a PriorityLevelConfiguration.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PriorityLevelConfigurationSpec": {
+		"": "PriorityLevelConfigurationSpec is a level's configuration: Limited is set exactly when Type is Limited; Exempt only when Type is Exempt.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.PriorityLevelConfigurationStatus": {
+		"": "PriorityLevelConfigurationStatus is the observed state of a level.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.QueuingConfiguration": {
+		"": "QueuingConfiguration is the shuffle-sharded queues of a level.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.ResourcePolicyRule": {
+		"": "ResourcePolicyRule matches resource requests by verb, API group, resource (with \"/subresource\") and namespace; ClusterScope matches requests outside any namespace.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.ServiceAccountSubject": {
+		"": "ServiceAccountSubject names a service account (\"*\" for every one in the namespace).",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.Subject": {
+		"": "Subject is a user, a group or a service account; exactly the member named by Kind is set.",
+	},
+	"github.com/orkit/orkit/api/flowcontrol.UserSubject": {
+		"": "UserSubject names a user (\"*\" for all).",
+	},
 	"github.com/orkit/orkit/api/jsonpath.Path": {
 		"": "Path is a parsed JSONPath expression.",
 	},
@@ -1617,5 +1718,19 @@ var typeDocs = map[string]map[string]string{
 		"provisioner":          "Provisioner names the provisioner that makes the class's volumes (a qualified name, such as \"orkit.io/local-path\"); required.",
 		"reclaimPolicy":        "ReclaimPolicy is what happens to a provisioned volume when its claim is deleted: Delete (the default) or Retain.",
 		"volumeBindingMode":    "VolumeBindingMode is when claims are bound; default Immediate.",
+	},
+	"github.com/orkit/orkit/api/storagemigration.GroupResource": {
+		"": "GroupResource is a resource in an API group (\"\" for the core group), as meta/v1 GroupResource marshals.",
+	},
+	"github.com/orkit/orkit/api/storagemigration.StorageVersionMigration": {
+		"": "StorageVersionMigration asks for every object of one resource to be rewritten through the API server. Its spec is immutable.",
+	},
+	"github.com/orkit/orkit/api/storagemigration.StorageVersionMigrationSpec": {
+		"": "StorageVersionMigrationSpec names the resource to migrate.",
+	},
+	"github.com/orkit/orkit/api/storagemigration.StorageVersionMigrationStatus": {
+		"":                "StorageVersionMigrationStatus is the progress of a migration.",
+		"conditions":      "Conditions are Running, Succeeded and Failed.",
+		"resourceVersion": "ResourceVersion is the resource's list resourceVersion when the migration started: objects at or below it are rewritten. Once set it never changes.",
 	},
 }

@@ -43,6 +43,8 @@ var kubeGeneration = map[string]generationRule{
 	"LocalSubjectAccessReview": {}, "SelfSubjectRulesReview": {}, "TokenReview": {}, "SelfSubjectReview": {},
 	"MutatingWebhookConfiguration": {tracked: true}, "ValidatingWebhookConfiguration": {tracked: true},
 	"ValidatingAdmissionPolicy": {tracked: true}, "ValidatingAdmissionPolicyBinding": {tracked: true},
+	"MutatingAdmissionPolicy": {tracked: true}, "MutatingAdmissionPolicyBinding": {tracked: true},
+	"FlowSchema": {tracked: true}, "PriorityLevelConfiguration": {tracked: true}, "StorageVersionMigration": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in

@@ -326,7 +326,8 @@ func containsIP(ips []net.IP, ip net.IP) bool {
 // (one default PriorityClass), RuntimeClass (a pod's overhead is its
 // class's), ValidatingAdmissionPolicy (CEL), ValidatingAdmissionWebhook
 // and ResourceQuota (last, because
-// it charges usage when it admits). MutatingAdmissionWebhook ends the
+// it charges usage when it admits). MutatingAdmissionPolicy (CEL
+// mutations) and MutatingAdmissionWebhook end the
 // mutating phase, as in Kubernetes' plugin order. SecurityContextDeny and Privileged exist but are
 // off, as in Kubernetes' defaults; add them to the chain to use them.
 //
@@ -344,7 +345,7 @@ func DefaultAdmission(srv *apiserver.Server, saOpts ...admission.ServiceAccountO
 	return &admission.Chain{
 		Mutators: []admission.Mutator{admission.NewServiceAccount(serviceAccounts{srv}, saOpts...), lr, prio, rtc,
 			admission.NewDefaultStorageClass(storageClasses{srv}), admission.NewDefaultIngressClass(ingressClasses{srv}),
-			newMutatingWebhook(srv)},
+			newMutatingAdmissionPolicy(srv), newMutatingWebhook(srv)},
 		Validators: []admission.Validator{
 			admission.NewNamespaceLifecycle(src, src.LookupNamespace),
 			admission.NewNodeRestriction(src),

@@ -12,8 +12,8 @@ func GroupVersion() meta.GroupVersion { return meta.GroupVersion{Group: GroupNam
 // Register adds admissionregistration.k8s.io/v1alpha1
 // initializerconfigurations and the v1 kinds (mutating and validating
 // webhook configurations, validating admission policies with a status
-// subresource, and their bindings; all cluster-scoped, no short names) to
-// s. It panics if a kind is already registered.
+// subresource, and their bindings, mutating admission policies and their
+// bindings; all cluster-scoped, no short names) to s. It panics if a kind is already registered.
 func Register(s *scheme.Scheme) {
 	s.MustRegister(scheme.Type{
 		Kind:     meta.GroupVersionKind{Group: GroupName, Version: Version, Kind: "InitializerConfiguration"},
@@ -28,6 +28,7 @@ func Register(s *scheme.Scheme) {
 		},
 	})
 	registerV1(s)
+	registerMutatingPolicies(s)
 }
 
 func registerV1(s *scheme.Scheme) {

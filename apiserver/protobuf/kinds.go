@@ -15,22 +15,25 @@ func kindTable() map[meta.GroupVersionKind]string {
 	authz := meta.GroupVersion{Group: "authorization.k8s.io", Version: "v1"}
 	authn := meta.GroupVersion{Group: "authentication.k8s.io", Version: "v1"}
 	t := map[meta.GroupVersionKind]string{
-		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                             "autoscaling.Scale",
-		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling.HorizontalPodAutoscaler",
-		meta.GroupVersion{Group: "autoscaling", Version: "v2"}.WithKind("HorizontalPodAutoscaler"):           "autoscaling2.HorizontalPodAutoscaler",
-		meta.GroupVersion{Group: "events.k8s.io", Version: "v1"}.WithKind("Event"):                           "events.Event",
-		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):               "scheduling.PriorityClass",
-		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                     "coordination.Lease",
-		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                   "meta.DeleteOptions",
-		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                               "policy.Eviction",
-		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):                "discovery.EndpointSlice",
-		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                     "networking.Ingress",
-		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                "networking.IngressClass",
-		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):               "networking.NetworkPolicy",
-		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"): "certs.CertificateSigningRequest",
-		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                      "node.RuntimeClass",
-		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                   "storage.StorageClass",
-		meta.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}.WithKind("CustomResourceDefinition"): "apiext.CustomResourceDefinition",
+		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("Scale"):                                       "autoscaling.Scale",
+		meta.GroupVersion{Group: "autoscaling", Version: "v1"}.WithKind("HorizontalPodAutoscaler"):                     "autoscaling.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "autoscaling", Version: "v2"}.WithKind("HorizontalPodAutoscaler"):                     "autoscaling2.HorizontalPodAutoscaler",
+		meta.GroupVersion{Group: "events.k8s.io", Version: "v1"}.WithKind("Event"):                                     "events.Event",
+		meta.GroupVersion{Group: "scheduling.k8s.io", Version: "v1"}.WithKind("PriorityClass"):                         "scheduling.PriorityClass",
+		meta.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}.WithKind("Lease"):                               "coordination.Lease",
+		meta.GroupVersion{Group: "meta.k8s.io", Version: "v1"}.WithKind(kindDeleteOptions):                             "meta.DeleteOptions",
+		meta.GroupVersion{Group: "policy", Version: "v1"}.WithKind("Eviction"):                                         "policy.Eviction",
+		meta.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}.WithKind("EndpointSlice"):                          "discovery.EndpointSlice",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                               "networking.Ingress",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                          "networking.IngressClass",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):                         "networking.NetworkPolicy",
+		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"):           "certs.CertificateSigningRequest",
+		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                                "node.RuntimeClass",
+		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                             "storage.StorageClass",
+		meta.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}.WithKind("FlowSchema"):                 "flowcontrol.FlowSchema",
+		meta.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}.WithKind("PriorityLevelConfiguration"): "flowcontrol.PriorityLevelConfiguration",
+		meta.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}.WithKind("StorageVersionMigration"):         "storagemigration.StorageVersionMigration",
+		meta.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}.WithKind("CustomResourceDefinition"):           "apiext.CustomResourceDefinition",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",
@@ -42,7 +45,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 	for _, k := range []string{"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"} {
 		t[apps.WithKind(k)] = "apps." + k
 	}
-	for _, k := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
+	for _, k := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+		"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		t[meta.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}.WithKind(k)] = "admission." + k
 	}
 	for _, k := range []string{"Job", "CronJob"} {

@@ -139,6 +139,7 @@ func newSchema() schema {
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(), viewMessages(),
 		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(), apiextensionsMessages(),
+		flowcontrolMessages(), mutatingPolicyMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

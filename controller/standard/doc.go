@@ -9,7 +9,7 @@
 //	  ├─ services    endpoints, servicelb (with a load balancer provider)
 //	  ├─ namespaces  namespace, serviceaccount
 //	  ├─ nodes       nodeipam, nodelifecycle, podgc
-//	  ├─ storage     volumebinding, localpath (with a base directory)
+//	  ├─ storage     volumebinding, localpath (with a base directory), storage-version-migrator
 //	  └─ cleanup     garbagecollector
 //
 // Every built-in controller is made the same way, New(m, Config) on the

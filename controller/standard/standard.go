@@ -27,6 +27,7 @@ import (
 	"github.com/orkit/orkit/controller/serviceaccount"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/statefulset"
+	"github.com/orkit/orkit/controller/storageversionmigration"
 	"github.com/orkit/orkit/controller/volumebinding"
 )
 
@@ -70,6 +71,9 @@ type Config struct {
 	// is set; without one such claims stay Pending.
 	LocalPath        localpath.Config
 	GarbageCollector garbagecollector.Config
+	// StorageVersionMigration rewrites the objects that
+	// StorageVersionMigrations name.
+	StorageVersionMigration storageversionmigration.Config
 	// ServiceLB runs the service load balancer controller when its
 	// Provider is set; without one, Services of type LoadBalancer stay
 	// pending, as on a cluster without a cloud provider.
@@ -105,6 +109,7 @@ type Controllers struct {
 	NodeLifecycle    *nodelifecycle.Controller
 	PodGC            *podgc.Controller
 	GarbageCollector *garbagecollector.Controller
+	StorageMigrator  *storageversionmigration.Controller
 }
 
 // Names returns the names of the standard controllers, in the order Add
@@ -114,7 +119,7 @@ func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
 		"disruption", "resourcequota", "horizontalpodautoscaling", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
 		"root-ca-cert-publisher", "clusterrole-aggregation", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
-		"podgc", "garbagecollector"}
+		"podgc", "garbagecollector", "storage-version-migrator"}
 }
 
 // Add makes the standard controllers on m, as cfg configures them, and
@@ -215,6 +220,9 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		stepOf("podgc", &out.PodGC, func() (*podgc.Controller, error) { return podgc.New(m, cfg.PodGC) }),
 		stepOf("garbagecollector", &out.GarbageCollector, func() (*garbagecollector.Controller, error) {
 			return garbagecollector.New(m, cfg.GarbageCollector)
+		}),
+		stepOf("storage-version-migrator", &out.StorageMigrator, func() (*storageversionmigration.Controller, error) {
+			return storageversionmigration.New(m, cfg.StorageVersionMigration)
 		}),
 	}
 }

@@ -63,8 +63,9 @@ var env = sync.OnceValues(func() (*cel.Env, error) {
 // Program is one compiled expression. It is immutable and safe for
 // concurrent use.
 type Program struct {
-	expr string
-	prog cel.Program
+	expr   string
+	prog   cel.Program
+	native bool // convert maps and lists to their JSON shape (CompileMutation)
 }
 
 // Compile parses and checks expr, which must evaluate to want. The error
@@ -120,6 +121,9 @@ func (p *Program) Eval(act Activation) (any, error) {
 	}
 	if types.IsError(val) {
 		return nil, fmt.Errorf("%v", val)
+	}
+	if p.native {
+		return nativeOf(val)
 	}
 	return val.Value(), nil
 }
