@@ -180,6 +180,14 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	if err != nil {
 		return wait, false
 	}
+	// The kubelet knows the sandbox's IPs before it builds a container's
+	// config: join the attachment first when the env reads them.
+	if needsPodIPs(c) {
+		if err := ps.awaitNetwork(); err != nil {
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating, Message: err.Error()}
+			return retryAfterError, false
+		}
+	}
 	cfg, err := k.containerConfig(ctx, pod, ps, c, cs, imageRef)
 	if err != nil {
 		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %v", err)
@@ -254,7 +262,11 @@ func lifecycleHandler(c *core.Container, postStart bool) *core.LifecycleHandler 
 
 // containerConfig builds the CRI config of one attempt of c.
 func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, imageRef string) (cri.ContainerConfig, error) {
-	env, err := k.containerEnv(ctx, pod, c)
+	var ips []string
+	if ps.networkReady {
+		ips = ps.podIPs
+	}
+	env, err := k.containerEnv(ctx, pod, c, ips)
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
