@@ -208,6 +208,14 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating, Message: err.Error()}
 		return retryAfterError, false
 	}
+	// The hosts file gets the pod's IPs now that they are known.
+	if k.cfg.RootDir != "" && mountsHostPath(cfg.Mounts, k.etcHostsFile(pod)) {
+		if err := k.writeEtcHosts(pod, ps); err != nil {
+			_ = k.cfg.Runtime.RemoveContainer(ctx, id)
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
+			return retryAfterError, false
+		}
+	}
 	cs.id, cs.attempt, cs.created, cs.killReason = id, cfg.Metadata.Attempt, true, ""
 	cs.started, cs.ready, cs.probes = false, false, nil
 	if old != "" {
@@ -270,7 +278,11 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
-	mounts, err := k.containerMounts(pod, ps, c)
+	envMap := make(map[string]string, len(env))
+	for _, kv := range env {
+		envMap[kv.Key] = kv.Value
+	}
+	mounts, err := k.containerMounts(pod, ps, c, envMap)
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
@@ -281,8 +293,8 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	cfg := cri.ContainerConfig{
 		Metadata:   cri.ContainerMetadata{Name: c.Name, Attempt: attempt},
 		Image:      cri.ImageSpec{Image: imageRef},
-		Command:    c.Command,
-		Args:       c.Args,
+		Command:    expandAll(c.Command, envMap),
+		Args:       expandAll(c.Args, envMap),
 		WorkingDir: c.WorkingDir,
 		Envs:       env,
 		Mounts:     mounts,

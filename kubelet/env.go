@@ -79,6 +79,67 @@ func withFallback(vals, fallback map[string]string) map[string]string {
 	return m
 }
 
+// expandAll expands $(VAR) in each of ss (a container's command or args)
+// from the container's env, as the kubelet does; nil stays nil.
+func expandAll(ss []string, env map[string]string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = expandEnv(s, env)
+	}
+	return out
+}
+
+// expandSubPath expands a volumeMount's subPathExpr from the container's
+// env; a reference to a variable that is unset or empty is an error, as
+// in the kubelet.
+func expandSubPath(expr string, env map[string]string) (string, error) {
+	var missing []string
+	seen := map[string]bool{}
+	vals := make(map[string]string, len(env))
+	for k, v := range env {
+		if v != "" {
+			vals[k] = v
+		}
+	}
+	out := expandEnv(expr, vals)
+	for _, name := range envRefs(expr) {
+		if vals[name] == "" && !seen[name] {
+			seen[name] = true
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sortStrings(missing)
+		return "", fmt.Errorf("%w: missing value for %s", ErrConfigRef, strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// envRefs lists the names of the $(VAR) references in s ($$ escapes).
+func envRefs(s string) []string {
+	var names []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			i++
+		case '(':
+			end := strings.IndexByte(s[i:], ')')
+			if end < 0 {
+				return names
+			}
+			names = append(names, s[i+2:i+end])
+			i += end
+		}
+	}
+	return names
+}
+
 // expandEnv replaces $(VAR) references to earlier variables, as Kubernetes
 // does; $$ escapes a dollar.
 func expandEnv(s string, vals map[string]string) string {

@@ -43,6 +43,7 @@ type podState struct {
 	podIPs         []string
 	networkReady   bool
 	netWait        func() error // set while the network is being attached
+	etcHosts       []byte       // content of the managed hosts file last written
 
 	startTime  *meta.Time
 	containers map[string]*ctrState // by container name (init and app)
