@@ -49,7 +49,7 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 			return next // wait for it
 		}
 		if st != nil { // exited, or created but never started
-			k.recordExit(cs, st)
+			k.recordExit(ctx, cs, st)
 			if pod.Spec.RestartPolicy == core.RestartPolicyNever {
 				return next // the pod fails (computeStatus)
 			}
@@ -91,7 +91,7 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 		st = k.containerStatus(ctx, cs)
 	}
 	if st != nil && (st.State == cri.ContainerExited || st.State == cri.ContainerCreated || st.State == cri.ContainerUnknown) {
-		k.recordExit(cs, st)
+		k.recordExit(ctx, cs, st)
 		if !shouldRestart(pod.Spec.RestartPolicy, st.ExitCode, cs.killReason != "") {
 			return 0
 		}
@@ -118,11 +118,11 @@ func shouldRestart(p core.RestartPolicy, exit int32, killed bool) bool {
 
 // recordExit remembers an exited container's termination once, and starts
 // its restart back-off.
-func (k *Kubelet) recordExit(cs *ctrState, st *cri.ContainerStatus) {
+func (k *Kubelet) recordExit(ctx context.Context, cs *ctrState, st *cri.ContainerStatus) {
 	if cs.lastTerm != nil && cs.lastTerm.ContainerID == runtimeID(st.ID) {
 		return
 	}
-	cs.lastTerm = terminatedState(st)
+	cs.lastTerm = k.terminated(ctx, cs, st)
 	cs.ready = false
 	finished := st.FinishedAt
 	if finished.IsZero() {
@@ -303,6 +303,10 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 		Annotations: map[string]string{},
 		Stdin:       c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}
+	if c.TerminationMessagePath != "" {
+		cfg.Annotations[annotationTerminationMessagePath] = c.TerminationMessagePath
+		cfg.Annotations[annotationTerminationMessagePolicy] = string(c.TerminationMessagePolicy)
+	}
 	if k.cfg.LogDir != "" {
 		cfg.LogPath = filepath.Join(c.Name, attemptString(cfg.Metadata.Attempt)+".log")
 	}
@@ -428,7 +432,7 @@ func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	wg.Wait()
 	for _, cs := range ps.containers {
 		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
-			k.recordExit(cs, st)
+			k.recordExit(ctx, cs, st)
 		}
 	}
 	return errors.Join(errs...)

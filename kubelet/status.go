@@ -113,7 +113,7 @@ func (k *Kubelet) containerStatusOf(ctx context.Context, c *core.Container, ps *
 		}
 	case rst != nil && rst.State == cri.ContainerExited:
 		out.ContainerID, out.ImageID = runtimeID(rst.ID), rst.ImageRef
-		term := terminatedState(rst)
+		term := k.terminated(ctx, cs, rst)
 		if cs.waiting != nil && !stopping && !init {
 			out.State.Waiting = cs.waiting
 			out.LastTerminationState.Terminated = term

@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -357,8 +359,18 @@ func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, err
 		}
-		f := filepath.Join(dir, "termination-log")
+		// One file per container instance, so a restart does not clear
+		// the message of the exit before it; writable by any user the
+		// container runs as, whatever the umask.
+		var id [8]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, err
+		}
+		f := filepath.Join(dir, hex.EncodeToString(id[:]))
 		if err := os.WriteFile(f, nil, 0o666); err != nil {
+			return nil, err
+		}
+		if err := os.Chmod(f, 0o666); err != nil {
 			return nil, err
 		}
 		out = append(out, cri.Mount{ContainerPath: c.TerminationMessagePath, HostPath: f})
