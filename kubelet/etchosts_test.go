@@ -117,8 +117,8 @@ func TestFakeEtcHostsAndSubPathExpr(t *testing.T) {
 	p.Spec.HostAliases = []core.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo.remote", "bar.remote"}}}
 	p.Spec.Volumes = []core.Volume{{Name: "work", VolumeSource: core.VolumeSource{EmptyDir: &core.EmptyDirVolumeSource{}}}}
 	c := &p.Spec.Containers[0]
-	c.Command = []string{"/hello", "$(SUB)"}
-	c.Args = []string{"serve", "$(SUB)-$(NOPE)"}
+	c.Command = []string{"/hello", "serve"}
+	c.Args = []string{"$(SUB)-$(NOPE)"}
 	c.Env = []core.EnvVar{{Name: "SUB", Value: "x"},
 		{Name: "ANN", ValueFrom: &core.EnvVarSource{FieldRef: &core.ObjectFieldSelector{FieldPath: "metadata.annotations['dir']"}}}}
 	c.VolumeMounts = []core.VolumeMount{{Name: "work", MountPath: "/sub", SubPathExpr: "$(ANN)/$(SUB)"}}
