@@ -38,6 +38,21 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs := ps.ctr(c.Name, true)
+		if core.IsRestartableInitContainer(c) {
+			// A sidecar: it keeps running (restarted whatever the pod's
+			// policy); the next init container waits until it started.
+			d := k.syncAppContainer(ctx, pod, ps, c, cs, now, core.RestartPolicyAlways)
+			if cs.statusErr != nil {
+				return retryAfterError
+			}
+			if !k.sidecarStarted(ctx, c, cs) {
+				if d <= 0 {
+					d = next
+				}
+				return min(next, d)
+			}
+			continue
+		}
 		st := k.containerStatus(ctx, cs)
 		if cs.statusErr != nil {
 			return retryAfterError // unknown: wait for the runtime
@@ -65,7 +80,7 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := ps.ctr(c.Name, false)
-		if d := k.syncAppContainer(ctx, pod, ps, c, cs, now); d > 0 {
+		if d := k.syncAppContainer(ctx, pod, ps, c, cs, now, pod.Spec.RestartPolicy); d > 0 {
 			next = min(next, d)
 		}
 	}
@@ -75,8 +90,22 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	return next
 }
 
-// syncAppContainer brings one app container to its wanted state.
-func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time) time.Duration {
+// sidecarStarted reports whether the sidecar c runs and has started: its
+// startup probe passed, or it has none.
+func (k *Kubelet) sidecarStarted(ctx context.Context, c *core.Container, cs *ctrState) bool {
+	st := k.containerStatus(ctx, cs)
+	if st == nil || st.State != cri.ContainerRunning || cs.killReason != "" {
+		return false
+	}
+	if c.StartupProbe == nil {
+		cs.started = true
+	}
+	return cs.started
+}
+
+// syncAppContainer brings one app container (or sidecar) to its wanted
+// state under the restart policy policy.
+func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time, policy core.RestartPolicy) time.Duration {
 	st := k.containerStatus(ctx, cs)
 	if cs.statusErr != nil {
 		return retryAfterError // unknown, not gone: wait for the runtime
@@ -92,7 +121,7 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 	}
 	if st != nil && (st.State == cri.ContainerExited || st.State == cri.ContainerCreated || st.State == cri.ContainerUnknown) {
 		k.recordExit(ctx, cs, st)
-		if !shouldRestart(pod.Spec.RestartPolicy, st.ExitCode, cs.killReason != "") {
+		if !shouldRestart(policy, st.ExitCode, cs.killReason != "") {
 			return 0
 		}
 		if !k.restartDue(pod, cs, now) {
@@ -398,21 +427,48 @@ func minOOMScoreAdj() int64 {
 // capSysResource is CAP_SYS_RESOURCE's bit.
 const capSysResource = 24
 
-// killContainers runs the preStop hooks and stops every container of the
-// pod in parallel within grace; exited containers stay for their status.
+// minSidecarGrace is the least grace sidecars get once the other
+// containers stopped, as the kubelet's minimum grace period.
+const minSidecarGrace = 2 * time.Second
+
+// killContainers runs the preStop hooks and stops the pod's containers
+// within grace: every container but the sidecars in parallel, then the
+// sidecars with what is left of grace (so a preStop hook can still reach
+// them), as the kubelet does. Exited containers stay for their status.
 func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podState, grace time.Duration) error {
 	specs := map[string]*core.Container{}
+	sidecars := map[string]bool{}
 	for i := range pod.Spec.InitContainers {
-		specs[pod.Spec.InitContainers[i].Name] = &pod.Spec.InitContainers[i]
+		c := &pod.Spec.InitContainers[i]
+		specs[c.Name] = c
+		sidecars[c.Name] = core.IsRestartableInitContainer(c)
 	}
 	for i := range pod.Spec.Containers {
 		specs[pod.Spec.Containers[i].Name] = &pod.Spec.Containers[i]
 	}
+	start := time.Now()
+	errs := k.killSome(ctx, pod, ps, specs, grace, func(name string) bool { return !sidecars[name] })
+	rest := grace
+	if grace > 0 {
+		rest = max(grace-time.Since(start), minSidecarGrace)
+	}
+	errs = append(errs, k.killSome(ctx, pod, ps, specs, rest, func(name string) bool { return sidecars[name] })...)
+	for _, cs := range ps.containers {
+		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
+			k.recordExit(ctx, cs, st)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// killSome kills, in parallel within grace, the pod's containers whose
+// names pick selects.
+func (k *Kubelet) killSome(ctx context.Context, pod *core.Pod, ps *podState, specs map[string]*core.Container, grace time.Duration, pick func(string) bool) []error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
 	for name, cs := range ps.containers {
-		if cs.id == "" {
+		if cs.id == "" || !pick(name) {
 			continue
 		}
 		c := specs[name]
@@ -430,12 +486,7 @@ func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podStat
 		}()
 	}
 	wg.Wait()
-	for _, cs := range ps.containers {
-		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
-			k.recordExit(ctx, cs, st)
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // killContainer runs c's preStop hook (if it is running) then stops it
