@@ -41,6 +41,7 @@ func TestFakeSidecars(t *testing.T) {
 	require.NotNil(t, ini)
 	assert.Equal(t, meta.ConditionTrue, ini.Status)
 	require.Len(t, got.Status.InitContainerStatuses, 2)
+	assert.True(t, got.Status.InitContainerStatuses[0].Ready, "a completed init container is ready")
 	side := got.Status.InitContainerStatuses[1]
 	require.NotNil(t, side.State.Running, "the sidecar runs")
 	assert.True(t, side.Ready)

@@ -67,6 +67,9 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 			continue
 		}
 		cs := k.containerStatusOf(ctx, c, ps, true, ps.killed || ps.terminal)
+		// A completed init container is ready, as the kubelet's prober
+		// manager reports it.
+		cs.Ready = cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0
 		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 {
 			initDone = false
 			pending = append(pending, c.Name)
