@@ -12,6 +12,7 @@ import (
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/cri"
+	"github.com/orkit/orkit/cri/fake"
 )
 
 // TestFakeSidecars: an init container with restartPolicy Always starts
@@ -64,4 +65,27 @@ func TestFakeSidecars(t *testing.T) {
 	sc, err := rt.ContainerStatus(ctx, strings.TrimPrefix(done.Status.InitContainerStatuses[1].ContainerID, "cri://"))
 	require.NoError(t, err)
 	assert.Equal(t, cri.ContainerExited, sc.State)
+}
+
+// TestFakePodInitializingBeforeSlowSandbox: in a pod with init containers,
+// containers not created yet wait with reason PodInitializing (the
+// kubelet's default waiting state then), init containers included.
+func TestFakePodInitializingBeforeSlowSandbox(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-slowinit", func(c *Config) {
+		c.Runtime = mustFake(t, fake.WithLatency("RunPodSandbox", 2*time.Second))
+	})
+	p := simplePod("slowinit", "node-slowinit")
+	p.Spec.InitContainers = []core.Container{{Name: "init", Image: "orkit.local/hello:v1", ImagePullPolicy: core.PullIfNotPresent,
+		Command: []string{"/hello", "exit", "0"}}}
+	_, err := pods(tc.admin, "default").Create(context.Background(), p)
+	require.NoError(t, err)
+	got := waitPod(t, tc.admin, "default", "slowinit", 10*time.Second, "statuses reported", func(p *core.Pod) bool {
+		return len(p.Status.InitContainerStatuses) == 1 && len(p.Status.ContainerStatuses) == 1
+	})
+	for _, cs := range append(got.Status.InitContainerStatuses, got.Status.ContainerStatuses...) {
+		require.NotNil(t, cs.State.Waiting, cs.Name)
+		assert.Equal(t, ReasonPodInitializing, cs.State.Waiting.Reason, cs.Name)
+	}
+	waitPod(t, tc.admin, "default", "slowinit", 10*time.Second, "Running", running)
 }

@@ -77,7 +77,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 				initFailed = true
 			}
 		}
-		if !initDone && cs.State.Waiting != nil && cs.State.Waiting.Reason == ReasonContainerCreating && i > 0 {
+		if isDefaultWaiting(cs) {
 			cs.State.Waiting.Reason = ReasonPodInitializing
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, cs)
@@ -85,7 +85,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := k.containerStatusOf(ctx, c, ps, false, ps.killed || ps.terminal)
-		if !initDone && cs.State.Waiting != nil && len(pod.Spec.InitContainers) > 0 {
+		if len(pod.Spec.InitContainers) > 0 && (!initDone && cs.State.Waiting != nil || isDefaultWaiting(cs)) {
 			cs.State.Waiting.Reason = ReasonPodInitializing
 		}
 		allReady = allReady && cs.Ready
@@ -257,6 +257,16 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 			}
 		}
 	}
+}
+
+// isDefaultWaiting reports whether cs is waiting only because its
+// container was not created yet; in a pod with init containers the kubelet
+// reports that as PodInitializing (its default waiting state), not
+// ContainerCreating.
+func isDefaultWaiting(cs core.ContainerStatus) bool {
+	w := cs.State.Waiting
+	return w != nil && w.Reason == ReasonContainerCreating && w.Message == "" && cs.ContainerID == "" &&
+		cs.LastTerminationState.Terminated == nil
 }
 
 // unready names the app containers that are not ready, then the sidecars
