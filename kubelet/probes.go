@@ -244,6 +244,17 @@ func orInt32(v, def int32) int32 {
 
 // runAction runs an exec, httpGet or tcpSocket action against c.
 func (k *Kubelet) runAction(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, h core.ProbeHandler, timeout time.Duration) error {
+	if g := h.GRPC; g != nil {
+		gp, ok := k.prober.(GRPCProber)
+		if !ok {
+			return fmt.Errorf("%w: the prober cannot run gRPC probes", ErrProbe)
+		}
+		service := ""
+		if g.Service != nil {
+			service = *g.Service
+		}
+		return gp.GRPC(ctx, net.JoinHostPort(k.podIP(pod, ps), strconv.Itoa(int(g.Port))), service, timeout)
+	}
 	return k.runHandler(ctx, pod, ps, c, cs, &core.LifecycleHandler{Exec: h.Exec, HTTPGet: h.HTTPGet, TCPSocket: h.TCPSocket}, timeout)
 }
 
