@@ -213,7 +213,7 @@ func (k *Kubelet) downwardFiles(pod *core.Pod, v *core.DownwardAPIVolumeSource) 
 		var err error
 		switch {
 		case it.FieldRef != nil:
-			val, err = k.podField(pod, it.FieldRef.FieldPath)
+			val, err = k.podField(pod, it.FieldRef.FieldPath, nil)
 		case it.ResourceFieldRef != nil:
 			val, err = resourceField(pod, nil, it.ResourceFieldRef, k.allocatable())
 		}

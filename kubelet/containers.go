@@ -38,6 +38,21 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs := ps.ctr(c.Name, true)
+		if core.IsRestartableInitContainer(c) {
+			// A sidecar: it keeps running (restarted whatever the pod's
+			// policy); the next init container waits until it started.
+			d := k.syncAppContainer(ctx, pod, ps, c, cs, now, core.RestartPolicyAlways)
+			if cs.statusErr != nil {
+				return retryAfterError
+			}
+			if !k.sidecarStarted(ctx, c, cs) {
+				if d <= 0 {
+					d = next
+				}
+				return min(next, d)
+			}
+			continue
+		}
 		st := k.containerStatus(ctx, cs)
 		if cs.statusErr != nil {
 			return retryAfterError // unknown: wait for the runtime
@@ -49,7 +64,7 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 			return next // wait for it
 		}
 		if st != nil { // exited, or created but never started
-			k.recordExit(cs, st)
+			k.recordExit(ctx, cs, st)
 			if pod.Spec.RestartPolicy == core.RestartPolicyNever {
 				return next // the pod fails (computeStatus)
 			}
@@ -65,7 +80,7 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := ps.ctr(c.Name, false)
-		if d := k.syncAppContainer(ctx, pod, ps, c, cs, now); d > 0 {
+		if d := k.syncAppContainer(ctx, pod, ps, c, cs, now, pod.Spec.RestartPolicy); d > 0 {
 			next = min(next, d)
 		}
 	}
@@ -75,8 +90,22 @@ func (k *Kubelet) syncContainers(ctx context.Context, pod *core.Pod, ps *podStat
 	return next
 }
 
-// syncAppContainer brings one app container to its wanted state.
-func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time) time.Duration {
+// sidecarStarted reports whether the sidecar c runs and has started: its
+// startup probe passed, or it has none.
+func (k *Kubelet) sidecarStarted(ctx context.Context, c *core.Container, cs *ctrState) bool {
+	st := k.containerStatus(ctx, cs)
+	if st == nil || st.State != cri.ContainerRunning || cs.killReason != "" {
+		return false
+	}
+	if c.StartupProbe == nil {
+		cs.started = true
+	}
+	return cs.started
+}
+
+// syncAppContainer brings one app container (or sidecar) to its wanted
+// state under the restart policy policy.
+func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, now time.Time, policy core.RestartPolicy) time.Duration {
 	st := k.containerStatus(ctx, cs)
 	if cs.statusErr != nil {
 		return retryAfterError // unknown, not gone: wait for the runtime
@@ -91,8 +120,8 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 		st = k.containerStatus(ctx, cs)
 	}
 	if st != nil && (st.State == cri.ContainerExited || st.State == cri.ContainerCreated || st.State == cri.ContainerUnknown) {
-		k.recordExit(cs, st)
-		if !shouldRestart(pod.Spec.RestartPolicy, st.ExitCode, cs.killReason != "") {
+		k.recordExit(ctx, cs, st)
+		if !shouldRestart(policy, st.ExitCode, cs.killReason != "") {
 			return 0
 		}
 		if !k.restartDue(pod, cs, now) {
@@ -118,11 +147,11 @@ func shouldRestart(p core.RestartPolicy, exit int32, killed bool) bool {
 
 // recordExit remembers an exited container's termination once, and starts
 // its restart back-off.
-func (k *Kubelet) recordExit(cs *ctrState, st *cri.ContainerStatus) {
+func (k *Kubelet) recordExit(ctx context.Context, cs *ctrState, st *cri.ContainerStatus) {
 	if cs.lastTerm != nil && cs.lastTerm.ContainerID == runtimeID(st.ID) {
 		return
 	}
-	cs.lastTerm = terminatedState(st)
+	cs.lastTerm = k.terminated(ctx, cs, st)
 	cs.ready = false
 	finished := st.FinishedAt
 	if finished.IsZero() {
@@ -180,6 +209,14 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	if err != nil {
 		return wait, false
 	}
+	// The kubelet knows the sandbox's IPs before it builds a container's
+	// config: join the attachment first when the env reads them.
+	if needsPodIPs(c) {
+		if err := ps.awaitNetwork(); err != nil {
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating, Message: err.Error()}
+			return retryAfterError, false
+		}
+	}
 	cfg, err := k.containerConfig(ctx, pod, ps, c, cs, imageRef)
 	if err != nil {
 		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %v", err)
@@ -199,6 +236,14 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		_ = k.cfg.Runtime.RemoveContainer(ctx, id)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating, Message: err.Error()}
 		return retryAfterError, false
+	}
+	// The hosts file gets the pod's IPs now that they are known.
+	if k.cfg.RootDir != "" && mountsHostPath(cfg.Mounts, k.etcHostsFile(pod)) {
+		if err := k.writeEtcHosts(pod, ps); err != nil {
+			_ = k.cfg.Runtime.RemoveContainer(ctx, id)
+			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonCreateContainerError, Message: err.Error()}
+			return retryAfterError, false
+		}
 	}
 	cs.id, cs.attempt, cs.created, cs.killReason = id, cfg.Metadata.Attempt, true, ""
 	cs.started, cs.ready, cs.probes = false, false, nil
@@ -254,11 +299,19 @@ func lifecycleHandler(c *core.Container, postStart bool) *core.LifecycleHandler 
 
 // containerConfig builds the CRI config of one attempt of c.
 func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, imageRef string) (cri.ContainerConfig, error) {
-	env, err := k.containerEnv(ctx, pod, c)
+	var ips []string
+	if ps.networkReady {
+		ips = ps.podIPs
+	}
+	env, err := k.containerEnv(ctx, pod, c, ips)
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
-	mounts, err := k.containerMounts(pod, ps, c)
+	envMap := make(map[string]string, len(env))
+	for _, kv := range env {
+		envMap[kv.Key] = kv.Value
+	}
+	mounts, err := k.containerMounts(pod, ps, c, envMap)
 	if err != nil {
 		return cri.ContainerConfig{}, err
 	}
@@ -269,8 +322,8 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	cfg := cri.ContainerConfig{
 		Metadata:   cri.ContainerMetadata{Name: c.Name, Attempt: attempt},
 		Image:      cri.ImageSpec{Image: imageRef},
-		Command:    c.Command,
-		Args:       c.Args,
+		Command:    expandAll(c.Command, envMap),
+		Args:       expandAll(c.Args, envMap),
 		WorkingDir: c.WorkingDir,
 		Envs:       env,
 		Mounts:     mounts,
@@ -278,6 +331,10 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 			labelContainerName: c.Name, labelContainerInit: fmt.Sprint(cs.init)},
 		Annotations: map[string]string{},
 		Stdin:       c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
+	}
+	if c.TerminationMessagePath != "" {
+		cfg.Annotations[annotationTerminationMessagePath] = c.TerminationMessagePath
+		cfg.Annotations[annotationTerminationMessagePolicy] = string(c.TerminationMessagePolicy)
 	}
 	if k.cfg.LogDir != "" {
 		cfg.LogPath = filepath.Join(c.Name, attemptString(cfg.Metadata.Attempt)+".log")
@@ -370,21 +427,48 @@ func minOOMScoreAdj() int64 {
 // capSysResource is CAP_SYS_RESOURCE's bit.
 const capSysResource = 24
 
-// killContainers runs the preStop hooks and stops every container of the
-// pod in parallel within grace; exited containers stay for their status.
+// minSidecarGrace is the least grace sidecars get once the other
+// containers stopped, as the kubelet's minimum grace period.
+const minSidecarGrace = 2 * time.Second
+
+// killContainers runs the preStop hooks and stops the pod's containers
+// within grace: every container but the sidecars in parallel, then the
+// sidecars with what is left of grace (so a preStop hook can still reach
+// them), as the kubelet does. Exited containers stay for their status.
 func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podState, grace time.Duration) error {
 	specs := map[string]*core.Container{}
+	sidecars := map[string]bool{}
 	for i := range pod.Spec.InitContainers {
-		specs[pod.Spec.InitContainers[i].Name] = &pod.Spec.InitContainers[i]
+		c := &pod.Spec.InitContainers[i]
+		specs[c.Name] = c
+		sidecars[c.Name] = core.IsRestartableInitContainer(c)
 	}
 	for i := range pod.Spec.Containers {
 		specs[pod.Spec.Containers[i].Name] = &pod.Spec.Containers[i]
 	}
+	start := time.Now()
+	errs := k.killSome(ctx, pod, ps, specs, grace, func(name string) bool { return !sidecars[name] })
+	rest := grace
+	if grace > 0 {
+		rest = max(grace-time.Since(start), minSidecarGrace)
+	}
+	errs = append(errs, k.killSome(ctx, pod, ps, specs, rest, func(name string) bool { return sidecars[name] })...)
+	for _, cs := range ps.containers {
+		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
+			k.recordExit(ctx, cs, st)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// killSome kills, in parallel within grace, the pod's containers whose
+// names pick selects.
+func (k *Kubelet) killSome(ctx context.Context, pod *core.Pod, ps *podState, specs map[string]*core.Container, grace time.Duration, pick func(string) bool) []error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
 	for name, cs := range ps.containers {
-		if cs.id == "" {
+		if cs.id == "" || !pick(name) {
 			continue
 		}
 		c := specs[name]
@@ -402,12 +486,7 @@ func (k *Kubelet) killContainers(ctx context.Context, pod *core.Pod, ps *podStat
 		}()
 	}
 	wg.Wait()
-	for _, cs := range ps.containers {
-		if st := k.containerStatus(ctx, cs); st != nil && st.State != cri.ContainerRunning {
-			k.recordExit(cs, st)
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // killContainer runs c's preStop hook (if it is running) then stops it

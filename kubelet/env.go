@@ -15,8 +15,11 @@ import (
 // Secrets, ConfigMaps, the pod's fields and the container's resources,
 // then adds the Services' variables (serviceEnv) the container does not
 // set itself; $(VAR) in env values may name those too. A missing
-// non-optional reference returns an error wrapping ErrConfigRef.
-func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Container) ([]cri.KeyValue, error) {
+// non-optional reference returns an error wrapping ErrConfigRef. ips are
+// the pod's IPs as the sandbox reports them (status.podIP and
+// status.podIPs come from them, as in the kubelet: the API object has no
+// IP yet when the first containers are made); nil reads pod's status.
+func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Container, ips []string) ([]cri.KeyValue, error) {
 	svcEnv := k.serviceEnv(pod)
 	vals := map[string]string{}
 	var order []string
@@ -41,7 +44,7 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *core.Pod, c *core.Conta
 			set(e.Name, expandEnv(e.Value, withFallback(vals, svcEnv)))
 			continue
 		}
-		v, ok, err := k.envValue(ctx, src, pod, c, e.ValueFrom)
+		v, ok, err := k.envValue(ctx, src, pod, c, e.ValueFrom, ips)
 		if err != nil {
 			return nil, fmt.Errorf("env %s of container %s: %w", e.Name, c.Name, err)
 		}
@@ -76,6 +79,67 @@ func withFallback(vals, fallback map[string]string) map[string]string {
 	return m
 }
 
+// expandAll expands $(VAR) in each of ss (a container's command or args)
+// from the container's env, as the kubelet does; nil stays nil.
+func expandAll(ss []string, env map[string]string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = expandEnv(s, env)
+	}
+	return out
+}
+
+// expandSubPath expands a volumeMount's subPathExpr from the container's
+// env; a reference to a variable that is unset or empty is an error, as
+// in the kubelet.
+func expandSubPath(expr string, env map[string]string) (string, error) {
+	var missing []string
+	seen := map[string]bool{}
+	vals := make(map[string]string, len(env))
+	for k, v := range env {
+		if v != "" {
+			vals[k] = v
+		}
+	}
+	out := expandEnv(expr, vals)
+	for _, name := range envRefs(expr) {
+		if vals[name] == "" && !seen[name] {
+			seen[name] = true
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sortStrings(missing)
+		return "", fmt.Errorf("%w: missing value for %s", ErrConfigRef, strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// envRefs lists the names of the $(VAR) references in s ($$ escapes).
+func envRefs(s string) []string {
+	var names []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			i++
+		case '(':
+			end := strings.IndexByte(s[i:], ')')
+			if end < 0 {
+				return names
+			}
+			names = append(names, s[i+2:i+end])
+			i += end
+		}
+	}
+	return names
+}
+
 // expandEnv replaces $(VAR) references to earlier variables, as Kubernetes
 // does; $$ escapes a dollar.
 func expandEnv(s string, vals map[string]string) string {
@@ -108,7 +172,7 @@ func expandEnv(s string, vals map[string]string) string {
 	return b.String()
 }
 
-func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c *core.Container, vf *core.EnvVarSource) (string, bool, error) {
+func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c *core.Container, vf *core.EnvVarSource, ips []string) (string, bool, error) {
 	switch {
 	case vf.ConfigMapKeyRef != nil:
 		r := vf.ConfigMapKeyRef
@@ -117,7 +181,7 @@ func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c
 		r := vf.SecretKeyRef
 		return src.secretKey(ctx, r.Name, r.Key, isTrue(r.Optional))
 	case vf.FieldRef != nil:
-		v, err := k.podField(pod, vf.FieldRef.FieldPath)
+		v, err := k.podField(pod, vf.FieldRef.FieldPath, ips)
 		return v, err == nil, err
 	case vf.ResourceFieldRef != nil:
 		v, err := resourceField(pod, c, vf.ResourceFieldRef, k.allocatable())
@@ -128,8 +192,9 @@ func (k *Kubelet) envValue(ctx context.Context, src *refSource, pod *core.Pod, c
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
-// podField returns a downward API field of pod.
-func (k *Kubelet) podField(pod *core.Pod, path string) (string, error) {
+// podField returns a downward API field of pod; status.podIP(s) come from
+// ips when there are any (the sandbox's IPs), else from pod's status.
+func (k *Kubelet) podField(pod *core.Pod, path string, ips []string) (string, error) {
 	switch path {
 	case "metadata.name":
 		return pod.Name, nil
@@ -150,8 +215,14 @@ func (k *Kubelet) podField(pod *core.Pod, path string) (string, error) {
 	case "status.hostIPs":
 		return k.cfg.NodeIP.String(), nil
 	case "status.podIP":
+		if len(ips) > 0 {
+			return ips[0], nil
+		}
 		return pod.Status.PodIP, nil
 	case "status.podIPs":
+		if len(ips) > 0 {
+			return strings.Join(ips, ","), nil
+		}
 		return podIPs(pod), nil
 	}
 	for _, pre := range []string{"metadata.labels['", "metadata.annotations['"} {
@@ -177,6 +248,20 @@ func podIPs(pod *core.Pod) string {
 		ips[i] = ip.IP
 	}
 	return strings.Join(ips, ",")
+}
+
+// needsPodIPs reports whether c's env reads the pod's IPs, so its config
+// must wait for the network attachment.
+func needsPodIPs(c *core.Container) bool {
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+			switch e.ValueFrom.FieldRef.FieldPath {
+			case "status.podIP", "status.podIPs":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func formatMap(m map[string]string) string {

@@ -24,7 +24,7 @@ import (
 const execCloseWait = 5 * time.Second
 
 // serveExec serves /exec/{ns}/{pod}/{container}: it checks the request,
-// upgrades it to a WebSocket speaking the v5 (or v4) channel protocol and
+// upgrades it to a WebSocket speaking the v5 (or v4, or v1) channel protocol and
 // runs the command in the container through the runtime until it exits.
 // Errors before the upgrade are meta Status JSON, as the API server
 // passes them on to the client.
@@ -150,7 +150,11 @@ func (k *Kubelet) runSession(ctx context.Context, c *wsConn, containerID string,
 		stdinR.Close() // unblocks a readLoop waiting for the process to read
 	}
 	if ctx.Err() == nil {
-		if b, merr := json.Marshal(status); merr == nil {
+		if c.protocol == ProtocolV1 {
+			if status != nil && status.Status != meta.StatusSuccess {
+				c.writeChannel(chanError, []byte(status.Message))
+			}
+		} else if b, merr := json.Marshal(status); merr == nil {
 			c.writeChannel(chanError, b)
 		}
 		c.closeNormally()

@@ -216,9 +216,49 @@ func TestFakeExecThroughAPIServer(t *testing.T) {
 		assert.Equal(t, []meta.StatusCause{{Type: "ExitCode", Message: "4"}}, r.status.Details.Causes)
 	})
 
+	t.Run("v1 for the conformance suite", func(t *testing.T) {
+		for _, tt := range []struct {
+			cmd                []string
+			wantOut, wantError string
+		}{
+			{[]string{"/hello", "echo", "remote execution test"}, "remote execution test\n", ""},
+			{[]string{"/hello", "exit", "4"}, "", "command terminated with non-zero exit code"},
+		} {
+			d := *ec.dialer
+			d.Subprotocols = []string{ProtocolV1}
+			u := strings.Replace(ec.tc.cp.URL, "https://", "wss://", 1) + "/api/v1/namespaces/default/pods/box/exec?" +
+				execQueryOf(tt.cmd, "stdout", "stderr").Encode()
+			conn, resp, err := d.Dial(u, nil)
+			require.NoError(t, err)
+			assert.Equal(t, ProtocolV1, resp.Header.Get("Sec-WebSocket-Protocol"))
+			var stdout, errText string
+			require.NoError(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
+			for {
+				_, msg, err := conn.ReadMessage()
+				if err != nil {
+					break
+				}
+				switch {
+				case len(msg) == 0:
+				case msg[0] == chanStdout:
+					stdout += string(msg[1:])
+				case msg[0] == chanError:
+					errText += string(msg[1:])
+				}
+			}
+			conn.Close()
+			assert.Equal(t, tt.wantOut, stdout)
+			if tt.wantError == "" {
+				assert.Empty(t, errText, "v1 sends nothing on the error channel on success")
+			} else {
+				assert.Contains(t, errText, tt.wantError, "v1 sends the failure's message as text")
+			}
+		}
+	})
+
 	t.Run("no common subprotocol", func(t *testing.T) {
 		d := *ec.dialer
-		d.Subprotocols = []string{"channel.k8s.io"}
+		d.Subprotocols = []string{"base64.channel.k8s.io"}
 		u := strings.Replace(ec.tc.cp.URL, "https://", "wss://", 1) + "/api/v1/namespaces/default/pods/box/exec?" +
 			execQueryOf([]string{"/hello", "echo"}, "stdout").Encode()
 		_, resp, err := d.Dial(u, nil)

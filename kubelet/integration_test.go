@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -354,6 +355,52 @@ func TestRealKubelet(t *testing.T) {
 		assert.Regexp(t, fmt.Sprintf(`(?m)^CPU_LIMIT=%d$`, allocCPU.MilliValue()), env, "no cpu limit: the node's allocatable")
 		assert.Equal(t, "250", n.exec(t, got, "app", "/hello", "cat", "/etc/podinfo/cpu_request"))
 		assert.Equal(t, "64", n.exec(t, got, "app", "/hello", "cat", "/etc/podinfo/memory_limit"))
+	})
+
+	t.Run("env status.podIP, managed /etc/hosts with hostAliases, $(VAR) in args", func(t *testing.T) {
+		p := helloPod("ipenv", "real-node")
+		p.Spec.HostAliases = []core.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo.remote"}}}
+		c := &p.Spec.Containers[0]
+		c.Env = []core.EnvVar{
+			{Name: "POD_IP", ValueFrom: &core.EnvVarSource{FieldRef: &core.ObjectFieldSelector{FieldPath: "status.podIP"}}},
+			{Name: "POD_IPS", ValueFrom: &core.EnvVarSource{FieldRef: &core.ObjectFieldSelector{FieldPath: "status.podIPs"}}},
+		}
+		_, err := podsAPI.Create(ctx, p)
+		require.NoError(t, err)
+		got := waitPod(t, n.tc.admin, "default", "ipenv", 60*time.Second, "Running with IP", func(p *core.Pod) bool {
+			return running(p) && p.Status.PodIP != ""
+		})
+		env := n.exec(t, got, "app", "/hello", "env")
+		assert.Regexp(t, `(?m)^POD_IP=`+regexp.QuoteMeta(got.Status.PodIP)+`$`, env, "the sandbox's IP, not the API object's (empty then)")
+		assert.Regexp(t, `(?m)^POD_IPS=`+regexp.QuoteMeta(got.Status.PodIP)+`$`, env)
+		hosts := n.exec(t, got, "app", "/hello", "cat", "/etc/hosts")
+		assert.True(t, strings.HasPrefix(hosts, "# Kubernetes-managed hosts file.\n"), hosts)
+		assert.Contains(t, hosts, got.Status.PodIP+"\tipenv\n")
+		assert.Contains(t, hosts, "123.45.67.89\tfoo.remote\n")
+	})
+
+	t.Run("termination messages: file as a non-root user, log tail on failure", func(t *testing.T) {
+		uid := int64(1000)
+		p := simplePod("termmsg", "real-node")
+		p.Spec.RestartPolicy = core.RestartPolicyNever
+		p.Spec.Containers[0].Command = []string{"/hello", "write", "/dev/termination-custom-log", "DONE"}
+		p.Spec.Containers[0].TerminationMessagePath = "/dev/termination-custom-log"
+		p.Spec.Containers[0].SecurityContext = &core.SecurityContext{RunAsUser: &uid}
+		f := simplePod("termlog", "real-node")
+		f.Spec.RestartPolicy = core.RestartPolicyNever
+		f.Spec.Containers[0].Command = []string{"/hello", "cat", "/nonexistent"}
+		f.Spec.Containers[0].TerminationMessagePolicy = core.TerminationMessageFallbackToLogsOnError
+		for _, pod := range []*core.Pod{p, f} {
+			_, err := podsAPI.Create(ctx, pod)
+			require.NoError(t, err)
+		}
+		terminated := func(p *core.Pod) bool {
+			return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].State.Terminated != nil
+		}
+		got := waitPod(t, n.tc.admin, "default", "termmsg", 60*time.Second, "terminated", terminated)
+		assert.Equal(t, "DONE", got.Status.ContainerStatuses[0].State.Terminated.Message)
+		got = waitPod(t, n.tc.admin, "default", "termlog", 60*time.Second, "terminated", terminated)
+		assert.Contains(t, got.Status.ContainerStatuses[0].State.Terminated.Message, "/nonexistent")
 	})
 
 	t.Run("missing configMap reference is CreateContainerConfigError", func(t *testing.T) {

@@ -43,6 +43,7 @@ type podState struct {
 	podIPs         []string
 	networkReady   bool
 	netWait        func() error // set while the network is being attached
+	etcHosts       []byte       // content of the managed hosts file last written
 
 	startTime  *meta.Time
 	containers map[string]*ctrState // by container name (init and app)
@@ -86,6 +87,9 @@ type ctrState struct {
 	ready      bool
 	probes     map[probeKind]*probeState
 	cpus       string // exclusive cpuset from the static CPU manager
+	// termMsg is the termination message of the exited container
+	// termMsgID, read once.
+	termMsgID, termMsg string
 	// cached is the runtime status read during the current sync; it is
 	// dropped at the start of each sync and by every call that changes
 	// the container, so one sync sees one consistent view.

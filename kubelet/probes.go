@@ -111,9 +111,9 @@ type probeState struct {
 func (k *Kubelet) runProbes(ctx context.Context, pod *core.Pod, ps *podState) time.Duration {
 	next := k.cfg.ResyncInterval
 	now := time.Now()
-	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
+	for _, c := range probedContainers(pod) {
 		cs := ps.containers[c.Name]
+		wasStarted := cs != nil && cs.started
 		if cs == nil || cs.id == "" {
 			continue
 		}
@@ -128,8 +128,26 @@ func (k *Kubelet) runProbes(ctx context.Context, pod *core.Pod, ps *podState) ti
 		if d := k.probeContainer(ctx, pod, ps, c, cs, st.StartedAt, now); d > 0 {
 			next = min(next, d)
 		}
+		if cs.init && !wasStarted && cs.started {
+			next = min(next, 10*time.Millisecond) // a sidecar started: go on with the next container
+		}
 	}
 	return next
+}
+
+// probedContainers are the containers whose probes run: the sidecars and
+// the app containers.
+func probedContainers(pod *core.Pod) []*core.Container {
+	var out []*core.Container
+	for i := range pod.Spec.InitContainers {
+		if core.IsRestartableInitContainer(&pod.Spec.InitContainers[i]) {
+			out = append(out, &pod.Spec.InitContainers[i])
+		}
+	}
+	for i := range pod.Spec.Containers {
+		out = append(out, &pod.Spec.Containers[i])
+	}
+	return out
 }
 
 // probeContainer runs c's due probes in Kubernetes' order: startup until it
@@ -226,6 +244,17 @@ func orInt32(v, def int32) int32 {
 
 // runAction runs an exec, httpGet or tcpSocket action against c.
 func (k *Kubelet) runAction(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, h core.ProbeHandler, timeout time.Duration) error {
+	if g := h.GRPC; g != nil {
+		gp, ok := k.prober.(GRPCProber)
+		if !ok {
+			return fmt.Errorf("%w: the prober cannot run gRPC probes", ErrProbe)
+		}
+		service := ""
+		if g.Service != nil {
+			service = *g.Service
+		}
+		return gp.GRPC(ctx, net.JoinHostPort(k.podIP(pod, ps), strconv.Itoa(int(g.Port))), service, timeout)
+	}
 	return k.runHandler(ctx, pod, ps, c, cs, &core.LifecycleHandler{Exec: h.Exec, HTTPGet: h.HTTPGet, TCPSocket: h.TCPSocket}, timeout)
 }
 

@@ -46,25 +46,46 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 	}
 	initDone := true
 	initFailed := false
+	allReady := len(pod.Spec.Containers) > 0
+	appStarted := false // an app container was created: initialization is over
+	for i := range pod.Spec.Containers {
+		if cs := ps.containers[pod.Spec.Containers[i].Name]; cs != nil && (cs.id != "" || cs.created) {
+			appStarted = true
+		}
+	}
+	var pending []string // init containers not done, for the Initialized condition
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
+		if core.IsRestartableInitContainer(c) {
+			cs := k.containerStatusOf(ctx, c, ps, false, ps.killed || ps.terminal)
+			if !appStarted && (cs.State.Running == nil || cs.Started == nil || !*cs.Started) {
+				initDone = false
+				pending = append(pending, c.Name)
+			}
+			allReady = allReady && cs.Ready
+			st.InitContainerStatuses = append(st.InitContainerStatuses, cs)
+			continue
+		}
 		cs := k.containerStatusOf(ctx, c, ps, true, ps.killed || ps.terminal)
+		// A completed init container is ready, as the kubelet's prober
+		// manager reports it.
+		cs.Ready = cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0
 		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 {
 			initDone = false
+			pending = append(pending, c.Name)
 			if cs.State.Terminated != nil && pod.Spec.RestartPolicy == core.RestartPolicyNever {
 				initFailed = true
 			}
 		}
-		if !initDone && cs.State.Waiting != nil && cs.State.Waiting.Reason == ReasonContainerCreating && i > 0 {
+		if isDefaultWaiting(cs) {
 			cs.State.Waiting.Reason = ReasonPodInitializing
 		}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, cs)
 	}
-	allReady := len(pod.Spec.Containers) > 0
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := k.containerStatusOf(ctx, c, ps, false, ps.killed || ps.terminal)
-		if !initDone && cs.State.Waiting != nil && len(pod.Spec.InitContainers) > 0 {
+		if len(pod.Spec.InitContainers) > 0 && (!initDone && cs.State.Waiting != nil || isDefaultWaiting(cs)) {
 			cs.State.Waiting.Reason = ReasonPodInitializing
 		}
 		allReady = allReady && cs.Ready
@@ -79,7 +100,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 		st.Phase = core.PodPending
 	}
 	terminal := st.Phase == core.PodSucceeded || st.Phase == core.PodFailed
-	k.setConditions(pod, &st, ps, initDone, allReady && !terminal)
+	k.setConditions(pod, &st, ps, pending, allReady && !terminal)
 	return st
 }
 
@@ -113,7 +134,7 @@ func (k *Kubelet) containerStatusOf(ctx context.Context, c *core.Container, ps *
 		}
 	case rst != nil && rst.State == cri.ContainerExited:
 		out.ContainerID, out.ImageID = runtimeID(rst.ID), rst.ImageRef
-		term := terminatedState(rst)
+		term := k.terminated(ctx, cs, rst)
 		if cs.waiting != nil && !stopping && !init {
 			out.State.Waiting = cs.waiting
 			out.LastTerminationState.Terminated = term
@@ -195,7 +216,7 @@ func podPhase(pod *core.Pod, st core.PodStatus, initDone, initFailed, stopping b
 
 // setConditions sets Initialized, ContainersReady, Ready,
 // PodReadyToStartContainers and keeps PodScheduled.
-func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState, initDone, ready bool) {
+func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState, pendingInit []string, ready bool) {
 	st.Conditions = append([]core.PodCondition(nil), pod.Status.Conditions...)
 	now := meta.Now()
 	set := func(t core.PodConditionType, ok bool, reason, msg string) {
@@ -209,15 +230,15 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 		set(core.PodScheduled, true, "", "")
 	}
 	set(core.PodReadyToStartContainers, ps.sandboxID != "" && ps.networkReady && !ps.terminal && !ps.killed, "", "")
-	if initDone {
+	if len(pendingInit) == 0 {
 		set(core.PodInitialized, true, "", "")
 	} else {
-		set(core.PodInitialized, false, "ContainersNotInitialized", "containers with incomplete status: "+notDone(st.InitContainerStatuses))
+		set(core.PodInitialized, false, "ContainersNotInitialized", "containers with incomplete status: ["+strings.Join(pendingInit, " ")+"]")
 	}
 	if ready {
 		set(core.ContainersReady, true, "", "")
 	} else {
-		set(core.ContainersReady, false, "ContainersNotReady", "containers with unready status: "+unready(st.ContainerStatuses))
+		set(core.ContainersReady, false, "ContainersNotReady", "containers with unready status: "+unready(st.ContainerStatuses, st.InitContainerStatuses))
 	}
 	for _, g := range pod.Spec.ReadinessGates {
 		if _, c := core.GetPodCondition(&pod.Status, g.ConditionType); c == nil || c.Status != meta.ConditionTrue {
@@ -227,7 +248,7 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 	if ready {
 		set(core.PodReady, true, "", "")
 	} else {
-		set(core.PodReady, false, "ContainersNotReady", "containers with unready status: "+unready(st.ContainerStatuses))
+		set(core.PodReady, false, "ContainersNotReady", "containers with unready status: "+unready(st.ContainerStatuses, st.InitContainerStatuses))
 	}
 	if st.Phase == core.PodSucceeded {
 		for _, t := range []core.PodConditionType{core.ContainersReady, core.PodReady} {
@@ -238,20 +259,27 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 	}
 }
 
-func notDone(ss []core.ContainerStatus) string {
-	var names []string
-	for _, s := range ss {
-		if s.State.Terminated == nil || s.State.Terminated.ExitCode != 0 {
-			names = append(names, s.Name)
-		}
-	}
-	return "[" + strings.Join(names, " ") + "]"
+// isDefaultWaiting reports whether cs is waiting only because its
+// container was not created yet; in a pod with init containers the kubelet
+// reports that as PodInitializing (its default waiting state), not
+// ContainerCreating.
+func isDefaultWaiting(cs core.ContainerStatus) bool {
+	w := cs.State.Waiting
+	return w != nil && w.Reason == ReasonContainerCreating && w.Message == "" && cs.ContainerID == "" &&
+		cs.LastTerminationState.Terminated == nil
 }
 
-func unready(ss []core.ContainerStatus) string {
+// unready names the app containers that are not ready, then the sidecars
+// (the init containers that run) that are not.
+func unready(ss, inits []core.ContainerStatus) string {
 	var names []string
 	for _, s := range ss {
 		if !s.Ready {
+			names = append(names, s.Name)
+		}
+	}
+	for _, s := range inits {
+		if !s.Ready && s.State.Running != nil {
 			names = append(names, s.Name)
 		}
 	}

@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -306,8 +308,9 @@ func (k *Kubelet) teardownVolumes(pod *core.Pod, ps *podState) error {
 	return nil
 }
 
-// containerMounts maps c's volumeMounts to CRI mounts.
-func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container) ([]cri.Mount, error) {
+// containerMounts maps c's volumeMounts to CRI mounts; env (c's resolved
+// env) expands subPathExpr.
+func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container, env map[string]string) ([]cri.Mount, error) {
 	if k.cfg.RootDir == "" {
 		return nil, nil
 	}
@@ -318,11 +321,18 @@ func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container
 			return nil, fmt.Errorf("%w: volume %q is not ready", ErrVolume, vm.Name)
 		}
 		host := mv.path
-		if vm.SubPath != "" {
-			if filepath.IsAbs(vm.SubPath) || strings.Contains(vm.SubPath, "..") {
-				return nil, fmt.Errorf("%w: subPath %q must be relative without '..'", ErrVolume, vm.SubPath)
+		subPath := vm.SubPath
+		if vm.SubPathExpr != "" {
+			var err error
+			if subPath, err = expandSubPath(vm.SubPathExpr, env); err != nil {
+				return nil, fmt.Errorf("volumeMount %q: subPathExpr %q: %w", vm.Name, vm.SubPathExpr, err)
 			}
-			host = filepath.Join(host, vm.SubPath)
+		}
+		if subPath != "" {
+			if err := checkSubPath(subPath); err != nil {
+				return nil, err
+			}
+			host = filepath.Join(host, subPath)
 			if err := os.MkdirAll(host, 0o777); err != nil && !errors.Is(err, syscall.ENOTDIR) {
 				return nil, err
 			}
@@ -338,18 +348,48 @@ func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container
 		}
 		out = append(out, m)
 	}
+	if !hasMountAt(out, etcHostsPath) {
+		if err := k.writeEtcHosts(pod, ps); err != nil {
+			return nil, err
+		}
+		out = append(out, cri.Mount{ContainerPath: etcHostsPath, HostPath: k.etcHostsFile(pod)})
+	}
 	if k.cfg.RootDir != "" && c.TerminationMessagePath != "" && !hasMountAt(out, c.TerminationMessagePath) {
 		dir := filepath.Join(k.podDir(string(pod.UID)), "containers", c.Name)
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, err
 		}
-		f := filepath.Join(dir, "termination-log")
+		// One file per container instance, so a restart does not clear
+		// the message of the exit before it; writable by any user the
+		// container runs as, whatever the umask.
+		var id [8]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, err
+		}
+		f := filepath.Join(dir, hex.EncodeToString(id[:]))
 		if err := os.WriteFile(f, nil, 0o666); err != nil {
+			return nil, err
+		}
+		if err := os.Chmod(f, 0o666); err != nil {
 			return nil, err
 		}
 		out = append(out, cri.Mount{ContainerPath: c.TerminationMessagePath, HostPath: f})
 	}
 	return out, nil
+}
+
+// checkSubPath refuses an absolute subPath or one with a ".." element,
+// as the kubelet does.
+func checkSubPath(p string) error {
+	if filepath.IsAbs(p) {
+		return fmt.Errorf("%w: subPath %q must not be an absolute path", ErrVolume, p)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == ".." {
+			return fmt.Errorf("%w: subPath %q must not contain '..'", ErrVolume, p)
+		}
+	}
+	return nil
 }
 
 func hasMountAt(ms []cri.Mount, p string) bool {

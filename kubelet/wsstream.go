@@ -18,9 +18,13 @@ import (
 // 4 resize (a JSON {"Width":W,"Height":H}). v5 adds the close signal: a
 // message {255, channel} from the client half-closes that channel (stdin
 // EOF). kubectl 1.32 asks for v5 only; v4 is accepted for older clients.
+// The original channel.k8s.io (v1, what the conformance suite's websocket
+// clients ask for) has the same channels, but its error channel carries
+// only a failure's message as text and nothing on success.
 const (
 	ProtocolV5 = "v5.channel.k8s.io"
 	ProtocolV4 = "v4.channel.k8s.io"
+	ProtocolV1 = "channel.k8s.io"
 )
 
 // Channel numbers of the remote command protocols.
@@ -126,7 +130,7 @@ func clip(b []byte, n int) []byte {
 // or "" when there is none in common.
 func negotiateProtocol(offered []string) string {
 	for _, p := range offered {
-		if p == ProtocolV5 || p == ProtocolV4 {
+		if p == ProtocolV5 || p == ProtocolV4 || p == ProtocolV1 {
 			return p
 		}
 	}

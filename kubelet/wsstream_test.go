@@ -63,7 +63,8 @@ func TestNegotiateProtocol(t *testing.T) {
 		{[]string{ProtocolV5, ProtocolV4}, ProtocolV5},
 		{[]string{ProtocolV4, ProtocolV5}, ProtocolV4},
 		{[]string{"v3.channel.k8s.io", ProtocolV4}, ProtocolV4},
-		{[]string{"channel.k8s.io", "base64.channel.k8s.io"}, ""},
+		{[]string{"channel.k8s.io", "base64.channel.k8s.io"}, ProtocolV1},
+		{[]string{"base64.channel.k8s.io"}, ""},
 		{nil, ""},
 	}
 	for _, tt := range tests {

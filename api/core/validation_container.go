@@ -624,14 +624,30 @@ func validatePodSecurityContext(sc *PodSecurityContext, p *field.Path) field.Err
 	for i, g := range sc.SupplementalGroups {
 		errs = append(errs, validateID(&g, p.Child("supplementalGroups").Index(i))...)
 	}
+	names := map[string]bool{}
 	for i, s := range sc.Sysctls {
-		if s.Name == "" {
-			errs = append(errs, field.Required(p.Child("sysctls").Index(i).Child("name"), ""))
+		fp := p.Child("sysctls").Index(i).Child("name")
+		switch {
+		case s.Name == "":
+			errs = append(errs, field.Required(fp, ""))
+		case len(s.Name) > sysctlMaxLength || !sysctlNameRE.MatchString(s.Name):
+			errs = append(errs, field.Invalid(fp, s.Name,
+				fmt.Sprintf("must have at most %d characters and match regex %s", sysctlMaxLength, sysctlNameRE)))
+		case names[s.Name]:
+			errs = append(errs, field.Duplicate(fp, s.Name))
 		}
+		names[s.Name] = true
 	}
 	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, p.Child("seccompProfile"))...)
 	return errs
 }
+
+// sysctlMaxLength and sysctlNameRE are what a sysctl name must satisfy
+// (segments of [a-z0-9]([-_a-z0-9]*[a-z0-9])? joined by "." or "/"), as
+// kube-apiserver validates them.
+const sysctlMaxLength = 253
+
+var sysctlNameRE = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
 
 func validateID(id *int64, p *field.Path) field.ErrorList {
 	if id != nil && (*id < 0 || *id > 2147483647) {

@@ -103,6 +103,16 @@ func TestValidatePod(t *testing.T) {
 			`spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer`,
 			`spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": must be an integer`,
 		}},
+		{"sysctl names", func(p *Pod) {
+			p.Spec.SecurityContext = &PodSecurityContext{Sysctls: []Sysctl{
+				{Name: "foo-", Value: "bar"}, {Name: "kernel.shmmax", Value: "1"}, {Name: "safe-and-unsafe", Value: "1"},
+				{Name: "bar..", Value: "42"}, {Name: "net/ipv4/ip_forward", Value: "1"}, {Name: "kernel.shmmax", Value: "2"},
+			}}
+		}, []string{
+			`spec.securityContext.sysctls[0].name: Invalid value: "foo-": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`,
+			`spec.securityContext.sysctls[3].name: Invalid value: "bar..": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`,
+			`spec.securityContext.sysctls[5].name: Duplicate value: "kernel.shmmax"`,
+		}},
 		{"mount of unknown volume", func(p *Pod) { p.Spec.Containers[0].VolumeMounts[0].Name = "nope" },
 			[]string{`spec.containers[0].volumeMounts[0].name: Not found: "nope"`}},
 		{"duplicate mount path", func(p *Pod) {

@@ -11,7 +11,10 @@
 #       its Go source (k8s.io/kubernetes/test/images/agnhost at the suite's
 #       version, CGO_ENABLED=0) at /agnhost (+ /agnhost-2), on Debian's
 #       busybox-static for the shell and tools (the real image is alpine
-#       with bash, curl, nc...); entrypoint /agnhost, as upstream.
+#       with bash, curl, nc...); entrypoint /agnhost and cmd pause, as
+#       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
+#       arguments with busybox wget (its options are ignored), enough for
+#       the specs' `curl http://...` hooks and probes.
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
 #   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
 #       same busybox base (no nginx build offline).
@@ -56,11 +59,19 @@ base_rootfs() {
 	printf 'root:x:0:\nuser-defined-in-image:x:1000:\nnogroup:x:65534:\n' >"$1/etc/group"
 }
 
+# rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl).
+rootfs_rev=2
+
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
 archive() {
 	local ref=$1 root=$2 ep=$3 cmd=$4 name d
 	name=$(tr '/:' '__' <<<"$ref")
-	[ -f "$out/$name.tar" ] && { echo "$out/$name.tar"; return; }
+	# Reused while its entrypoint, cmd and the rootfs revision are unchanged
+	# (.cfg records them; bump rootfs_rev when a rootfs changes).
+	if [ -f "$out/$name.tar" ] && [ "$(cat "$out/$name.cfg" 2>/dev/null)" = "$rootfs_rev $ep $cmd" ]; then
+		echo "$out/$name.tar"
+		return
+	fi
 	d=$work/$name
 	mkdir -p "$d"
 	tar -C "$root" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$d/layer.tar" .
@@ -75,6 +86,7 @@ archive() {
 	printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$d/manifest.json"
 	tar -C "$d" --sort=name --mtime=@0 --owner=0 --group=0 -cf "$out/$name.tar.tmp" .
 	mv "$out/$name.tar.tmp" "$out/$name.tar"
+	printf '%s' "$rootfs_rev $ep $cmd" >"$out/$name.cfg"
 	echo "$out/$name.tar"
 }
 
@@ -82,9 +94,18 @@ root=$work/agnhost
 base_rootfs "$root"
 cp "$out/agnhost" "$root/agnhost"
 ln -s agnhost "$root/agnhost-2"
+mkdir -p "$root/usr/bin"
+cat >"$root/usr/bin/curl" <<'EOS'
+#!/bin/sh
+# curl stand-in (busybox has no curl): GET each URL argument with wget.
+for a; do
+	case $a in http://* | https://*) wget -q -O - "$a" || exit 7 ;; esac
+done
+EOS
+chmod 755 "$root/usr/bin/curl"
 mkdir -p "$root/uploads"
 for ref in $(img agnhost); do
-	archive "$ref" "$root" '["/agnhost"]' 'null'
+	archive "$ref" "$root" '["/agnhost"]' '["pause"]'
 done
 for ref in $(img nginx); do
 	archive "$ref" "$root" '["/agnhost","netexec","--http-port=80"]' 'null'

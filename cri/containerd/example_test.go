@@ -18,7 +18,7 @@ func ExampleCopyLog() {
 	fmt.Print(out.String())
 	// Output:
 	// 2016-10-06T00:17:09.669794202Z stdout F hello
-	// 2016-10-06T00:17:09.669794202Z stdout F world
+	// 2016-10-06T00:17:09.669794202Z stdout P world
 }
 
 func ExampleParseLogLine() {

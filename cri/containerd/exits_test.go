@@ -106,7 +106,7 @@ func TestLogsCRIFormat(t *testing.T) {
 		{"stdout", []string{"echo", "hello", "world"}, "stdout", "hello world\n", "F"},
 		{"stderr", []string{"echo-err", "oops"}, "stderr", "oops\n", "F"},
 		{"partial", []string{"echo", long}, "stdout", long + "\n", "PF"},
-		{"no newline", []string{"print", "tail"}, "stdout", "tail\n", "F"},
+		{"no newline", []string{"print", "tail"}, "stdout", "tail", "P"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -165,7 +165,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // CopyLog copies src to dst as CRI log entries of the stream
 // ("<time> <stream> <F|P> <text>\n"): one F entry per line, lines longer
 // than MaxLogLine split into P entries ending with an F entry. Text left
-// at EOF without a newline is written as an F entry. Each entry is one
+// at EOF without a newline is written as a P entry, as containerd does
+// (readers add no newline to it). Each entry is one
 // Write. It returns when src ends or fails, or dst fails.
 func CopyLog(dst io.Writer, src io.Reader, stream string, now func() time.Time) {
 	rd := bufio.NewReaderSize(src, MaxLogLine)
@@ -178,6 +179,11 @@ func CopyLog(dst io.Writer, src io.Reader, stream string, now func() time.Time) 
 			tag = TagPartial
 		case err == nil:
 			line = line[:len(line)-1]
+		default:
+			// The stream ended without a newline: a partial entry, as
+			// containerd writes it, so readers give back the bytes
+			// without adding one (echo -n DONE logs "DONE").
+			tag = TagPartial
 		}
 		if len(line) > 0 || err == nil {
 			buf.Reset()
