@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/api/certificates"
+	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/authn"
 )
@@ -129,4 +130,11 @@ func csrCondition(csr *certificates.CertificateSigningRequest) string {
 		return "Pending"
 	}
 	return strings.Join(parts, ",")
+}
+
+// csrFields are kube-apiserver's selectable fields of a
+// CertificateSigningRequest: spec.signerName (the conformance "CSR API
+// operations" spec lists and watches by it).
+func csrFields(obj meta.Object) fields.Set {
+	return fields.Set{"spec.signerName": obj.(*certificates.CertificateSigningRequest).Spec.SignerName}
 }

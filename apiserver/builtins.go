@@ -106,7 +106,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		appsGVR("daemonsets"): func(r *Resource) { r.Table = daemonSetTable },
 		csrGVR: func(r *Resource) {
 			r.Strategy = &csrStrategy{NewDefaultStrategy(r.Type)}
-			r.Table = csrTable
+			r.Table, r.Fields = csrTable, csrFields
 			r.ObjectSubresources = []string{"approval"}
 		},
 	}

@@ -128,3 +128,29 @@ func TestCertificateSigningRequestValidation(t *testing.T) {
 	require.Error(t, err, "nothing was stored")
 	assert.Contains(t, errOut, "NotFound")
 }
+
+// TestKubectlCSRFieldSelectorSignerName: CSRs are selectable by
+// spec.signerName, as in kube-apiserver, on lists (and so on watches).
+func TestKubectlCSRFieldSelectorSignerName(t *testing.T) {
+	c := startCluster(t)
+	usages := `["digital signature","client auth"]`
+	mustKubectl(t, c.admin, csrManifest("client-csr", csrPEM(t, "alice"), "kubernetes.io/kube-apiserver-client", usages), "create", "-f", "-")
+	mustKubectl(t, c.admin, csrManifest("custom-csr", csrPEM(t, "bob"), "example.com/custom", usages), "create", "-f", "-")
+	tests := []struct {
+		selector, want string
+	}{
+		{"spec.signerName=kubernetes.io/kube-apiserver-client", "certificatesigningrequest.certificates.k8s.io/client-csr\n"},
+		{"spec.signerName=example.com/custom", "certificatesigningrequest.certificates.k8s.io/custom-csr\n"},
+		{"spec.signerName!=example.com/custom,metadata.name=client-csr", "certificatesigningrequest.certificates.k8s.io/client-csr\n"},
+		{"spec.signerName=example.com/none", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.selector, func(t *testing.T) {
+			out := mustKubectl(t, c.admin, "", "get", "csr", "--field-selector", tt.selector, "-o", "name")
+			assert.Equal(t, tt.want, out)
+		})
+	}
+	_, errOut, err := kubectl(t, c.admin, "", "get", "csr", "--field-selector", "spec.username=alice")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "field label not supported: spec.username")
+}

@@ -103,16 +103,59 @@ func (w *apiWriter) writeStatus(ctx context.Context, u statusUpdate) {
 	}
 }
 
-// Evict implements Evictor: it deletes victim (graceful) and records a
+// Evict implements Evictor: as kube-scheduler does, it first marks a
+// victim that has not terminated with DisruptionTarget=True (reason
+// PreemptionByScheduler), so its owner and its finalizers can tell a
+// preemption from a failure, then deletes it (graceful) and records a
 // Preempted event.
 func (w *apiWriter) Evict(ctx context.Context, victim, preemptor *core.Pod) error {
-	err := client.For[core.Pod](w.c, victim.Namespace).Delete(ctx, victim.Name, &meta.DeleteOptions{
+	pods := client.For[core.Pod](w.c, victim.Namespace)
+	if !core.IsPodTerminal(victim) {
+		if err := w.markDisruption(ctx, victim, preemptor); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+	}
+	err := pods.Delete(ctx, victim.Name, &meta.DeleteOptions{
 		Preconditions: &meta.Preconditions{UID: &victim.UID}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	w.event(victim, core.EventTypeNormal, "Preempted", "Preempted by pod "+framework.PodKey(preemptor)+" on node "+victim.Spec.NodeName)
 	return nil
+}
+
+// markDisruption writes the DisruptionTarget condition on victim's status,
+// retrying once on a conflict with the latest victim. A victim replaced
+// by another of the same name meanwhile counts as gone (NotFound).
+func (w *apiWriter) markDisruption(ctx context.Context, victim, preemptor *core.Pod) error {
+	pods := client.For[core.Pod](w.c, victim.Namespace)
+	scheduler := preemptor.Spec.SchedulerName
+	if scheduler == "" {
+		scheduler = framework.DefaultSchedulerName
+	}
+	cond := core.PodCondition{Type: core.DisruptionTarget, Status: meta.ConditionTrue,
+		Reason:  core.PodReasonPreemptionByScheduler,
+		Message: scheduler + ": preempting to accommodate a higher priority pod"}
+	cur := victim
+	for attempt := 0; ; attempt++ {
+		cp := meta.DeepCopy(cur)
+		if !core.UpdatePodCondition(&cp.Status, cond) {
+			return nil
+		}
+		_, err := pods.UpdateStatus(ctx, cp)
+		if err == nil || !apierrors.IsConflict(err) || attempt > 0 {
+			return err
+		}
+		if cur, err = pods.Get(ctx, victim.Name); err != nil {
+			return err
+		}
+		if cur.UID != victim.UID {
+			return apierrors.NewNotFound(meta.GroupResource{Resource: "pods"}, victim.Name)
+		}
+	}
 }
 
 // Nominate implements Evictor: it writes status.nominatedNodeName,

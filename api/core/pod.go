@@ -205,6 +205,9 @@ const (
 	PodReasonUnschedulable   = "Unschedulable"
 	PodReasonSchedulingGated = "SchedulingGated"
 	PodReasonPodCompleted    = "PodCompleted"
+	// PodReasonPreemptionByScheduler is the DisruptionTarget reason the
+	// scheduler sets on a victim before it deletes it.
+	PodReasonPreemptionByScheduler = "PreemptionByScheduler"
 )
 
 // PodQOSClass is a pod's quality-of-service class, derived from its

@@ -20,6 +20,9 @@
 // same model, and also reads stdin for "cat -" and "ttysize" (which answers
 // with the terminal size last sent on Resize). WithProgram and WithExec
 // replace these models; Runtime.Exit ends a container on demand.
+// ImageProgram is the model for nodes that run any image (as kwok's do):
+// servers run until stopped, and "sleep N", "true", "sh -c 'exit N'" end
+// as they would.
 //
 // Options add per-method latencies (WithLatency), injected failures
 // (WithFailure, Runtime.InjectFailure), deterministic IDs

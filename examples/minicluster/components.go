@@ -20,6 +20,7 @@ import (
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/servicelb"
 	"github.com/orkit/orkit/controller/standard"
+	"github.com/orkit/orkit/cri/fake"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/pki"
 )
@@ -134,7 +135,12 @@ func (c *cluster) startSimNodes(ctx context.Context, n int) error {
 		base.Taints = []core.Taint{simTaint}
 		taint = fmt.Sprintf("tainted %s=%s:%s", simTaint.Key, simTaint.Value, simTaint.Effect)
 	}
-	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base})
+	// Any image may run on them (the conformance suite's agnhost, busybox,
+	// pause): fake.ImageProgram models its command as a kwok node would.
+	runtime := func(string) (*fake.Runtime, error) {
+		return fake.New(fake.WithEventBuffer(16), fake.WithProgram(fake.ImageProgram))
+	}
+	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base, Runtime: runtime})
 	c.simPool = pool
 	for i := 0; i < n; i++ {
 		if _, err := pool.Add(fmt.Sprintf("sim-node-%d", i)); err != nil {
