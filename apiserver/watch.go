@@ -122,8 +122,7 @@ func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
-	table := wantsTable(r)
-	enc := watchEncoder{res: req.resource, table: table, includeObject: includeObject(r)}
+	enc := watchEncoder{res: req.resource, as: req.as, includeObject: includeObject(r)}
 	var frame []byte // reused: the response writer copies or sends before Write returns
 	write := func(ev WatchEvent) error {
 		var err error
@@ -181,7 +180,7 @@ func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http
 // watchEncoder turns watch events into wire frames.
 type watchEncoder struct {
 	res           *served
-	table         bool
+	as            responseAs // the events' objects as Tables or PartialObjectMetadata
 	includeObject string
 }
 
@@ -204,8 +203,14 @@ func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
 			return dst, err
 		}
 		obj = b
-	case e.table:
-		b, err := json.Marshal(e.res.table().Convert([]meta.Object{ev.Object.object()}, "", "", e.includeObject))
+	case e.as.Kind == asTable:
+		b, err := json.Marshal(e.res.asTable(e.as, []meta.Object{ev.Object.object()}, "", "", e.includeObject))
+		if err != nil {
+			return dst, err
+		}
+		obj = b
+	case e.as.Kind == asPartial:
+		b, err := json.Marshal(partialMetadata(ev.Object.object(), e.as.apiVersion()))
 		if err != nil {
 			return dst, err
 		}
