@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"fmt"
-	"mime"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,21 +52,26 @@ func parseAccept(header string) []acceptClause {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
-		mt, params, err := mime.ParseMediaType(part)
-		if err != nil {
+		// Split leniently, as kube-apiserver's goautoneg does (no
+		// mime.ParseMediaType: it refuses what clients send, such as
+		// repeated or empty parameters).
+		fields := strings.Split(part, ";")
+		typ, sub, ok := strings.Cut(strings.ToLower(strings.TrimSpace(fields[0])), "/")
+		if !ok || typ == "" || sub == "" {
 			continue
 		}
-		typ, sub, ok := strings.Cut(mt, "/")
-		if !ok {
-			continue
+		c := acceptClause{typ: typ, subtype: sub, params: map[string]string{}, q: 1}
+		for _, f := range fields[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			c.params[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"`)
 		}
-		c := acceptClause{typ: typ, subtype: sub, params: params, q: 1}
-		if q, ok := params["q"]; ok {
+		if q, ok := c.params["q"]; ok {
+			var err error
 			if c.q, err = strconv.ParseFloat(q, 64); err != nil {
 				continue
 			}
 		}
-		if c.q <= 0 {
+		if !(c.q > 0) { // q=0 means "not acceptable"; NaN is no weight
 			continue
 		}
 		out = append(out, c)

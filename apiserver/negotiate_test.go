@@ -136,7 +136,7 @@ func TestPartialObjectMetadataWatch(t *testing.T) {
 // clauses ordered by preference, none of them with q <= 0.
 func FuzzParseAccept(f *testing.F) {
 	for _, s := range []string{"", "application/json", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
-		"text/html, */*;q=0.8", "a/b;q=x", ";;,,", "application/*;q=0.5;as=PartialObjectMetadata"} {
+		"text/html, */*;q=0.8", "a/b;q=x", ";;,,", "a/b;q=NaN", "*/*;q=;as", "Application/JSON;as=Table;;v=v1;g=meta.k8s.io", "application/*;q=0.5;as=PartialObjectMetadata"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, header string) {
