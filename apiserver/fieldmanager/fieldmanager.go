@@ -100,11 +100,13 @@ func (f *FieldManager) Update(live, next map[string]any, manager string) ([]meta
 	if err != nil {
 		return nil, err
 	}
-	liveTV, err := f.cfg.TypeConverter.FromUnstructured(withoutManagedFields(live), true)
+	// Only what differs is typed and compared (see pruneEqual).
+	liveP, nextP := pruneEqual(withoutManagedFields(live), withoutManagedFields(next))
+	liveTV, err := f.cfg.TypeConverter.FromUnstructured(liveP, true)
 	if err != nil {
 		return nil, err
 	}
-	nextTV, err := f.cfg.TypeConverter.FromUnstructured(withoutManagedFields(next), true)
+	nextTV, err := f.cfg.TypeConverter.FromUnstructured(nextP, true)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ const (
 type registry struct {
 	messages schema
 	kinds    map[meta.GroupVersionKind]string
+	// names are the JSON member names of each message type, those of its
+	// inlined messages included (what FromJSON accepts).
+	names map[string]map[string]struct{}
 }
 
 // defaultRegistry builds the registry on first use; it is shared,
@@ -46,8 +49,28 @@ var defaultRegistry = sync.OnceValue(func() *registry {
 		sort.Slice(m.order, func(i, j int) bool { return m.order[i] < m.order[j] })
 		s[name] = m
 	}
-	return &registry{messages: s, kinds: kindTable()}
+	names := make(map[string]map[string]struct{}, len(s))
+	for name := range s {
+		names[name] = jsonNames(s, name, map[string]struct{}{}, 0)
+	}
+	return &registry{messages: s, kinds: kindTable(), names: names}
 })
+
+// jsonNames adds the JSON member names of message typ to into, descending
+// into inlined messages.
+func jsonNames(s schema, typ string, into map[string]struct{}, depth int) map[string]struct{} {
+	if depth > maxDepth {
+		return into
+	}
+	for _, f := range s[typ].fields {
+		if f.inline {
+			jsonNames(s, f.msg, into, depth+1)
+			continue
+		}
+		into[f.name] = struct{}{}
+	}
+	return into
+}
 
 // ToJSON converts a protobuf-encoded Kubernetes object — the "k8s\x00"
 // magic followed by a runtime.Unknown envelope {typeMeta{apiVersion=1,

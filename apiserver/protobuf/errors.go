@@ -14,6 +14,10 @@ var (
 	// schema for; the API server answers 415 Unsupported Media Type naming it.
 	ErrUnknownKind = errors.New("protobuf: no protobuf schema for kind")
 
+	// ErrUnknownField means a JSON object has a member its kind's schema
+	// does not know, so FromJSON cannot encode it without dropping data.
+	ErrUnknownField = errors.New("protobuf: no protobuf field for a JSON member")
+
 	// ErrMalformed means the body is not a well-formed message: a truncated
 	// varint, a length beyond the remaining bytes, a wrong wire type for a
 	// known field, an invalid value (a time out of range, raw JSON that does
