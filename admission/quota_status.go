@@ -92,6 +92,17 @@ func QuotaUsed(q *core.ResourceQuota, objects QuotaObjects, now time.Time) core.
 	return used
 }
 
+// QuotaCharge is what obj, of resource gr, charges against quota at now:
+// ObjectUsage, or nothing for a pod that no longer counts (finished, or
+// deleted past its grace period). The quota controller compares it before
+// and after an update to know whether usage moved.
+func QuotaCharge(gr meta.GroupResource, obj meta.Object, now time.Time) core.ResourceList {
+	if !chargeable(obj, now) {
+		return core.ResourceList{}
+	}
+	return ObjectUsage(gr, obj)
+}
+
 // chargeable reports whether obj still counts against quota: a pod that
 // has finished, or is being deleted past its grace period (stuck on a lost
 // node), does not.

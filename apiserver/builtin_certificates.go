@@ -62,10 +62,8 @@ func (s *csrStrategy) PrepareForUpdate(ctx context.Context, obj, old meta.Object
 	default:
 		n.Status = o.Status
 	}
-	if subresource != "" {
-		m, om := n.GetObjectMeta(), o.GetObjectMeta()
-		m.Labels, m.Annotations, m.Finalizers, m.OwnerReferences = om.Labels, om.Annotations, om.Finalizers, om.OwnerReferences
-	}
+	// The status and approval subresources keep metadata changes, as
+	// kube-apiserver's csrStatusStrategy and csrApprovalStrategy do.
 	stampConditions(n, o)
 	n.Generation = o.Generation
 }

@@ -8,6 +8,7 @@ type groupKind struct{ Group, Kind string }
 type strategyRule struct {
 	generation         GenerationPolicy
 	keepStatusOnCreate bool
+	statusMetadata     StatusMetadataPolicy
 }
 
 // builtinStrategyRules gives every built-in kind the rules of its
@@ -16,8 +17,52 @@ type strategyRule struct {
 // metadata.generation (Deployment annotation changes too); the other
 // kinds have no generation; a Node keeps the status it is created with.
 // apiserver/README.md lists them. Kinds not here (user-defined ones) get
-// custom resources' rules.
-var builtinStrategyRules = map[groupKind]strategyRule{
+// custom resources' rules. statusMetadataRules adds what a status update
+// may change of the metadata.
+var builtinStrategyRules = withStatusMetadata(builtinGenerationRules)
+
+// statusMetadataRules gives the kinds whose status strategy in
+// kube-apiserver (PrepareForUpdate of its statusStrategy) lets a status
+// update change metadata: most reset only the spec; Deployment also the
+// labels, Pod the owner references. The others (APIService,
+// ValidatingAdmissionPolicy, custom resources) reset the metadata too.
+// The CustomResourceDefinition's status strategy calls
+// ResetObjectMetaForStatus with the new object twice, which changes
+// nothing (kubernetes#137681), so its metadata changes are kept.
+var statusMetadataRules = map[groupKind]StatusMetadataPolicy{
+	{Kind: "Pod"}:                                                     StatusMetadataUpdatedButOwners,
+	{Group: "apps", Kind: "Deployment"}:                               StatusMetadataUpdatedButLabels,
+	{Kind: "Namespace"}:                                               StatusMetadataUpdated,
+	{Kind: "Node"}:                                                    StatusMetadataUpdated,
+	{Kind: "Service"}:                                                 StatusMetadataUpdated,
+	{Kind: "ReplicationController"}:                                   StatusMetadataUpdated,
+	{Kind: "ResourceQuota"}:                                           StatusMetadataUpdated,
+	{Kind: "PersistentVolume"}:                                        StatusMetadataUpdated,
+	{Kind: "PersistentVolumeClaim"}:                                   StatusMetadataUpdated,
+	{Group: "apps", Kind: "ReplicaSet"}:                               StatusMetadataUpdated,
+	{Group: "apps", Kind: "StatefulSet"}:                              StatusMetadataUpdated,
+	{Group: "apps", Kind: "DaemonSet"}:                                StatusMetadataUpdated,
+	{Group: "batch", Kind: "Job"}:                                     StatusMetadataUpdated,
+	{Group: "batch", Kind: "CronJob"}:                                 StatusMetadataUpdated,
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                    StatusMetadataUpdated,
+	{Group: "networking.k8s.io", Kind: "Ingress"}:                     StatusMetadataUpdated,
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:           StatusMetadataUpdated,
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: StatusMetadataUpdated,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: StatusMetadataUpdated,
+}
+
+// withStatusMetadata returns rules with statusMetadataRules filled in.
+func withStatusMetadata(rules map[groupKind]strategyRule) map[groupKind]strategyRule {
+	for gk, p := range statusMetadataRules {
+		r := rules[gk]
+		r.statusMetadata = p
+		rules[gk] = r
+	}
+	return rules
+}
+
+// builtinGenerationRules are the generation and create rules per kind.
+var builtinGenerationRules = map[groupKind]strategyRule{
 	{Kind: "Pod"}:                                                                     {generation: GenerationOnSpec},
 	{Group: "apps", Kind: "Deployment"}:                                               {generation: GenerationOnSpecOrAnnotations},
 	{Group: "apps", Kind: "ReplicaSet"}:                                               {generation: GenerationOnSpec},

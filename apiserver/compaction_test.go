@@ -52,8 +52,8 @@ func TestCompactionExpiresOldVersions(t *testing.T) {
 	st := status(code, body)
 	assert.Equal(t, http.StatusGone, code)
 	assert.Equal(t, meta.StatusReasonExpired, st.Reason)
-	assert.Equal(t, "The provided continue parameter is too old to display a consistent list result. "+
-		"You can start a new list without the continue parameter.", st.Message)
+	assert.Equal(t, continueInconsistent, st.Message)
+	assert.NotEmpty(t, st.Continue, "the 410 carries a token for the rest of the list")
 
 	code, body = ts.do(t, "GET", "/api/v1/namespaces/default/configmaps?resourceVersionMatch=Exact&resourceVersion="+oldRV, "", nil)
 	st = status(code, body)
@@ -91,4 +91,76 @@ func TestWatchExpiredWording(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &st))
 	assert.Equal(t, meta.StatusReasonExpired, st.Reason)
 	assert.Regexp(t, `^too old resource version: \d+ \(\d+\)$`, st.Message)
+}
+
+// TestContinueAfterCompaction follows the conformance spec "should support
+// continue listing from the last key if the original version has been
+// compacted away": a continue token of a compacted revision gets 410 with
+// a fresh token in its metadata, which lists the rest of the list after
+// the same key at a newer revision, each page with a remainingItemCount
+// that counts only the items after it.
+func TestContinueAfterCompaction(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.CompactionInterval = 100 * time.Millisecond })
+	const total, limit = 10, 3
+	for i := range total {
+		ts.createConfigMap(t, "default", fmt.Sprintf("t%02d", i), nil)
+	}
+	type page struct {
+		Metadata meta.ListMeta `json:"metadata"`
+		Items    []struct {
+			Metadata meta.ObjectMeta `json:"metadata"`
+		} `json:"items"`
+	}
+	list := func(cont string) (int, page, meta.Status) {
+		t.Helper()
+		code, body := ts.do(t, "GET", fmt.Sprintf("/api/v1/namespaces/default/configmaps?limit=%d&continue=%s", limit, url.QueryEscape(cont)), "", nil)
+		var p page
+		var st meta.Status
+		if code == http.StatusOK {
+			require.NoError(t, json.Unmarshal(body, &p), string(body))
+		} else {
+			require.NoError(t, json.Unmarshal(body, &st), string(body))
+		}
+		return code, p, st
+	}
+	code, first, _ := list("")
+	require.Equal(t, http.StatusOK, code)
+	require.NotNil(t, first.Metadata.RemainingItemCount)
+	assert.Equal(t, int64(total-limit), *first.Metadata.RemainingItemCount)
+
+	// Write elsewhere (another namespace: not part of this list) until the
+	// first page's revision is compacted away.
+	var expired meta.Status
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		ts.createConfigMap(t, "kube-system", fmt.Sprintf("churn%d", i), nil)
+		if code, _, expired = list(first.Metadata.Continue); code != http.StatusOK {
+			require.Equal(t, http.StatusGone, code)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the continue token never expired")
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.Equal(t, meta.StatusReasonExpired, expired.Reason)
+	assert.Equal(t, continueInconsistent, expired.Message)
+	require.NotEmpty(t, expired.Continue)
+
+	found, cont := limit, expired.Continue
+	for cont != "" {
+		code, p, st := list(cont)
+		require.Equal(t, http.StatusOK, code, st.Message)
+		assert.NotEqual(t, first.Metadata.ResourceVersion, p.Metadata.ResourceVersion, "the rest is read at a newer revision")
+		for _, it := range p.Items {
+			assert.Equal(t, fmt.Sprintf("t%02d", found), it.Metadata.Name)
+			found++
+		}
+		if p.Metadata.Continue == "" {
+			assert.Nil(t, p.Metadata.RemainingItemCount)
+		} else {
+			require.NotNil(t, p.Metadata.RemainingItemCount)
+			assert.Equal(t, int64(total), *p.Metadata.RemainingItemCount+int64(found), "remainingItemCount counts only what follows the page")
+		}
+		cont = p.Metadata.Continue
+	}
+	assert.Equal(t, total, found)
 }

@@ -200,5 +200,5 @@ func (s *Server) handleDeleteCollection(ctx context.Context, w http.ResponseWrit
 		}
 		deleted = append(deleted, listItem{obj: out})
 	}
-	writeList(w, req.resource, deleted, listRV, "", nil)
+	writeItems(w, r, req, deleted, listRV, "", nil)
 }

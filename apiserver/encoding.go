@@ -172,13 +172,3 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	writeJSON(w, int(st.Code), st)
 }
-
-// wantsTable reports whether the client asked for a meta.k8s.io Table.
-func wantsTable(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		if strings.Contains(part, "as=Table") {
-			return true
-		}
-	}
-	return false
-}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -27,25 +26,21 @@ import (
 // protobufStreamType is the media type of a protobuf watch stream.
 const protobufStreamType = protobufType + ";stream=watch"
 
-// prefersProtobuf reports whether the first media range of r's Accept
-// header is Kubernetes protobuf without a conversion (as=Table,
-// as=PartialObjectMetadata) asked for.
+// prefersProtobuf reports whether the most preferred clause of r's Accept
+// header (as negotiateResponse orders them) is Kubernetes protobuf without
+// a transformation (as=Table, as=PartialObjectMetadata) asked for.
 func prefersProtobuf(r *http.Request) bool {
 	accept := r.Header.Get("Accept")
 	if !strings.Contains(accept, protobufType) {
 		return false
 	}
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		if _, ok := params["as"]; ok {
-			return false
-		}
-		return mt == protobufType
+	clauses := parseAccept(accept)
+	if len(clauses) == 0 {
+		return false
 	}
-	return false
+	c := clauses[0]
+	_, as := c.params["as"]
+	return c.typ+"/"+c.subtype == protobufType && !as
 }
 
 // protobufWriter is the response writer of a request whose client prefers

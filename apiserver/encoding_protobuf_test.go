@@ -32,8 +32,8 @@ func TestPrefersProtobuf(t *testing.T) {
 	}
 }
 
-// doAccept sends a request with Accept set and returns the response.
-func (ts *testServer) doAccept(t *testing.T, method, path, accept string, body []byte) (*http.Response, []byte) {
+// doAcceptResp sends a request with Accept set and returns the response.
+func (ts *testServer) doAcceptResp(t *testing.T, method, path, accept string, body []byte) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.url+path, bytes.NewReader(body))
 	require.NoError(t, err)
@@ -55,14 +55,14 @@ func (ts *testServer) doAccept(t *testing.T, method, path, accept string, body [
 func TestProtobufResponses(t *testing.T) {
 	ts := newTestServer(t, nil)
 	const pb = "application/vnd.kubernetes.protobuf, */*"
-	resp, _ := ts.doAccept(t, http.MethodPost, "/api/v1/namespaces/default/configmaps", pb,
+	resp, _ := ts.doAcceptResp(t, http.MethodPost, "/api/v1/namespaces/default/configmaps", pb,
 		[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"a":"b"}},"data":{"k":"v"}}`))
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	assert.Equal(t, protobufType, resp.Header.Get("Content-Type"))
 
 	t.Run("get", func(t *testing.T) {
-		_, js := ts.doAccept(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/c", "application/json", nil)
-		resp, body := ts.doAccept(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/c", pb, nil)
+		_, js := ts.doAcceptResp(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/c", "application/json", nil)
+		resp, body := ts.doAcceptResp(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/c", pb, nil)
 		require.Equal(t, protobufType, resp.Header.Get("Content-Type"))
 		back, gvk, err := protobuf.ToJSON(body)
 		require.NoError(t, err)
@@ -70,19 +70,19 @@ func TestProtobufResponses(t *testing.T) {
 		assertSameJSONValue(t, js, back)
 	})
 	t.Run("list", func(t *testing.T) {
-		resp, body := ts.doAccept(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", pb, nil)
+		resp, body := ts.doAcceptResp(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", pb, nil)
 		require.Equal(t, protobufType, resp.Header.Get("Content-Type"))
 		assert.True(t, bytes.HasPrefix(body, []byte("k8s\x00")))
 		assert.Contains(t, string(body), "ConfigMapList")
 	})
 	t.Run("error is a protobuf Status", func(t *testing.T) {
-		resp, body := ts.doAccept(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/missing", pb, nil)
+		resp, body := ts.doAcceptResp(t, http.MethodGet, "/api/v1/namespaces/default/configmaps/missing", pb, nil)
 		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 		assert.Equal(t, protobufType, resp.Header.Get("Content-Type"))
 		assert.Contains(t, string(body), "NotFound")
 	})
 	t.Run("table stays JSON", func(t *testing.T) {
-		resp, _ := ts.doAccept(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", "application/json;as=Table;v=v1;g=meta.k8s.io, application/json", nil)
+		resp, _ := ts.doAcceptResp(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", "application/json;as=Table;v=v1;g=meta.k8s.io, application/json", nil)
 		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	})
 	t.Run("watch stream", func(t *testing.T) {

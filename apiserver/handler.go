@@ -37,6 +37,8 @@ type Request struct {
 	// applying is set while a server-side apply writes: the apply has
 	// recorded ownership itself.
 	applying bool
+	// as is the form the response takes (negotiateResponse).
+	as responseAs
 }
 
 // Storage returns the storage of the addressed resource.
@@ -76,6 +78,11 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request, req *Req
 	}
 	if req.resource.Verbs != nil && !slices.Contains(req.resource.Verbs, info.Verb) {
 		writeError(w, apierrors.NewMethodNotSupported(req.resource.gr(), info.Verb))
+		return
+	}
+	var err error
+	if req.as, err = negotiateResponse(r.Header.Get("Accept"), req.resource, info.Verb); err != nil {
+		writeError(w, err)
 		return
 	}
 	switch info.Verb {
@@ -139,13 +146,17 @@ func (s *Server) handleGet(ctx context.Context, w http.ResponseWriter, r *http.R
 	s.writeObject(w, r, req, http.StatusOK, obj)
 }
 
-// writeObject writes obj, as a Table when the client asked for one.
+// writeObject writes obj, as a Table or PartialObjectMetadata when the
+// client asked for one (req.as).
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, req *Request, code int, obj meta.Object) {
-	if wantsTable(r) && obj.GetObjectMeta().Name != "" {
-		writeJSON(w, code, req.resource.table().Convert([]meta.Object{obj}, "", "", includeObject(r)))
-		return
+	switch req.as.Kind {
+	case asTable:
+		writeJSON(w, code, req.resource.asTable(req.as, []meta.Object{obj}, "", "", includeObject(r)))
+	case asPartial:
+		writeJSON(w, code, partialMetadata(obj, req.as.apiVersion()))
+	default:
+		writeJSON(w, code, obj)
 	}
-	writeJSON(w, code, obj)
 }
 
 func includeUninitialized(q url.Values) bool {
@@ -224,7 +235,7 @@ func (s *Server) handleCreate(ctx context.Context, w http.ResponseWriter, r *htt
 		writeError(w, err)
 		return
 	}
-	if req.created != nil && !wantsTable(r) {
+	if req.created != nil && req.as.Kind == "" {
 		writeRaw(w, http.StatusCreated, req.created)
 		return
 	}
@@ -427,7 +438,7 @@ func (s *Server) handleDelete(ctx context.Context, w http.ResponseWriter, r *htt
 	if !deleted {
 		code = http.StatusAccepted
 	}
-	writeJSON(w, code, obj)
+	s.writeObject(w, r, req, code, obj)
 }
 
 // readDeleteOptions reads DeleteOptions from the body or the query.

@@ -64,16 +64,26 @@ func (s *Server) handleList(ctx context.Context, w http.ResponseWriter, r *http.
 			return
 		}
 	}
-	if wantsTable(r) {
-		objs := make([]meta.Object, len(items))
-		for i, it := range items {
-			objs[i] = it.object()
-		}
-		tbl := req.resource.table().Convert(objs, strconv.FormatInt(listRV, 10), continue_, includeObject(r))
-		writeJSON(w, http.StatusOK, tbl)
+	writeItems(w, r, req, items, listRV, continue_, remaining)
+}
+
+// writeItems writes a list of items, as a Table or a
+// PartialObjectMetadataList when the client asked for one (req.as).
+func writeItems(w http.ResponseWriter, r *http.Request, req *Request, items []listItem, rv int64, cont string, remaining *int64) {
+	if req.as.Kind == "" {
+		writeList(w, req.resource, items, rv, cont, remaining)
 		return
 	}
-	writeList(w, req.resource, items, listRV, continue_, remaining)
+	objs := make([]meta.Object, len(items))
+	for i, it := range items {
+		objs[i] = it.object()
+	}
+	srv := strconv.FormatInt(rv, 10)
+	if req.as.Kind == asTable {
+		writeJSON(w, http.StatusOK, req.resource.asTable(req.as, objs, srv, cont, includeObject(r)))
+		return
+	}
+	writeJSON(w, http.StatusOK, partialList(req.as, objs, meta.ListMeta{ResourceVersion: srv, Continue: cont, RemainingItemCount: remaining}))
 }
 
 // listBuffer is the size of the buffer a list is streamed through.

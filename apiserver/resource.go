@@ -28,7 +28,10 @@ type Resource struct {
 	// reads it. It must agree with Fields.
 	FieldsFromJSON FieldsFromJSONFunc
 	// Table returns the columns and one row per object for `kubectl get`;
-	// nil shows Name and Age.
+	// nil shows Name and Age, except on a resource served only for create
+	// (Verbs just "create": bindings, access and token reviews), which has
+	// no table: a Table asked of it is 406 Not Acceptable, as in
+	// kube-apiserver, unless the Accept header offers another form.
 	Table *TableConvertor
 	// Subresources serves subresources other than "status", keyed by name.
 	Subresources map[string]SubresourceHandler

@@ -371,13 +371,17 @@ func (s *Storage) Delete(ctx context.Context, ns, name, rv string) (meta.Object,
 }
 
 // ListRaw lists the stored objects of namespace ns ("" for all). A
-// revision or continue token the store has compacted away gets 410
-// Expired with kube-apiserver's messages.
+// revision the store has compacted away gets 410 Expired with
+// kube-apiserver's messages; so does a continue token of a compacted
+// revision, carrying (as kube-apiserver) a fresh token in its metadata
+// that lists the rest, after the same key, at the current revision: an
+// inconsistent list the client may choose to finish.
 func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions) (store.ListResult, error) {
-	res, err := s.store.List(ctx, s.KeyPrefix(ns), opts)
+	prefix := s.KeyPrefix(ns)
+	res, err := s.store.List(ctx, prefix, opts)
 	switch {
 	case errors.Is(err, store.ErrTooOld) && opts.Continue != "":
-		return res, apierrors.NewResourceExpired(continueExpired)
+		return res, s.continueExpired(ctx, prefix, opts.Continue)
 	case errors.Is(err, store.ErrTooOld):
 		return res, apierrors.NewResourceExpired(listExpired)
 	case err != nil:
@@ -386,16 +390,38 @@ func (s *Storage) ListRaw(ctx context.Context, ns string, opts store.ListOptions
 	return res, nil
 }
 
+// continueExpired is the 410 for the continue token cont of a compacted
+// revision: with a token for the rest of the list after the same key at
+// the store's current revision, and kube-apiserver's message for it.
+// Without a current revision the 410 carries no token (and the shorter
+// message, as kube-apiserver's when it cannot encode one).
+func (s *Storage) continueExpired(ctx context.Context, prefix, cont string) error {
+	tok, err := store.DecodeContinue(cont, prefix)
+	if err != nil {
+		return apierrors.NewResourceExpired(continueExpired)
+	}
+	rev, err := s.store.Revision(ctx)
+	if err != nil || rev <= 0 {
+		return apierrors.NewResourceExpired(continueExpired)
+	}
+	st := apierrors.NewResourceExpired(continueInconsistent)
+	st.Continue = store.ContinueToken{Revision: rev, After: tok.After}.Encode()
+	return st
+}
+
 // kube-apiserver's answers to a list whose revision has been compacted:
 // an exact list (resourceVersion with resourceVersionMatch=Exact), and a
-// continue token. kube-apiserver sends a longer continue message ("... or
-// use the continue token in this response ...") only along with a fresh
-// token for the rest of the list at the latest revision; orkit sends no
-// such token, so it sends the message kube-apiserver sends without one.
+// continue token, with a fresh token for the rest of the list at the
+// latest revision (continueInconsistent) or, when it has none, without
+// (continueExpired).
 const (
 	listExpired     = "The resourceVersion for the provided list is too old."
 	continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
 		"You can start a new list without the continue parameter."
+	continueInconsistent = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+		"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 )
 
 // apiError maps a store error to the API's Status for this resource. It is

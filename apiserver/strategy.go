@@ -65,6 +65,28 @@ const (
 	GenerationOnChangeOrLabels
 )
 
+// StatusMetadataPolicy says which object metadata a status update (the
+// status subresource) may change, as the kind's status strategy in
+// kube-apiserver: every one keeps the stored spec, and most keep none,
+// some only part, of the stored metadata.
+type StatusMetadataPolicy int
+
+const (
+	// StatusMetadataStored is custom resources' rule (and the zero
+	// value): labels, annotations, finalizers and owner references are the
+	// stored ones (kube's metav1.ResetObjectMetaForStatus).
+	StatusMetadataStored StatusMetadataPolicy = iota
+	// StatusMetadataUpdated lets a status update change them (Namespace,
+	// Node, Service, the workload kinds but Deployment, ...).
+	StatusMetadataUpdated
+	// StatusMetadataUpdatedButLabels keeps the stored labels only
+	// (Deployment).
+	StatusMetadataUpdatedButLabels
+	// StatusMetadataUpdatedButOwners keeps the stored owner references only
+	// (Pod: old kubelets corrupted them through pods/status).
+	StatusMetadataUpdatedButOwners
+)
+
 // DefaultStrategy implements Strategy from a scheme.Type. The zero value
 // is not usable; make one with NewDefaultStrategy.
 type DefaultStrategy struct {
@@ -77,6 +99,8 @@ type DefaultStrategy struct {
 	KeepStatusOnCreate bool
 	// Generation is how metadata.generation moves.
 	Generation GenerationPolicy
+	// StatusMetadata is the metadata a status update may change.
+	StatusMetadata StatusMetadataPolicy
 }
 
 var _ Strategy = (*DefaultStrategy)(nil)
@@ -93,7 +117,7 @@ func NewDefaultStrategy(t *scheme.Type) *DefaultStrategy {
 		}
 	}
 	if r, ok := builtinStrategyRules[groupKind{Group: t.Kind.Group, Kind: t.Kind.Kind}]; ok {
-		s.Generation, s.KeepStatusOnCreate = r.generation, r.keepStatusOnCreate
+		s.Generation, s.KeepStatusOnCreate, s.StatusMetadata = r.generation, r.keepStatusOnCreate, r.statusMetadata
 	}
 	return s
 }
@@ -111,9 +135,9 @@ func (s *DefaultStrategy) PrepareForCreate(_ context.Context, obj meta.Object) {
 }
 
 // PrepareForUpdate keeps the old status on a main-resource update (when the
-// kind has a status subresource), keeps everything but the status on a
-// status update, keeps the stored generation and bumps it as Generation
-// says (never on a status update).
+// kind has a status subresource), keeps the spec and the metadata
+// StatusMetadata says on a status update, keeps the stored generation and
+// bumps it as Generation says (never on a status update).
 func (s *DefaultStrategy) PrepareForUpdate(_ context.Context, obj, old meta.Object, subresource string) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	switch {
@@ -122,8 +146,15 @@ func (s *DefaultStrategy) PrepareForUpdate(_ context.Context, obj, old meta.Obje
 		if spec.IsValid() {
 			setField(obj, "Spec", spec)
 		}
-		m.Labels, m.Annotations = om.Labels, om.Annotations
-		m.Finalizers, m.OwnerReferences = om.Finalizers, om.OwnerReferences
+		switch s.StatusMetadata {
+		case StatusMetadataStored:
+			m.Labels, m.Annotations = om.Labels, om.Annotations
+			m.Finalizers, m.OwnerReferences = om.Finalizers, om.OwnerReferences
+		case StatusMetadataUpdatedButLabels:
+			m.Labels = om.Labels
+		case StatusMetadataUpdatedButOwners:
+			m.OwnerReferences = om.OwnerReferences
+		}
 	case s.HasStatus:
 		if st := fieldValue(old, "Status"); st.IsValid() {
 			setField(obj, "Status", st)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -225,5 +226,84 @@ func TestGenerationBumpedWhenDeletionStarts(t *testing.T) {
 				require.Equal(t, http.StatusAccepted, code)
 			}
 		})
+	}
+}
+
+// statusMetadataKept says which metadata changes a status update keeps,
+// per kind with a status subresource, as the kind's status strategy in
+// kube-apiserver (PrepareForUpdate in pkg/registry/<group>/<kind>): every
+// one resets the spec; most keep the metadata; Deployment resets the
+// labels, Pod the owner references; APIService and
+// ValidatingAdmissionPolicy reset it all (ResetObjectMetaForStatus).
+var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, owners bool }{
+	"Pod":                       {true, true, true, false},
+	"Deployment":                {false, true, true, true},
+	"APIService":                {},
+	"ValidatingAdmissionPolicy": {},
+	"Namespace":                 {true, true, true, true}, "Node": {true, true, true, true},
+	"Service": {true, true, true, true}, "ReplicationController": {true, true, true, true},
+	"ResourceQuota": {true, true, true, true}, "PersistentVolume": {true, true, true, true},
+	"PersistentVolumeClaim": {true, true, true, true}, "ReplicaSet": {true, true, true, true},
+	"StatefulSet": {true, true, true, true}, "DaemonSet": {true, true, true, true},
+	"Job": {true, true, true, true}, "CronJob": {true, true, true, true},
+	"PodDisruptionBudget": {true, true, true, true}, "Ingress": {true, true, true, true},
+	"HorizontalPodAutoscaler": {true, true, true, true}, "CertificateSigningRequest": {true, true, true, true},
+	"CustomResourceDefinition": {true, true, true, true},
+}
+
+// TestStatusUpdateMetadataAsKubernetes: a status update of every built-in
+// kind with a status subresource keeps the stored spec, and changes the
+// metadata as kube-apiserver's status strategy of the kind lets it (the
+// conformance spec "Namespaces should apply changes to a namespace
+// status" patches an annotation through namespaces/status).
+func TestStatusUpdateMetadataAsKubernetes(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ctx := context.Background()
+	for _, ty := range api.NewScheme().Types() {
+		res, ok := ts.srv.lookup(ty.GroupVersionResource())
+		require.True(t, ok)
+		if !slices.Contains(ty.Subresources, "status") {
+			continue
+		}
+		t.Run(ty.Kind.Kind, func(t *testing.T) {
+			want, ok := statusMetadataKept[ty.Kind.Kind]
+			require.True(t, ok, "no Kubernetes status rule recorded for %s", ty.Kind)
+			old := ty.New()
+			old.GetObjectMeta().Name = "x"
+			res.Strategy.PrepareForCreate(ctx, old)
+			next := meta.DeepCopy(old)
+			m := next.GetObjectMeta()
+			m.Labels, m.Annotations = map[string]string{"l": "v"}, map[string]string{"a": "v"}
+			m.Finalizers = []string{"example.com/f"}
+			m.OwnerReferences = []meta.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u"}}
+			specChanged := mutateSpec(next)
+			res.Strategy.PrepareForUpdate(ctx, next, old, "status")
+			assert.Equal(t, want.labels, m.Labels != nil, "labels")
+			assert.Equal(t, want.annotations, m.Annotations != nil, "annotations")
+			assert.Equal(t, want.finalizers, m.Finalizers != nil, "finalizers")
+			assert.Equal(t, want.owners, m.OwnerReferences != nil, "ownerReferences")
+			if specChanged {
+				assert.Equal(t, fieldValue(old, "Spec").Interface(), fieldValue(next, "Spec").Interface(), "the spec is the stored one")
+			}
+		})
+	}
+}
+
+// TestNamespaceStatusPatchKeepsAnnotation follows the conformance spec
+// "Namespaces should apply changes to a namespace status": a merge patch
+// of namespaces/status setting an annotation and a condition keeps both.
+func TestNamespaceStatusPatchKeepsAnnotation(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, body := ts.do(t, "POST", "/api/v1/namespaces", "application/json", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"st"}}`))
+	require.Equal(t, http.StatusCreated, code, string(body))
+	patch := `{"metadata":{"annotations":{"e2e-patched-ns-status":"st"}},"status":{"conditions":[{"type":"StatusPatch","status":"True","reason":"E2E","message":"Patched by an e2e test"}]}}`
+	code, body = ts.do(t, "PATCH", "/api/v1/namespaces/st/status", "application/merge-patch+json", []byte(patch))
+	require.Equal(t, http.StatusOK, code, string(body))
+	for _, b := range [][]byte{body, func() []byte { _, b := ts.do(t, "GET", "/api/v1/namespaces/st", "", nil); return b }()} {
+		var ns core.Namespace
+		require.NoError(t, json.Unmarshal(b, &ns))
+		assert.Equal(t, "st", ns.Annotations["e2e-patched-ns-status"], string(b))
+		require.Len(t, ns.Status.Conditions, 1, string(b))
+		assert.Equal(t, "StatusPatch", string(ns.Status.Conditions[0].Type))
 	}
 }

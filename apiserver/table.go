@@ -72,11 +72,52 @@ func (s *served) table() *TableConvertor {
 	return defaultTable
 }
 
+// hasTable reports whether res is shown as a Table: every resource but
+// those served only for create without a Table of their own (bindings and
+// the access and token reviews), as kube-apiserver's storages that only
+// create have no table convertor.
+func (s *served) hasTable() bool {
+	return s.Table != nil || !slices.Equal(s.Verbs, []string{"create"})
+}
+
+// asTable converts objs to the Table the client asked for (as.Version).
+func (s *served) asTable(as responseAs, objs []meta.Object, rv, cont, includeObject string) *Table {
+	return s.table().convert(objs, rv, cont, includeObject, as.apiVersion())
+}
+
+// partialObjectMetadataList is the meta.k8s.io PartialObjectMetadataList
+// a client asks a list as.
+type partialObjectMetadataList struct {
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata"`
+	Items         []any `json:"items"`
+}
+
+// partialList converts objs to the PartialObjectMetadataList the client
+// asked for (as.Version).
+func partialList(as responseAs, objs []meta.Object, lm meta.ListMeta) *partialObjectMetadataList {
+	l := &partialObjectMetadataList{
+		TypeMeta: meta.TypeMeta{Kind: asPartialList, APIVersion: as.apiVersion()},
+		ListMeta: lm,
+		Items:    make([]any, len(objs)),
+	}
+	for i, o := range objs {
+		l.Items[i] = partialMetadata(o, as.apiVersion())
+	}
+	return l
+}
+
 // Convert builds the Table of objs. includeObject is "None", "Object" or
 // "Metadata" (the default: a PartialObjectMetadata per row).
 func (t *TableConvertor) Convert(objs []meta.Object, rv, cont, includeObject string) *Table {
+	return t.convert(objs, rv, cont, includeObject, "meta.k8s.io/v1")
+}
+
+// convert is Convert into a Table of apiVersion (meta.k8s.io/v1 or
+// v1beta1), its rows' PartialObjectMetadata of the same.
+func (t *TableConvertor) convert(objs []meta.Object, rv, cont, includeObject, apiVersion string) *Table {
 	tbl := &Table{
-		TypeMeta: meta.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		TypeMeta: meta.TypeMeta{Kind: "Table", APIVersion: apiVersion},
 		ListMeta: meta.ListMeta{ResourceVersion: rv, Continue: cont},
 		Rows:     make([]TableRow, 0, len(objs)),
 	}
@@ -104,18 +145,20 @@ func (t *TableConvertor) Convert(objs []meta.Object, rv, cont, includeObject str
 		case "Object":
 			row.Object = obj
 		default:
-			row.Object = partialMetadata(obj)
+			row.Object = partialMetadata(obj, tbl.APIVersion)
 		}
 		tbl.Rows = append(tbl.Rows, row)
 	}
 	return tbl
 }
 
-func partialMetadata(obj meta.Object) any {
+// partialMetadata is obj's metadata as a PartialObjectMetadata of
+// apiVersion (meta.k8s.io/v1 or v1beta1).
+func partialMetadata(obj meta.Object, apiVersion string) any {
 	return struct {
 		meta.TypeMeta `json:",inline"`
 		Metadata      *meta.ObjectMeta `json:"metadata"`
-	}{meta.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"}, obj.GetObjectMeta()}
+	}{meta.TypeMeta{Kind: asPartial, APIVersion: apiVersion}, obj.GetObjectMeta()}
 }
 
 // HumanAge renders the time since t as kubectl does: "45s", "5m10s",

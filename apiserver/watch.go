@@ -119,9 +119,8 @@ func waitRevision(ctx context.Context, cache *WatchCache, rv int64) error {
 
 func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http.Request, req *Request, initial []WatchEvent, watcher *cacheWatcher) {
 	flusher, _ := w.(http.Flusher)
-	table := wantsTable(r)
-	enc := watchEncoder{res: req.resource, table: table, includeObject: includeObject(r)}
-	enc.protobuf = !table && wantsProtobuf(w) && hasProtobuf(req.resource)
+	enc := watchEncoder{res: req.resource, as: req.as, includeObject: includeObject(r)}
+	enc.protobuf = req.as.Kind == "" && wantsProtobuf(w) && hasProtobuf(req.resource)
 	if enc.protobuf {
 		w.Header().Set("Content-Type", protobufStreamType)
 	} else {
@@ -188,7 +187,7 @@ func (s *Server) streamWatch(ctx context.Context, w http.ResponseWriter, r *http
 // watchEncoder turns watch events into wire frames.
 type watchEncoder struct {
 	res           *served
-	table         bool
+	as            responseAs // the events' objects as Tables or PartialObjectMetadata
 	includeObject string
 	protobuf      bool // frames are protobuf WatchEvents (encoding_protobuf.go)
 }
@@ -212,8 +211,14 @@ func (e watchEncoder) encode(dst []byte, ev WatchEvent) ([]byte, error) {
 			return dst, err
 		}
 		obj = b
-	case e.table:
-		b, err := json.Marshal(e.res.table().Convert([]meta.Object{ev.Object.object()}, "", "", e.includeObject))
+	case e.as.Kind == asTable:
+		b, err := json.Marshal(e.res.asTable(e.as, []meta.Object{ev.Object.object()}, "", "", e.includeObject))
+		if err != nil {
+			return dst, err
+		}
+		obj = b
+	case e.as.Kind == asPartial:
+		b, err := json.Marshal(partialMetadata(ev.Object.object(), e.as.apiVersion()))
 		if err != nil {
 			return dst, err
 		}

@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -420,5 +421,41 @@ func TestOwnerOfUnfollowedResource(t *testing.T) {
 	eventually(t, "dependent of an unfollowed owner collected", cmGone(c, ns, "dependent"))
 	for _, r := range gc.Resources() {
 		assert.NotEqual(t, widgetGVR, r, "widgets are not followed")
+	}
+}
+
+// TestOwnershipCircle follows the conformance spec "Garbage collector
+// should not be blocked by dependency circle": three objects each owned
+// (controller, blockOwnerDeletion) by the next, one deleted. Every policy
+// but Orphan takes all three; in the foreground the collector unblocks
+// the owner references of the one whose dependent also waits (as
+// Kubernetes' does), or the three would wait on each other for ever.
+func TestOwnershipCircle(t *testing.T) {
+	c := startServer(t)
+	runGC(t, c)
+	ctx := context.Background()
+	for _, p := range []meta.DeletionPropagation{meta.DeletePropagationForeground, meta.DeletePropagationBackground} {
+		t.Run(string(p), func(t *testing.T) {
+			ns := newNamespace(t, c, "circle-"+strings.ToLower(string(p)))
+			cms := client.For[core.ConfigMap](c, ns)
+			objs := []*core.ConfigMap{createCM(t, c, ns, "cm1"), createCM(t, c, ns, "cm2"), createCM(t, c, ns, "cm3")}
+			// cm1 is owned by cm3, cm2 by cm1, cm3 by cm2.
+			for i, o := range objs {
+				owner := objs[(i+2)%3]
+				ref := ownerRef(owner, true)
+				controller := true
+				ref.Controller = &controller
+				cur, err := cms.Get(ctx, o.Name)
+				require.NoError(t, err)
+				cur.OwnerReferences = []meta.OwnerReference{ref}
+				_, err = cms.Update(ctx, cur)
+				require.NoError(t, err)
+			}
+			uid := objs[0].UID
+			require.NoError(t, cms.Delete(ctx, "cm1", &meta.DeleteOptions{PropagationPolicy: &p, Preconditions: &meta.Preconditions{UID: &uid}}))
+			for _, o := range objs {
+				eventually(t, o.Name+" deleted", cmGone(c, ns, o.Name))
+			}
+		})
 	}
 }

@@ -84,11 +84,37 @@ func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Durati
 	switch {
 	case len(waiting) > 0 && len(gc.graph.dependentUIDs(n.uid)) > 0:
 		policy = meta.DeletePropagationForeground
+		if err := gc.breakCycle(ctx, n); err != nil {
+			return 0, err
+		}
 	case n.hasFinalizer(meta.FinalizerOrphanDependents):
 		policy = meta.DeletePropagationOrphan
 	}
 	gc.opts.Logger.Info("deleting dependent", "object", n.key(), "policy", policy, "danglingOwners", len(dangling), "ownersDeletingInForeground", len(waiting))
 	return 0, gc.delete(ctx, n, policy)
+}
+
+// breakCycle unblocks n's owner references when one of n's dependents is
+// itself deleting in the foreground, as Kubernetes' collector does before
+// deleting n in the foreground: owners waiting on n, n waiting on that
+// dependent, and the dependent (through ownerReferences that form a
+// circle) waiting on them would otherwise wait for each other forever.
+// Like Kubernetes', this may unblock where there is no circle; then an
+// owner only finishes its deletion before n instead of after it.
+func (gc *Controller) breakCycle(ctx context.Context, n *node) error {
+	for _, d := range gc.graph.dependentsOf(n.uid) {
+		if !d.waitingForDependents() {
+			continue
+		}
+		owners := make([]meta.UID, len(n.owners))
+		for i, r := range n.owners {
+			owners[i] = r.UID
+		}
+		gc.opts.Logger.Info("unblocking owners of a dependent whose own dependent deletes in the foreground (a possible ownership circle)",
+			"object", n.key(), "dependent", d.key())
+		return gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool { return unblockOwners(m, owners) })
+	}
+	return nil
 }
 
 // ownerState finds out whether ref's owner exists: from the graph when it

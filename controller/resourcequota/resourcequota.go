@@ -80,7 +80,7 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	controller.WatchObjects(c, qInf)
+	controller.WatchObjects(c, quotaEvents(qInf))
 	for _, add := range []func(*Controller, *controller.Manager, *controller.Controller) error{
 		track[core.Pod], track[core.Service], track[core.Secret], track[core.ConfigMap],
 		track[core.PersistentVolumeClaim], track[core.ReplicationController], track[core.ResourceQuota],
@@ -111,8 +111,9 @@ func withDefaults(m *controller.Manager, cfg Config) Config {
 	return cfg
 }
 
-// track lists T's objects from m's shared informer and makes every change
-// of one recompute the quotas of its namespace.
+// track lists T's objects from m's shared informer and makes the changes
+// of one that the admission plugin does not charge (objectEvents)
+// recompute the quotas of its namespace.
 func track[T any, PT interface {
 	*T
 	meta.Object
@@ -134,7 +135,7 @@ func track[T any, PT interface {
 		}
 		return out
 	}
-	controller.Watch(c, inf, func(obj PT) []controller.Request { return r.quotasOf(obj.GetObjectMeta().Namespace) })
+	controller.Watch(c, objectEvents[PT](inf, gvr, r.now), func(obj PT) []controller.Request { return r.quotasOf(obj.GetObjectMeta().Namespace) })
 	return nil
 }
 
