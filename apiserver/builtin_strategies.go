@@ -113,6 +113,7 @@ var builtinGenerationRules = map[groupKind]strategyRule{
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       {generation: GenerationNone},
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 {generation: GenerationNone},
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   {generation: GenerationNone},
+	{Group: "storage.k8s.io", Kind: "CSINode"}:                                        {generation: GenerationNone},
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             {generation: GenerationOnSpec},
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           {generation: GenerationOnSpec},
 	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                       {generation: GenerationOnSpec},

@@ -31,3 +31,18 @@ var storageClassTable = &TableConvertor{
 			expand, HumanAge(sc.CreationTimestamp, time.Now())}
 	},
 }
+
+// csiNodeTable is kube-apiserver's printer of CSINodes: the name, how many
+// drivers the node has, and age.
+var csiNodeTable = &TableConvertor{
+	NoDefaults: true,
+	Columns: []TableColumn{
+		nameColumn,
+		col("Drivers", "integer", "Drivers indicates the number of CSI drivers registered on the node", 0),
+		ageColumn,
+	},
+	Cells: func(obj meta.Object) []any {
+		n := obj.(*storage.CSINode)
+		return []any{n.Name, len(n.Spec.Drivers), HumanAge(n.CreationTimestamp, time.Now())}
+	},
+}

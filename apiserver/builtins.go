@@ -129,6 +129,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,
 		admissionGVR("validatingadmissionpolicybindings"):                                    policyBindingTable,
 		{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}:                 storageClassTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"}:                       csiNodeTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        roleBindingTable,

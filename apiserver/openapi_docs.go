@@ -1709,6 +1709,24 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/stats.Summary": {
 		"": "Summary is a node's figures and its pods'.",
 	},
+	"github.com/orkit/orkit/api/storage.CSINode": {
+		"":     "CSINode holds what the CSI drivers installed on a node report about it: one entry per driver, with the driver's name for the node and the topology keys it supports. It is cluster-scoped and named after its Node; in Kubernetes the kubelet creates it when a driver registers. orkit serves the kind (clients and the conformance suite read it) and runs no CSI drivers.",
+		"spec": "Spec lists the node's CSI drivers.",
+	},
+	"github.com/orkit/orkit/api/storage.CSINodeDriver": {
+		"":             "CSINodeDriver is one CSI driver on a node.",
+		"allocatable":  "Allocatable is how many of the driver's volumes the node can hold.",
+		"name":         "Name is the driver's name, as in its CSIDriver object (a DNS subdomain of at most 63 characters); required.",
+		"nodeID":       "NodeID is the node's name for the driver (at most 192 characters); required.",
+		"topologyKeys": "TopologyKeys are the topology labels the driver supports (qualified names, unique).",
+	},
+	"github.com/orkit/orkit/api/storage.CSINodeList": {
+		"": "CSINodeList is a list of CSINodes.",
+	},
+	"github.com/orkit/orkit/api/storage.CSINodeSpec": {
+		"":        "CSINodeSpec lists the CSI drivers of a node.",
+		"drivers": "Drivers are the node's CSI drivers, by name (unique).",
+	},
 	"github.com/orkit/orkit/api/storage.StorageClass": {
 		"":                     "StorageClass describes a class of dynamically provisioned volumes. It is cluster-scoped; its provisioner, parameters, reclaim policy and binding mode are immutable.",
 		"allowVolumeExpansion": "AllowVolumeExpansion says whether claims of the class may grow.",
@@ -1718,6 +1736,10 @@ var typeDocs = map[string]map[string]string{
 		"provisioner":          "Provisioner names the provisioner that makes the class's volumes (a qualified name, such as \"orkit.io/local-path\"); required.",
 		"reclaimPolicy":        "ReclaimPolicy is what happens to a provisioned volume when its claim is deleted: Delete (the default) or Retain.",
 		"volumeBindingMode":    "VolumeBindingMode is when claims are bound; default Immediate.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeNodeResources": {
+		"":      "VolumeNodeResources limits the volumes of one driver on a node.",
+		"count": "Count is the most unique volumes the driver can attach to the node; nil means no limit.",
 	},
 	"github.com/orkit/orkit/api/storagemigration.GroupResource": {
 		"": "GroupResource is a resource in an API group (\"\" for the core group), as meta/v1 GroupResource marshals.",

@@ -83,3 +83,41 @@ parameters: {"": x}
 	require.Error(t, err)
 	assert.Contains(t, errOut, `User "dev" cannot list resource "storageclasses" in API group "storage.k8s.io" at the cluster scope`)
 }
+
+// TestKubectlCSINode: storage.k8s.io/v1 CSINodes are served as in
+// Kubernetes (discovery, table, validation, RBAC) for the clients and
+// conformance specs that look for them; orkit runs no CSI drivers.
+func TestKubectlCSINode(t *testing.T) {
+	c := startCluster(t)
+	assert.Regexp(t, `csinodes\s+storage.k8s.io/v1\s+false\s+CSINode`,
+		mustKubectl(t, c.admin, "", "api-resources", "--api-group=storage.k8s.io"))
+	mustKubectl(t, c.admin, `
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-1}
+spec:
+  drivers:
+  - {name: csi.example.com, nodeID: n-1, topologyKeys: [topology.example.com/zone], allocatable: {count: 16}}
+`, "apply", "-f", "-")
+	assert.Regexp(t, `NAME\s+DRIVERS\s+AGE\nnode-1\s+1\s+\d+s`, mustKubectl(t, c.admin, "", "get", "csinodes"))
+	assert.Equal(t, "16", mustKubectl(t, c.admin, "", "get", "csinode", "node-1", "-o", "jsonpath={.spec.drivers[0].allocatable.count}"))
+
+	for name, tc := range map[string]struct{ body, want string }{
+		"duplicate driver": {`{"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"n2"},"spec":{"drivers":[{"name":"d","nodeID":"1","topologyKeys":null},{"name":"d","nodeID":"2","topologyKeys":null}]}}`, "Duplicate value"},
+		"no node ID":       {`{"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"n3"},"spec":{"drivers":[{"name":"d","nodeID":"","topologyKeys":null}]}}`, "spec.drivers[0].nodeID: Required value"},
+		"malformed":        {`{"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"n4"},"spec":{"drivers":"x"}}`, "cannot unmarshal"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, errOut, err := kubectl(t, c.admin, tc.body, "create", "-f", "-")
+			require.Error(t, err)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+	// A driver keeps its node ID.
+	_, errOut, err := kubectl(t, c.admin, "", "patch", "csinode", "node-1", "--type=json", `-p=[{"op":"replace","path":"/spec/drivers/0/nodeID","value":"other"}]`)
+	require.Error(t, err)
+	assert.Contains(t, errOut, "field is immutable")
+	_, errOut, err = kubectl(t, c.dev, "", "get", "csinodes")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "forbidden")
+}

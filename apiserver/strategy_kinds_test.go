@@ -33,7 +33,7 @@ type generationRule struct {
 // without an entry here fails TestGenerationAsKubernetes.
 var kubeGeneration = map[string]generationRule{
 	"Pod": {tracked: true}, "Deployment": {tracked: true, annotations: true}, "ReplicaSet": {tracked: true},
-	"ReplicationController": {tracked: true}, "PodTemplate": {}, "RuntimeClass": {}, "StorageClass": {},
+	"ReplicationController": {tracked: true}, "PodTemplate": {}, "RuntimeClass": {}, "StorageClass": {}, "CSINode": {},
 	"StatefulSet": {tracked: true}, "DaemonSet": {tracked: true}, "Job": {tracked: true}, "CronJob": {tracked: true},
 	"PodDisruptionBudget": {tracked: true}, "CustomResourceDefinition": {tracked: true},
 	"Node": {}, "Namespace": {}, "Binding": {}, "Event": {}, "Secret": {}, "ConfigMap": {}, "ServiceAccount": {},

@@ -7,7 +7,8 @@ import (
 )
 
 // Register adds storage.k8s.io/v1 storageclasses (cluster-scoped, short
-// name "sc") to s. It panics if the kind is already registered.
+// name "sc") and csinodes (cluster-scoped) to s. It panics if a kind is
+// already registered.
 func Register(s *scheme.Scheme) {
 	s.MustRegister(scheme.Type{
 		Kind:       GroupVersion().WithKind("StorageClass"),
@@ -19,6 +20,16 @@ func Register(s *scheme.Scheme) {
 		Validate:   func(o meta.Object) field.ErrorList { return ValidateStorageClass(o.(*StorageClass)) },
 		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
 			return ValidateStorageClassUpdate(o.(*StorageClass), old.(*StorageClass))
+		},
+	})
+	s.MustRegister(scheme.Type{
+		Kind:     GroupVersion().WithKind("CSINode"),
+		Resource: "csinodes",
+		New:      func() meta.Object { return &CSINode{} },
+		NewList:  func() meta.ListObject { return &CSINodeList{} },
+		Validate: func(o meta.Object) field.ErrorList { return ValidateCSINode(o.(*CSINode)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateCSINodeUpdate(o.(*CSINode), old.(*CSINode))
 		},
 	})
 }

@@ -27,6 +27,7 @@ var builtinFieldRules = map[ruleKey]fieldRule{
 	"meta.ObjectMeta.ownerReferences":                                 listMap("uid"),
 	"meta.ObjectMeta.finalizers":                                      listSet(),
 	"core.PodSpec.containers":                                         listMap("name"),
+	"storage.CSINodeSpec.drivers":                                     listMap("name"),
 	"core.PodSpec.initContainers":                                     listMap("name"),
 	"core.PodSpec.ephemeralContainers":                                listMap("name"),
 	"core.PodSpec.volumes":                                            listMap("name"),

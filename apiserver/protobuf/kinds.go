@@ -30,6 +30,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"):           "certs.CertificateSigningRequest",
 		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                                "node.RuntimeClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                             "storage.StorageClass",
+		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("CSINode"):                                  "storage.CSINode",
 		meta.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}.WithKind("FlowSchema"):                 "flowcontrol.FlowSchema",
 		meta.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}.WithKind("PriorityLevelConfiguration"): "flowcontrol.PriorityLevelConfiguration",
 		meta.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}.WithKind("StorageVersionMigration"):         "storagemigration.StorageVersionMigration",
