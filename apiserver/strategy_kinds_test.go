@@ -233,8 +233,8 @@ func TestGenerationBumpedWhenDeletionStarts(t *testing.T) {
 // per kind with a status subresource, as the kind's status strategy in
 // kube-apiserver (PrepareForUpdate in pkg/registry/<group>/<kind>): every
 // one resets the spec; most keep the metadata; Deployment resets the
-// labels, Pod the owner references; APIService and
-// ValidatingAdmissionPolicy reset it all (ResetObjectMetaForStatus).
+// labels, Pod the owner references; APIService, ValidatingAdmissionPolicy,
+// the flowcontrol kinds and StorageVersionMigration reset it all.
 var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, owners bool }{
 	"Pod":                       {true, true, true, false},
 	"Deployment":                {false, true, true, true},
@@ -249,6 +249,9 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	"PodDisruptionBudget": {true, true, true, true}, "Ingress": {true, true, true, true},
 	"HorizontalPodAutoscaler": {true, true, true, true}, "CertificateSigningRequest": {true, true, true, true},
 	"CustomResourceDefinition": {true, true, true, true},
+	// The flowcontrol kinds copy the old metadata whole; the migration
+	// calls ResetObjectMetaForStatus.
+	"FlowSchema": {}, "PriorityLevelConfiguration": {}, "StorageVersionMigration": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in
