@@ -1,5 +1,7 @@
 package fieldmanager
 
+import apischema "github.com/orkit/orkit/api/apiextensions/schema"
+
 // pruneEqual returns a and b without the fields whose values are equal on
 // both sides, descending into objects that both sides have. Comparing the
 // results finds the same added, removed and modified fields as comparing
@@ -19,7 +21,7 @@ func pruneEqual(a, b map[string]any) (map[string]any, map[string]any) {
 			pa[k] = va
 			continue
 		}
-		if equalJSON(va, vb) {
+		if apischema.EqualJSON(va, vb) {
 			continue
 		}
 		ma, aObj := va.(map[string]any)
@@ -36,52 +38,4 @@ func pruneEqual(a, b map[string]any) (map[string]any, map[string]any) {
 		}
 	}
 	return pa, pb
-}
-
-// equalJSON reports whether two decoded JSON values (maps, slices,
-// strings, int64 and float64 numbers, booleans, nil) are equal; values of
-// different Go types are not.
-func equalJSON(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, vx := range x {
-			vy, ok := y[k]
-			if !ok || !equalJSON(vx, vy) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	// Other types (int, json.Number from other decoders) are compared
-	// only by the schema-aware comparison: never pruned.
-	return false
 }

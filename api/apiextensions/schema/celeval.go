@@ -131,7 +131,7 @@ func (e *celEvaluator) rules(n *node, x, old any, p walkPath) bool {
 	if old != nil {
 		oldVal = d.value(old)
 	}
-	unchanged := old != nil && jsonEqual(x, old)
+	unchanged := old != nil && EqualJSON(x, old)
 	for _, r := range n.cel.rules {
 		if unchanged && !r.usesOldSelf {
 			continue // ratcheting: an unchanged value is not checked again

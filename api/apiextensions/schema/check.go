@@ -429,7 +429,7 @@ func checkDefault(n *node, dp *field.Path) field.ErrorList {
 	pruned := DeepCopyJSON(n.def)
 	var pr pruner
 	pr.value(pruned, n, nil)
-	if !jsonEqual(pruned, n.def) {
+	if !EqualJSON(pruned, n.def) {
 		return field.ErrorList{field.Invalid(dp, n.def, "must not have unknown fields")}
 	}
 	return nil

@@ -43,7 +43,7 @@ func FuzzValidate(f *testing.F) {
 		sc.Default(obj)
 		once := DeepCopyJSON(obj)
 		sc.Default(obj)
-		if !jsonEqual(once, obj) {
+		if !EqualJSON(once, obj) {
 			t.Fatalf("defaulting is not idempotent")
 		}
 		sc.Validate(ctx, obj)

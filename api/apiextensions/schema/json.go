@@ -97,9 +97,10 @@ func DeepCopyJSON(v any) any {
 	return v
 }
 
-// jsonEqual compares two canonical JSON values; numbers compare by value
-// (1 equals 1.0).
-func jsonEqual(a, b any) bool {
+// EqualJSON reports whether two decoded JSON values (maps, slices,
+// strings, int64 and float64 numbers, booleans, nil; as DecodeJSON
+// returns them) are equal; numbers compare by value (1 equals 1.0).
+func EqualJSON(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -108,7 +109,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, e := range x {
 			f, ok := y[k]
-			if !ok || !jsonEqual(e, f) {
+			if !ok || !EqualJSON(e, f) {
 				return false
 			}
 		}
@@ -119,7 +120,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !EqualJSON(x[i], y[i]) {
 				return false
 			}
 		}

@@ -53,7 +53,7 @@ func (v *valueValidator) value(n *node, x any, p walkPath, old any, hasOld bool)
 	if n == nil {
 		return
 	}
-	if hasOld && jsonEqual(x, old) {
+	if hasOld && EqualJSON(x, old) {
 		return
 	}
 	if x == nil {
@@ -261,7 +261,7 @@ func (v *valueValidator) enum(n *node, x any, p walkPath) {
 		return
 	}
 	for _, e := range n.enum {
-		if jsonEqual(x, e) {
+		if EqualJSON(x, e) {
 			return
 		}
 	}
