@@ -18,6 +18,11 @@
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
 #   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
 #       same busybox base (no nginx build offline).
+#   kitten:<v>, nautilus:<v>: as upstream, the agnhost image with the
+#       picture and data.json of test/images/{kitten,nautilus}/html (from
+#       the k8s.io/kubernetes module) at /, cmd test-webserver (serves /
+#       on :80): the kubectl Update Demo specs read data.json through the
+#       pod proxy.
 #   pause:<v>: orkit's pause program (images/pause).
 # Archives are cached in OUTDIR by name; delete OUTDIR to rebuild.
 set -euo pipefail
@@ -109,6 +114,15 @@ for ref in $(img agnhost); do
 done
 for ref in $(img nginx); do
 	archive "$ref" "$root" '["/agnhost","netexec","--http-port=80"]' 'null'
+done
+kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+for pic in kitten nautilus; do
+	cp "$kube/test/images/$pic/html/$pic.jpg" "$kube/test/images/$pic/html/data.json" "$root/"
+	chmod 644 "$root/$pic.jpg" "$root/data.json"
+	for ref in $(img "$pic"); do
+		archive "$ref" "$root" '["/agnhost"]' '["test-webserver"]'
+	done
+	rm "$root/$pic.jpg" "$root/data.json"
 done
 
 root=$work/busybox
