@@ -11,7 +11,8 @@
 #       its Go source (k8s.io/kubernetes/test/images/agnhost at the suite's
 #       version, CGO_ENABLED=0) at /agnhost (+ /agnhost-2), on Debian's
 #       busybox-static for the shell and tools (the real image is alpine
-#       with bash, curl, nc...); entrypoint /agnhost and cmd pause, as
+#       with bash, curl, nc...), with porter's localhost.crt and .key at /
+#       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
 #       arguments with busybox wget (its options are ignored), enough for
 #       the specs' `curl http://...` hooks and probes.
@@ -53,6 +54,7 @@ build_go() { # PACKAGE OUTPUT
 }
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
+kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
 base_rootfs() {
@@ -64,8 +66,9 @@ base_rootfs() {
 	printf 'root:x:0:\nuser-defined-in-image:x:1000:\nnogroup:x:65534:\n' >"$1/etc/group"
 }
 
-# rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl).
-rootfs_rev=2
+# rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
+# 3: agnhost's /localhost.crt and .key, group-defined-in-image).
+rootfs_rev=3
 
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
 archive() {
@@ -109,13 +112,18 @@ done
 EOS
 chmod 755 "$root/usr/bin/curl"
 mkdir -p "$root/uploads"
+# As upstream: porter's certificate and key at / (the StatefulSet specs
+# probe /localhost.crt over HTTP and move it away to fail readiness), and
+# the image's group.
+cp "$kube/test/images/agnhost/porter/localhost.crt" "$kube/test/images/agnhost/porter/localhost.key" "$root/"
+chmod 644 "$root/localhost.crt" "$root/localhost.key"
+echo 'group-defined-in-image:x:50000:user-defined-in-image' >>"$root/etc/group"
 for ref in $(img agnhost); do
 	archive "$ref" "$root" '["/agnhost"]' '["pause"]'
 done
 for ref in $(img nginx); do
 	archive "$ref" "$root" '["/agnhost","netexec","--http-port=80"]' 'null'
 done
-kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 for pic in kitten nautilus; do
 	cp "$kube/test/images/$pic/html/$pic.jpg" "$kube/test/images/$pic/html/data.json" "$root/"
 	chmod 644 "$root/$pic.jpg" "$root/data.json"
