@@ -17,6 +17,8 @@
 #       arguments with busybox wget (its options are ignored), enough for
 #       the specs' `curl http://...` hooks and probes.
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
+#   Every image's /bin/sh and /bin/bash is Debian's bash-static: busybox
+#   1.35's sh drops environment variables whose names are not identifiers.
 #   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
 #       same busybox base (no nginx build offline).
 #   kitten:<v>, nautilus:<v>: as upstream, the agnhost image with the
@@ -48,6 +50,17 @@ if [ ! -x "$bb" ]; then
 	dpkg-deb -x "$work"/busybox-static_*.deb "$out/busybox-static"
 fi
 
+# bash-static from Debian, unpacked once: /bin/bash and /bin/sh of the
+# images. Busybox 1.35's ash drops environment variables whose names are
+# not shell identifiers (data-1) before it runs a command; upstream's
+# images keep them (their busybox is newer, agnhost's alpine has bash).
+bash_static=$out/bash-static/bin/bash-static
+if [ ! -x "$bash_static" ]; then
+	(cd "$work" && apt-get download bash-static >/dev/null)
+	mkdir -p "$out/bash-static"
+	dpkg-deb -x "$work"/bash-static_*.deb "$out/bash-static"
+fi
+
 # Go programs, built static in the images module.
 build_go() { # PACKAGE OUTPUT
 	[ -x "$2" ] || (cd "$here/images" && CGO_ENABLED=0 go build -trimpath -o "$2" "$1")
@@ -62,13 +75,16 @@ base_rootfs() {
 	chmod 1777 "$1/tmp"
 	cp "$bb" "$1/bin/busybox"
 	for a in $("$bb" --list); do [ -e "$1/bin/$a" ] || ln -s busybox "$1/bin/$a"; done
+	cp "$bash_static" "$1/bin/bash"
+	ln -sf bash "$1/bin/sh"
 	printf 'root:x:0:0:root:/root:/bin/sh\nuser-defined-in-image:x:1000:1000::/home/user:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$1/etc/passwd"
 	printf 'root:x:0:\nuser-defined-in-image:x:1000:\nnogroup:x:65534:\n' >"$1/etc/group"
 }
 
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
-# 3: agnhost's /localhost.crt and .key, group-defined-in-image).
-rootfs_rev=3
+# 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
+# as /bin/sh).
+rootfs_rev=4
 
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
 archive() {
