@@ -27,6 +27,11 @@
 #       on :80): the kubectl Update Demo specs read data.json through the
 #       pod proxy.
 #   pause:<v>: orkit's pause program (images/pause).
+#   nonewprivs:<v>: test/images/nonewprivs (nnp, built static) setuid root
+#       at /usr/local/bin/nnp on the busybox base, cmd nnp, as upstream (on
+#       alpine).
+#   nonroot:<v>: the busybox base with user 1234, as upstream (on
+#       debian-base).
 # Archives are cached in OUTDIR by name; delete OUTDIR to rebuild.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +72,7 @@ build_go() { # PACKAGE OUTPUT
 }
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
+build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
 kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
@@ -86,13 +92,13 @@ base_rootfs() {
 # as /bin/sh).
 rootfs_rev=4
 
-# archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
+# archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON [USER]: a docker-save tarball of one layer.
 archive() {
-	local ref=$1 root=$2 ep=$3 cmd=$4 name d
+	local ref=$1 root=$2 ep=$3 cmd=$4 user=${5:-} name d
 	name=$(tr '/:' '__' <<<"$ref")
 	# Reused while its entrypoint, cmd and the rootfs revision are unchanged
 	# (.cfg records them; bump rootfs_rev when a rootfs changes).
-	if [ -f "$out/$name.tar" ] && [ "$(cat "$out/$name.cfg" 2>/dev/null)" = "$rootfs_rev $ep $cmd" ]; then
+	if [ -f "$out/$name.tar" ] && [ "$(cat "$out/$name.cfg" 2>/dev/null)" = "$rootfs_rev $ep $cmd $user" ]; then
 		echo "$out/$name.tar"
 		return
 	fi
@@ -103,14 +109,14 @@ archive() {
 	diff=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
 	mkdir -p "$d/$diff"
 	mv "$d/layer.tar" "$d/$diff/layer.tar"
-	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"Cmd":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-		"$ep" "$cmd" "$diff" >"$d/config.json"
+	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"Cmd":%s,"User":"%s"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+		"$ep" "$cmd" "$user" "$diff" >"$d/config.json"
 	cfg=$(sha256sum "$d/config.json" | cut -d' ' -f1)
 	mv "$d/config.json" "$d/$cfg.json"
 	printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$d/manifest.json"
 	tar -C "$d" --sort=name --mtime=@0 --owner=0 --group=0 -cf "$out/$name.tar.tmp" .
 	mv "$out/$name.tar.tmp" "$out/$name.tar"
-	printf '%s' "$rootfs_rev $ep $cmd" >"$out/$name.cfg"
+	printf '%s' "$rootfs_rev $ep $cmd $user" >"$out/$name.cfg"
 	echo "$out/$name.tar"
 }
 
@@ -153,6 +159,21 @@ root=$work/busybox
 base_rootfs "$root"
 for ref in $(img busybox); do
 	archive "$ref" "$root" 'null' '["sh"]'
+done
+
+root=$work/nonewprivs
+base_rootfs "$root"
+mkdir -p "$root/usr/local/bin"
+cp "$out/nnp" "$root/usr/local/bin/nnp"
+chmod 4755 "$root/usr/local/bin/nnp"
+for ref in $(img nonewprivs); do
+	archive "$ref" "$root" 'null' '["nnp"]'
+done
+
+root=$work/nonroot
+base_rootfs "$root"
+for ref in $(img nonroot); do
+	archive "$ref" "$root" 'null' '["sh"]' 1234
 done
 
 root=$work/pause
