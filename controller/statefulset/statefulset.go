@@ -276,33 +276,70 @@ func (s *pass) scaleUp(ctx context.Context) (done bool, err error) {
 }
 
 // scaleDown deletes pods beyond the range, highest ordinal first; with
-// OrderedReady one at a time, each gone before the next goes.
+// OrderedReady one at a time, each gone before the next goes, and none
+// while an unhealthy pod stands before it (nextCondemned).
 func (s *pass) scaleDown(ctx context.Context) (done bool, err error) {
 	start, end := s.rangeOf()
-	var condemned []int
-	for ord := range s.pods {
+	ords, wait := nextCondemned(s.pods, start, end, s.ordered())
+	for _, ord := range ords {
+		pod := s.pods[ord]
+		if err := s.syncClaimOwners(ctx, ord, pod); err != nil {
+			return true, err
+		}
+		s.c.log.Info("deleting condemned pod", "set", s.set.Namespace+"/"+s.set.Name, "pod", pod.Name)
+		if err := s.deletePod(ctx, pod); err != nil {
+			return true, err
+		}
+	}
+	return wait, nil
+}
+
+// nextCondemned returns the ordinals of the pods beyond [start, end) to
+// delete now, highest first, and whether the scale-down is still under
+// way. In parallel mode that is every condemned pod not already being
+// deleted. With OrderedReady (ordered) it is at most one, as
+// kube's controller does: none while a condemned pod is terminating, and
+// none while a condemned pod that is not Running and Ready is not the
+// first unhealthy pod (the lowest-ordinal one, in range first), so a
+// scale-down halts behind an unhealthy pod except for that pod itself.
+func nextCondemned(pods map[int]*core.Pod, start, end int, ordered bool) (ords []int, wait bool) {
+	var condemned, inRange []int
+	for ord := range pods {
 		if ord < start || ord >= end {
 			condemned = append(condemned, ord)
+		} else {
+			inRange = append(inRange, ord)
 		}
 	}
+	if len(condemned) == 0 {
+		return nil, false
+	}
+	slices.Sort(inRange)
 	slices.Sort(condemned)
+	firstUnhealthy := -1
+	for _, ord := range append(inRange, condemned...) {
+		if p := pods[ord]; !runningAndReady(p) || p.DeletionTimestamp != nil {
+			firstUnhealthy = ord
+			break
+		}
+	}
 	slices.Reverse(condemned)
 	for _, ord := range condemned {
-		pod := s.pods[ord]
-		if pod.DeletionTimestamp == nil {
-			if err := s.syncClaimOwners(ctx, ord, pod); err != nil {
-				return true, err
+		pod := pods[ord]
+		switch {
+		case !ordered:
+			if pod.DeletionTimestamp == nil {
+				ords = append(ords, ord)
 			}
-			s.c.log.Info("deleting condemned pod", "set", s.set.Namespace+"/"+s.set.Name, "pod", pod.Name)
-			if err := s.deletePod(ctx, pod); err != nil {
-				return true, err
-			}
-		}
-		if s.ordered() {
-			return true, nil
+		case pod.DeletionTimestamp != nil:
+			return nil, true
+		case !runningAndReady(pod) && ord != firstUnhealthy:
+			return nil, true
+		default:
+			return []int{ord}, true
 		}
 	}
-	return len(condemned) > 0, nil
+	return ords, true
 }
 
 // rollingUpdate replaces, from the highest ordinal down to the

@@ -381,3 +381,42 @@ func TestClaimOwners(t *testing.T) {
 	assert.Equal(t, meta.UID("set-uid"), got[1].UID)
 	assert.False(t, *got[1].Controller)
 }
+
+// TestNextCondemned: what a scale-down deletes now. OrderedReady deletes
+// the highest condemned pod when it is Running and Ready or is itself the
+// first unhealthy pod, and waits for a terminating pod; Parallel deletes
+// every condemned pod at once.
+func TestNextCondemned(t *testing.T) {
+	ready := func() *core.Pod {
+		return &core.Pod{Status: core.PodStatus{Phase: core.PodRunning,
+			Conditions: []core.PodCondition{{Type: core.PodReady, Status: meta.ConditionTrue}}}}
+	}
+	unready := func() *core.Pod { return &core.Pod{Status: core.PodStatus{Phase: core.PodRunning}} }
+	terminating := func() *core.Pod { p := ready(); now := meta.Now(); p.DeletionTimestamp = &now; return p }
+	cases := []struct {
+		name       string
+		pods       map[int]*core.Pod
+		replicas   int
+		ordered    bool
+		wantOrds   []int
+		wantWaited bool
+	}{
+		{"nothing condemned", map[int]*core.Pod{0: ready(), 1: ready()}, 2, true, nil, false},
+		{"highest first", map[int]*core.Pod{0: ready(), 1: ready(), 2: ready()}, 1, true, []int{2}, true},
+		{"unhealthy condemned is the first unhealthy: deleted", map[int]*core.Pod{0: ready(), 1: ready(), 2: unready()}, 2, true, []int{2}, true},
+		// (run stops in scaleUp before it gets here: an unhealthy pod in range halts everything)
+		{"a Running and Ready condemned pod goes", map[int]*core.Pod{0: unready(), 1: ready(), 2: ready()}, 1, true, []int{2}, true},
+		{"all unhealthy, scale to 0: halts", map[int]*core.Pod{0: unready(), 1: unready(), 2: unready()}, 0, true, nil, true},
+		{"healthy highest behind a lower unhealthy condemned one", map[int]*core.Pod{0: ready(), 1: unready(), 2: ready()}, 0, true, []int{2}, true},
+		{"waits for a terminating pod", map[int]*core.Pod{0: ready(), 1: ready(), 2: terminating()}, 1, true, nil, true},
+		{"parallel: every condemned pod", map[int]*core.Pod{0: unready(), 1: ready(), 2: unready()}, 0, false, []int{2, 1, 0}, true},
+		{"parallel: skips terminating", map[int]*core.Pod{0: ready(), 1: terminating(), 2: ready()}, 0, false, []int{2, 0}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ords, wait := nextCondemned(c.pods, 0, c.replicas, c.ordered)
+			assert.Equal(t, c.wantOrds, ords)
+			assert.Equal(t, c.wantWaited, wait)
+		})
+	}
+}
