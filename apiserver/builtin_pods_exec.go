@@ -8,6 +8,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
 )
 
 // servePodExec checks a pods/exec request as kube-apiserver does and
@@ -19,6 +20,11 @@ func (s *Server) servePodExec(ctx context.Context, w http.ResponseWriter, r *htt
 	}
 	opts, err := podExecOptions(req, pod)
 	if err != nil {
+		writeError(w, err)
+		return
+	}
+	opts.TypeMeta = meta.TypeMeta{APIVersion: "v1", Kind: "PodExecOptions"}
+	if err := s.admitConnect(ctx, req, pod, "PodExecOptions", &opts); err != nil {
 		writeError(w, err)
 		return
 	}

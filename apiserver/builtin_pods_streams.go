@@ -8,6 +8,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/meta"
 )
 
 // streamingPod runs the checks every streaming subresource (exec, attach,
@@ -48,6 +49,11 @@ func (s *Server) servePodAttach(ctx context.Context, w http.ResponseWriter, r *h
 		writeError(w, err)
 		return
 	}
+	opts.TypeMeta = meta.TypeMeta{APIVersion: "v1", Kind: "PodAttachOptions"}
+	if err := s.admitConnect(ctx, req, pod, "PodAttachOptions", &opts); err != nil {
+		writeError(w, err)
+		return
+	}
 	if s.kubelet == nil {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s: no node agent serves attach", pod.Name)))
 		return
@@ -85,6 +91,11 @@ func (s *Server) servePodPortForward(ctx context.Context, w http.ResponseWriter,
 	}
 	if pod.Spec.NodeName == "" {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
+		return
+	}
+	opts.TypeMeta = meta.TypeMeta{APIVersion: "v1", Kind: "PodPortForwardOptions"}
+	if err := s.admitConnect(ctx, req, pod, "PodPortForwardOptions", &opts); err != nil {
+		writeError(w, err)
 		return
 	}
 	if s.kubelet == nil {
