@@ -127,6 +127,8 @@ func controllerManagerRules() []rbac.PolicyRule {
 			"cronjobs/status", "cronjobs/finalizers"),
 		verbs(allVerbs...).groups("discovery.k8s.io").resources("endpointslices"),
 		verbs(allVerbs...).groups("coordination.k8s.io").resources("leases"),
+		// the resourceclaim controller makes claims from templates
+		verbs(allVerbs...).groups(draGroup).resources("resourceclaims", "resourceclaims/status"),
 	)
 }
 
