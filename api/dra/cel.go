@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -80,4 +81,74 @@ func (deviceSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate {
 // estimates apply.
 func (deviceSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
+}
+
+// DeviceMatches evaluates a compiled selector against a device published
+// by driver: the variable device has driver, attributes and capacity
+// (both by domain, then name; a name without domain is the driver's) and
+// allowMultipleAllocations. An evaluation error (a missing attribute, the
+// cost limit) is returned as such; the caller decides (kube-scheduler
+// treats it as no match and reports it).
+func DeviceMatches(prg cel.Program, driver string, d *Device) (bool, error) {
+	out, _, err := prg.Eval(map[string]any{"device": deviceValue(driver, d)})
+	if err != nil {
+		return false, err
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("selector evaluated to %v, not a bool", out.Value())
+	}
+	return b, nil
+}
+
+// deviceValue is the CEL form of a device.
+func deviceValue(driver string, d *Device) map[string]any {
+	attrs := map[string]map[string]any{}
+	for name, a := range d.Attributes {
+		domain, id := splitQualified(string(name), driver)
+		if attrs[domain] == nil {
+			attrs[domain] = map[string]any{}
+		}
+		attrs[domain][id] = attributeValue(a)
+	}
+	capacity := map[string]map[string]any{}
+	for name, c := range d.Capacity {
+		domain, id := splitQualified(string(name), driver)
+		if capacity[domain] == nil {
+			capacity[domain] = map[string]any{}
+		}
+		capacity[domain][id] = schema.QuantityValue(c.Value)
+	}
+	return map[string]any{
+		"driver": driver, "attributes": attrs, "capacity": capacity,
+		"allowMultipleAllocations": d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations,
+	}
+}
+
+func splitQualified(name, driver string) (domain, id string) {
+	if d, i, ok := strings.Cut(name, "/"); ok {
+		return d, i
+	}
+	return driver, name
+}
+
+// attributeValue is an attribute's value for CEL (versions as strings).
+func attributeValue(a DeviceAttribute) any {
+	switch {
+	case a.IntValue != nil:
+		return *a.IntValue
+	case a.BoolValue != nil:
+		return *a.BoolValue
+	case a.StringValue != nil:
+		return *a.StringValue
+	case a.VersionValue != nil:
+		return *a.VersionValue
+	case a.IntValues != nil:
+		return a.IntValues
+	case a.BoolValues != nil:
+		return a.BoolValues
+	case a.StringValues != nil:
+		return a.StringValues
+	}
+	return a.VersionValues
 }

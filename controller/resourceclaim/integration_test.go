@@ -66,7 +66,7 @@ func TestClaimsFromTemplates(t *testing.T) {
 			return false
 		}
 		var ok bool
-		name, ok, err = resourceclaim.ClaimName(p, resourceclaim.PodResourceClaim{Name: "gpu"})
+		name, ok, err = dra.PodClaimName(p, dra.PodResourceClaim{Name: "gpu"})
 		return err == nil && ok
 	}, "pod status records the generated claim")
 	claim, err := claims.Get(ctx, name)
@@ -102,13 +102,13 @@ func TestClaimsFromTemplates(t *testing.T) {
 }
 
 func TestPodClaimsMalformed(t *testing.T) {
-	_, err := resourceclaim.PodClaims(claimPod("p", `{"name": 1}`))
+	_, err := dra.PodClaims(claimPod("p", `{"name": 1}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "spec.resourceClaims[0]")
-	claims, err := resourceclaim.PodClaims(claimPod("p", `{"name":"a","resourceClaimName":"x"}`))
+	claims, err := dra.PodClaims(claimPod("p", `{"name":"a","resourceClaimName":"x"}`))
 	require.NoError(t, err)
 	require.Len(t, claims, 1)
-	name, ok, err := resourceclaim.ClaimName(claimPod("p"), claims[0])
+	name, ok, err := dra.PodClaimName(claimPod("p"), claims[0])
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, "x", name)

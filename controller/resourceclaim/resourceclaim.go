@@ -110,7 +110,7 @@ func claimPods(c *dra.ResourceClaim) []controller.Request {
 func (r *Controller) templatePods(t *dra.ResourceClaimTemplate) []controller.Request {
 	var out []controller.Request
 	for _, p := range r.pods.Namespace(t.Namespace).List(nil) {
-		claims, err := PodClaims(p)
+		claims, err := dra.PodClaims(p)
 		if err != nil {
 			continue
 		}
@@ -165,15 +165,15 @@ func owningPod(c *dra.ResourceClaim) (name string, uid meta.UID, ok bool) {
 // ensureClaims creates a claim for every template entry of pod that has
 // none and writes the pod's status.resourceClaimStatuses when it changed.
 func (r *Controller) ensureClaims(ctx context.Context, pod *core.Pod) error {
-	entries, err := PodClaims(pod)
+	entries, err := dra.PodClaims(pod)
 	if err != nil {
 		return err
 	}
-	before, err := PodClaimStatuses(pod)
+	before, err := dra.PodClaimStatuses(pod)
 	if err != nil {
 		return err
 	}
-	var statuses []PodResourceClaimStatus
+	var statuses []dra.PodResourceClaimStatus
 	for _, e := range entries {
 		if e.ResourceClaimTemplateName == nil {
 			continue
@@ -182,21 +182,21 @@ func (r *Controller) ensureClaims(ctx context.Context, pod *core.Pod) error {
 		if err != nil {
 			return err
 		}
-		statuses = append(statuses, PodResourceClaimStatus{Name: e.Name, ResourceClaimName: &name})
+		statuses = append(statuses, dra.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: &name})
 	}
 	if statusesEqual(statuses, before) {
 		return nil
 	}
 	upd := meta.DeepCopy(pod)
-	upd.Status.ResourceClaimStatuses = encodeStatuses(statuses)
+	upd.Status.ResourceClaimStatuses = dra.EncodeClaimStatuses(statuses)
 	if _, err := client.For[core.Pod](r.client, pod.Namespace).UpdateStatus(ctx, upd); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("record the resource claims of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return nil
 }
 
-func statusesEqual(a, b []PodResourceClaimStatus) bool {
-	return slices.EqualFunc(a, b, func(x, y PodResourceClaimStatus) bool {
+func statusesEqual(a, b []dra.PodResourceClaimStatus) bool {
+	return slices.EqualFunc(a, b, func(x, y dra.PodResourceClaimStatus) bool {
 		return x.Name == y.Name && (x.ResourceClaimName == nil) == (y.ResourceClaimName == nil) &&
 			(x.ResourceClaimName == nil || *x.ResourceClaimName == *y.ResourceClaimName)
 	})
@@ -204,7 +204,7 @@ func statusesEqual(a, b []PodResourceClaimStatus) bool {
 
 // claimFor returns the name of the claim generated for entry e of pod,
 // creating it from the template when the pod has none yet.
-func (r *Controller) claimFor(ctx context.Context, pod *core.Pod, e PodResourceClaim) (string, error) {
+func (r *Controller) claimFor(ctx context.Context, pod *core.Pod, e dra.PodResourceClaim) (string, error) {
 	for _, c := range r.claims.Namespace(pod.Namespace).List(nil) {
 		if _, uid, ok := owningPod(c); ok && uid == pod.UID && c.Annotations[PodClaimNameAnnotation] == e.Name {
 			return c.Name, nil

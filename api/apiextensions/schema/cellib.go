@@ -478,3 +478,7 @@ func BaseCELEnv() (*cel.Env, error) { return baseEnv() }
 // device selectors declare device). The environment is built once and
 // immutable; the error is that of building it.
 func BaseEnv() (*cel.Env, error) { return baseEnv() }
+
+// QuantityValue returns q as a CEL value of BaseEnv's quantity type, for
+// activations that pass quantities in (DRA device capacities).
+func QuantityValue(q resource.Quantity) ref.Val { return quantityVal{q} }

@@ -1,4 +1,4 @@
-package resourceclaim
+package dra
 
 import (
 	"encoding/json"
@@ -53,8 +53,8 @@ func PodClaimStatuses(pod *core.Pod) ([]PodResourceClaimStatus, error) {
 	return out, nil
 }
 
-// encodeStatuses is the raw JSON form of statuses.
-func encodeStatuses(statuses []PodResourceClaimStatus) []meta.RawJSON {
+// EncodeClaimStatuses is the raw JSON form of statuses.
+func EncodeClaimStatuses(statuses []PodResourceClaimStatus) []meta.RawJSON {
 	out := make([]meta.RawJSON, len(statuses))
 	for i, s := range statuses {
 		out[i], _ = json.Marshal(s) // a struct of strings always marshals
@@ -62,10 +62,10 @@ func encodeStatuses(statuses []PodResourceClaimStatus) []meta.RawJSON {
 	return out
 }
 
-// ClaimName returns the name of the ResourceClaim a pod's claim entry
+// PodClaimName returns the name of the ResourceClaim a pod's claim entry
 // uses: the named claim, or the one recorded in the pod's status for a
 // template entry. ok is false when the template's claim is not made yet.
-func ClaimName(pod *core.Pod, c PodResourceClaim) (name string, ok bool, err error) {
+func PodClaimName(pod *core.Pod, c PodResourceClaim) (name string, ok bool, err error) {
 	if c.ResourceClaimName != nil {
 		return *c.ResourceClaimName, true, nil
 	}
