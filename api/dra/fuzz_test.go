@@ -1,8 +1,10 @@
 package dra
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 )
 
@@ -20,5 +22,26 @@ func FuzzCompileSelector(f *testing.F) {
 		}
 		c := &DeviceClass{ObjectMeta: meta.ObjectMeta{Name: "c"}, Spec: DeviceClassSpec{Selectors: []DeviceSelector{{CEL: &CELDeviceSelector{Expression: expr}}}}}
 		_ = ValidateDeviceClass(c)
+	})
+}
+
+// FuzzPodClaims: any spec.resourceClaims entry decodes or fails with an
+// error naming the entry, never panics; PodClaimName never panics either.
+func FuzzPodClaims(f *testing.F) {
+	for _, s := range []string{`{"name":"gpu","resourceClaimTemplateName":"t"}`, `{"name":"a","resourceClaimName":"c"}`, `[]`, `{`, `null`, `{"name":1}`} {
+		f.Add(s, `{"name":"gpu","resourceClaimName":"x"}`)
+	}
+	f.Fuzz(func(t *testing.T, entry, status string) {
+		p := &core.Pod{}
+		p.Spec.ResourceClaims = []meta.RawJSON{meta.RawJSON(entry)}
+		p.Status.ResourceClaimStatuses = []meta.RawJSON{meta.RawJSON(status)}
+		claims, err := PodClaims(p)
+		if err != nil {
+			if !strings.Contains(err.Error(), "spec.resourceClaims[0]") {
+				t.Fatalf("error %v does not name the entry", err)
+			}
+			return
+		}
+		_, _, _ = PodClaimName(p, claims[0])
 	})
 }
