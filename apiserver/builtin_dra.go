@@ -2,10 +2,12 @@ package apiserver
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/dra"
+	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/meta"
 )
@@ -20,9 +22,16 @@ var (
 // addDRAExtras adds kube-apiserver's printers of ResourceClaims,
 // ResourceSlices and DeviceTaintRules (DeviceClasses and
 // ResourceClaimTemplates print name and age, the default), the field
-// selectors of ResourceSlices, and the DeviceTaintRule strategy.
-func addDRAExtras(m map[meta.GroupVersionResource]func(*Resource)) {
-	m[resourceClaimGVR] = func(r *Resource) { r.Table = resourceClaimTable }
+// selectors of ResourceSlices, the DeviceTaintRule strategy, and the
+// admin-access namespace check of claims and templates.
+func (s *Server) addDRAExtras(m map[meta.GroupVersionResource]func(*Resource)) {
+	m[resourceClaimGVR] = func(r *Resource) {
+		r.Table = resourceClaimTable
+		r.Strategy = &adminAccessStrategy{NewDefaultStrategy(r.Type), s}
+	}
+	m[dra.GroupVersion().WithResource("resourceclaimtemplates")] = func(r *Resource) {
+		r.Strategy = &adminAccessStrategy{NewDefaultStrategy(r.Type), s}
+	}
 	m[resourceSliceGVR] = func(r *Resource) { r.Table, r.Fields = resourceSliceTable, resourceSliceFields }
 	m[deviceTaintRuleGVR] = func(r *Resource) {
 		r.Table = deviceTaintRuleTable
@@ -131,4 +140,48 @@ func sameTime(a, b *meta.Time) bool {
 		return a == b
 	}
 	return a.Equal(b.Time)
+}
+
+// AdminAccessNamespaceLabel must be "true" on the namespace of a claim
+// or template that asks for admin access to devices.
+const AdminAccessNamespaceLabel = "resource.kubernetes.io/admin-access"
+
+// adminAccessStrategy is the ResourceClaim and ResourceClaimTemplate
+// strategy: the defaults, and kube-apiserver's check on create that a
+// request with adminAccess lives in a namespace labelled
+// resource.kubernetes.io/admin-access=true (the spec is immutable, so
+// updates need no check).
+type adminAccessStrategy struct {
+	*DefaultStrategy
+	s *Server
+}
+
+// Validate implements Strategy.
+func (a *adminAccessStrategy) Validate(ctx context.Context, obj meta.Object) field.ErrorList {
+	errs := a.DefaultStrategy.Validate(ctx, obj)
+	var reqs []dra.DeviceRequest
+	switch o := obj.(type) {
+	case *dra.ResourceClaim:
+		reqs = o.Spec.Devices.Requests
+	case *dra.ResourceClaimTemplate:
+		reqs = o.Spec.Spec.Devices.Requests
+	}
+	for i, r := range reqs {
+		if r.Exactly == nil || r.Exactly.AdminAccess == nil || !*r.Exactly.AdminAccess {
+			continue
+		}
+		p := field.NewPath("spec", "devices", "requests").Index(i).Child("adminAccess")
+		if _, ok := obj.(*dra.ResourceClaimTemplate); ok {
+			p = field.NewPath("spec", "spec", "devices", "requests").Index(i).Child("adminAccess")
+		}
+		ns, err := AdmissionSources{a.s}.LookupNamespace(ctx, obj.GetObjectMeta().Namespace)
+		switch {
+		case err != nil:
+			errs = append(errs, field.InternalError(p, fmt.Errorf("could not retrieve namespace to verify admin access: %w", err)))
+		case ns.Labels[AdminAccessNamespaceLabel] != "true":
+			errs = append(errs, field.Forbidden(p, fmt.Sprintf("admin access to devices requires the `%s: true` label on the containing namespace", AdminAccessNamespaceLabel)))
+		}
+		break
+	}
+	return errs
 }

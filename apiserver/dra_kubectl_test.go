@@ -104,7 +104,16 @@ spec:
 			assert.Contains(t, errOut, tc.want)
 		})
 	}
-	_, errOut, err := kubectl(t, c.dev, "", "get", "deviceclasses")
+	// Admin access needs the namespace label.
+	admin := `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"debug","namespace":"default"},` +
+		`"spec":{"devices":{"requests":[{"name":"all","exactly":{"deviceClassName":"gpu.example.com","adminAccess":true,"allocationMode":"All"}}]}}}`
+	_, errOut, err := kubectl(t, c.admin, admin, "create", "-f", "-")
+	require.Error(t, err)
+	assert.Contains(t, errOut, "admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace")
+	mustKubectl(t, c.admin, "", "label", "namespace", "default", "resource.kubernetes.io/admin-access=true")
+	mustKubectl(t, c.admin, admin, "create", "-f", "-")
+
+	_, errOut, err = kubectl(t, c.dev, "", "get", "deviceclasses")
 	require.Error(t, err)
 	assert.Contains(t, errOut, `User "dev" cannot list resource "deviceclasses" in API group "resource.k8s.io" at the cluster scope`)
 }
