@@ -1538,6 +1538,17 @@ var typeDocs = map[string]map[string]string{
 		"driver":     "Driver is the driver the parameters are for (a DNS subdomain of at most 63 characters); required.",
 		"parameters": "Parameters is any JSON object (at most 10 KiB); required.",
 	},
+	"github.com/orkit/orkit/api/dra.PodResourceClaim": {
+		"":                          "PodResourceClaim is one entry of a pod's spec.resourceClaims (orkit's core.PodSpec carries them as raw JSON): a name, and the claim to use (ResourceClaimName) or the template to make one from (ResourceClaimTemplateName); exactly one is set.",
+		"name":                      "Name identifies the entry in the pod (a DNS label).",
+		"resourceClaimName":         "ResourceClaimName names an existing claim in the pod's namespace.",
+		"resourceClaimTemplateName": "ResourceClaimTemplateName names the template a claim is made from for the pod.",
+	},
+	"github.com/orkit/orkit/api/dra.PodResourceClaimStatus": {
+		"":                  "PodResourceClaimStatus is one entry of a pod's status.resourceClaimStatuses: the claim made for a template entry.",
+		"name":              "Name is the entry's name in spec.resourceClaims.",
+		"resourceClaimName": "ResourceClaimName is the claim made for it.",
+	},
 	"github.com/orkit/orkit/api/dra.ResourceClaim": {
 		"":       "ResourceClaim is a request for devices, by the pods that reference it. It is namespaced; the spec is immutable, and the status (the allocation, the consumers it is reserved for, device conditions) is written through the status subresource, by the scheduler and drivers. It has no generation.",
 		"spec":   "Spec is what is requested; immutable.",

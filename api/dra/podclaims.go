@@ -13,15 +13,21 @@ import (
 // (ResourceClaimName) or the template to make one from
 // (ResourceClaimTemplateName); exactly one is set.
 type PodResourceClaim struct {
-	Name                      string  `json:"name"`
-	ResourceClaimName         *string `json:"resourceClaimName,omitempty"`
+	// Name identifies the entry in the pod (a DNS label).
+	Name string `json:"name"`
+	// ResourceClaimName names an existing claim in the pod's namespace.
+	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
+	// ResourceClaimTemplateName names the template a claim is made from
+	// for the pod.
 	ResourceClaimTemplateName *string `json:"resourceClaimTemplateName,omitempty"`
 }
 
 // PodResourceClaimStatus is one entry of a pod's
 // status.resourceClaimStatuses: the claim made for a template entry.
 type PodResourceClaimStatus struct {
-	Name              string  `json:"name"`
+	// Name is the entry's name in spec.resourceClaims.
+	Name string `json:"name"`
+	// ResourceClaimName is the claim made for it.
 	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
 }
 
