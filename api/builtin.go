@@ -13,6 +13,7 @@ import (
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/discovery"
+	"github.com/orkit/orkit/api/dra"
 	"github.com/orkit/orkit/api/flowcontrol"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/networking"
@@ -53,6 +54,7 @@ func NewScheme() *scheme.Scheme {
 	apiregistration.Register(s)
 	flowcontrol.Register(s)
 	storagemigration.Register(s)
+	dra.Register(s)
 	return s
 }
 

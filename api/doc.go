@@ -5,6 +5,7 @@
 // categories, subresources, defaulting and validation.
 //
 // The kinds themselves live in one package per API group (api/core,
-// api/apps, api/rbac, ...); the shared metadata in api/meta, validation
+// api/apps, api/rbac, ...; resource.k8s.io, Dynamic Resource Allocation,
+// in api/dra since api/resource is the Quantity package); the shared metadata in api/meta, validation
 // failures in api/field, and the registry in api/scheme.
 package api

@@ -121,4 +121,9 @@ var builtinGenerationRules = map[groupKind]strategyRule{
 	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               {generation: GenerationNone},
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          {generation: GenerationOnSpec},
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   {generation: GenerationOnSpec},
+	{Group: "resource.k8s.io", Kind: "DeviceClass"}:                                   {generation: GenerationOnSpec},
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                                 {generation: GenerationOnSpec},
+	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}:                               {generation: GenerationOnSpec},
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                                 {generation: GenerationNone},
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:                         {generation: GenerationNone},
 }

@@ -141,6 +141,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
 	addFlowControlExtras(m)
 	addMutatingPolicyExtras(m)
+	s.addDRAExtras(m)
 	m[admissionGVR("validatingadmissionpolicies")] = func(r *Resource) {
 		r.Strategy = &policyStrategy{NewDefaultStrategy(r.Type)}
 		r.Table = validatingPolicyTable

@@ -46,6 +46,8 @@ var kubeGeneration = map[string]generationRule{
 	"ValidatingAdmissionPolicy": {tracked: true}, "ValidatingAdmissionPolicyBinding": {tracked: true},
 	"MutatingAdmissionPolicy": {tracked: true}, "MutatingAdmissionPolicyBinding": {tracked: true},
 	"FlowSchema": {tracked: true}, "PriorityLevelConfiguration": {tracked: true}, "StorageVersionMigration": {},
+	"DeviceClass": {tracked: true}, "ResourceSlice": {tracked: true}, "DeviceTaintRule": {tracked: true},
+	"ResourceClaim": {}, "ResourceClaimTemplate": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in
@@ -252,6 +254,8 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	// The flowcontrol kinds copy the old metadata whole; the migration
 	// calls ResetObjectMetaForStatus.
 	"FlowSchema": {}, "PriorityLevelConfiguration": {}, "StorageVersionMigration": {},
+	// The resource.k8s.io kinds call ResetObjectMetaForStatus.
+	"ResourceClaim": {}, "DeviceTaintRule": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in

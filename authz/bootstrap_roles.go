@@ -23,8 +23,12 @@ func aggregateToViewRules() []rbac.PolicyRule {
 		verbs(readVerbs...).groups("policy").resources("poddisruptionbudgets", "poddisruptionbudgets/status"),
 		verbs(readVerbs...).groups("networking.k8s.io").resources("ingresses", "ingresses/status", "networkpolicies"),
 		verbs(readVerbs...).groups("coordination.k8s.io").resources("leases"),
+		verbs(readVerbs...).groups(draGroup).resources("resourceclaims", "resourceclaims/status", "resourceclaimtemplates"),
 	)
 }
+
+// draGroup is Dynamic Resource Allocation's API group.
+const draGroup = "resource.k8s.io"
 
 // aggregatedMetricsReaderRules are those of metrics-server's
 // system:aggregated-metrics-reader: read the resource metrics of pods and
@@ -51,6 +55,7 @@ func aggregateToEditRules() []rbac.PolicyRule {
 		verbs(writeVerbs...).groups("networking.k8s.io").resources("ingresses", "networkpolicies"),
 		verbs(writeVerbs...).groups("policy").resources("poddisruptionbudgets"),
 		verbs(writeVerbs...).groups("coordination.k8s.io").resources("leases"),
+		verbs(writeVerbs...).groups(draGroup).resources("resourceclaims", "resourceclaimtemplates"),
 	)
 }
 
@@ -84,6 +89,11 @@ func schedulerRules() []rbac.PolicyRule {
 		verbs("create").groups("authentication.k8s.io").resources("tokenreviews"),
 		verbs("create").groups("authorization.k8s.io").resources("subjectaccessreviews"),
 		verbs(readVerbs...).groups("storage.k8s.io").resources("csinodes", "csidrivers", "csistoragecapacities", "storageclasses"),
+		// Dynamic Resource Allocation: the classes, slices and taint rules
+		// it allocates from, the claims it allocates and reserves.
+		verbs(readVerbs...).groups(draGroup).resources("deviceclasses", "resourceslices", "devicetaintrules"),
+		verbs(append([]string{"update", "patch"}, readVerbs...)...).groups(draGroup).resources("resourceclaims", "resourceclaims/status"),
+		verbs("create", "delete").groups(draGroup).resources("resourceclaims"),
 	)
 }
 
@@ -117,6 +127,8 @@ func controllerManagerRules() []rbac.PolicyRule {
 			"cronjobs/status", "cronjobs/finalizers"),
 		verbs(allVerbs...).groups("discovery.k8s.io").resources("endpointslices"),
 		verbs(allVerbs...).groups("coordination.k8s.io").resources("leases"),
+		// the resourceclaim controller makes claims from templates
+		verbs(allVerbs...).groups(draGroup).resources("resourceclaims", "resourceclaims/status"),
 	)
 }
 

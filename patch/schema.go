@@ -98,6 +98,12 @@ func newSchema(kind string) schema {
 		s.set("", "webhooks", mergeOn("name"))
 	case "InitializerConfiguration":
 		s.set("", "initializers", mergeOn("name"))
+	case "ResourceClaim":
+		s.set("status", "reservedFor", mergeOn("uid"))
+	case "ResourceClaimTemplate":
+		s.addObjectMeta("spec.metadata")
+	case "DeviceTaintRule":
+		s.set("status", "conditions", mergeOn("type"))
 	}
 	switch kind {
 	case "Node", "Namespace", "Service", "PersistentVolume", "PersistentVolumeClaim":
@@ -115,7 +121,8 @@ func (s schema) known(kind string) bool {
 	case "Node", "Namespace", "Service", "Endpoints", "ConfigMap", "Secret", "ServiceAccount",
 		"Event", "ResourceQuota", "LimitRange", "PersistentVolume", "PersistentVolumeClaim", "Binding",
 		"ControllerRevision", "Lease", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
-		"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "InitializerConfiguration":
+		"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "InitializerConfiguration",
+		"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule":
 		return true
 	}
 	return false

@@ -37,6 +37,9 @@ func (s *Scheduler) addHandlers() []func() bool {
 	if s.volumes != nil {
 		regs = append(regs, s.volumes.addHandlers(func() { s.queue.MoveOnEvent(EventVolumeChange) })...)
 	}
+	if s.dra != nil {
+		regs = append(regs, s.dra.addHandlers(func() { s.queue.MoveOnEvent(EventDRAChange) })...)
+	}
 	r := s.nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
 		AddFunc: func(n *core.Node, _ bool) {
 			s.cache.AddNode(n)

@@ -53,6 +53,9 @@ const (
 	EventBindingFailed   Event = "BindingFailed"
 	// EventVolumeChange: a claim, volume or StorageClass changed.
 	EventVolumeChange Event = "VolumeChange"
+	// EventDRAChange: a DeviceClass, ResourceSlice or ResourceClaim
+	// changed.
+	EventDRAChange Event = "DRAChange"
 )
 
 // eventPlugins says which plugins' rejections an event can undo; nil
@@ -67,6 +70,8 @@ func eventPlugins(ev Event) []string {
 		return []string{"NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread"}
 	case EventVolumeChange:
 		return []string{plugins.NameVolumeBinding}
+	case EventDRAChange:
+		return []string{plugins.NameDynamicResources}
 	}
 	return nil
 }

@@ -57,6 +57,14 @@ type Config struct {
 	// bound. It needs list/watch rights on those three and update on
 	// persistentvolumeclaims (system:kube-scheduler has them).
 	VolumeBinding bool
+	// DynamicResources gives every profile the DynamicResources plugin
+	// (unless it has one): the scheduler watches DeviceClasses,
+	// ResourceSlices and ResourceClaims (resource.k8s.io/v1), keeps a pod
+	// whose claims cannot be allocated Pending, and before binding writes
+	// each claim's allocation and reserves it for the pod. It needs
+	// list/watch rights on those three and update on resourceclaims and
+	// resourceclaims/status (system:kube-scheduler has them).
+	DynamicResources bool
 	// VolumeBindTimeout bounds how long a binding waits for the pod's
 	// volumes; default plugins.DefaultVolumeBindTimeout.
 	VolumeBindTimeout time.Duration
@@ -110,6 +118,8 @@ type Scheduler struct {
 	classes *informer.Informer[*scheduling.PriorityClass]
 	// volumes are the informers of VolumeBinding, or nil.
 	volumes *volumeInformers
+	// dra are the informers of DynamicResources, or nil.
+	dra *draInformers
 	// namespaces holds namespaces' labels for affinity namespaceSelectors.
 	namespaces *informer.Informer[*core.Namespace]
 	synced     chan struct{}
@@ -138,6 +148,10 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.VolumeBinding {
 		s.volumes = newVolumeInformers(cfg.Client, cfg.Logger)
 		profiles = withVolumeBinding(profiles, s.volumes.plugin(cfg.Client, cfg.VolumeBindTimeout))
+	}
+	if cfg.DynamicResources {
+		s.dra = newDRAInformers(cfg.Client, cfg.Logger)
+		profiles = withDynamicResources(profiles, s.dra.plugin(cfg.Client))
 	}
 	var preempts []*Preemption
 	if !cfg.DisablePreemption {
@@ -292,6 +306,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	runInformer("namespaces", s.namespaces.Run)
 	if s.classes != nil {
 		runInformer("priorityclasses", s.classes.Run)
+	}
+	if s.dra != nil {
+		s.dra.run(runInformer)
 	}
 	if s.volumes != nil {
 		s.volumes.run(runInformer)

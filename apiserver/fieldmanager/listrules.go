@@ -28,6 +28,8 @@ var builtinFieldRules = map[ruleKey]fieldRule{
 	"meta.ObjectMeta.finalizers":                                      listSet(),
 	"core.PodSpec.containers":                                         listMap("name"),
 	"storage.CSINodeSpec.drivers":                                     listMap("name"),
+	"dra.ResourceClaimStatus.reservedFor":                             listMap("uid"),
+	"dra.ResourceClaimStatus.devices":                                 listMap("driver", "device", "pool", "shareID"),
 	"core.PodSpec.initContainers":                                     listMap("name"),
 	"core.PodSpec.ephemeralContainers":                                listMap("name"),
 	"core.PodSpec.volumes":                                            listMap("name"),

@@ -22,6 +22,7 @@ import (
 	"github.com/orkit/orkit/controller/podgc"
 	"github.com/orkit/orkit/controller/replicaset"
 	"github.com/orkit/orkit/controller/replication"
+	"github.com/orkit/orkit/controller/resourceclaim"
 	"github.com/orkit/orkit/controller/resourcequota"
 	"github.com/orkit/orkit/controller/rootcacert"
 	"github.com/orkit/orkit/controller/serviceaccount"
@@ -74,6 +75,9 @@ type Config struct {
 	// StorageVersionMigration rewrites the objects that
 	// StorageVersionMigrations name.
 	StorageVersionMigration storageversionmigration.Config
+	// ResourceClaim makes pods' ResourceClaims from their templates
+	// (Dynamic Resource Allocation) and tidies reservations.
+	ResourceClaim resourceclaim.Config
 	// ServiceLB runs the service load balancer controller when its
 	// Provider is set; without one, Services of type LoadBalancer stay
 	// pending, as on a cluster without a cloud provider.
@@ -110,6 +114,7 @@ type Controllers struct {
 	PodGC            *podgc.Controller
 	GarbageCollector *garbagecollector.Controller
 	StorageMigrator  *storageversionmigration.Controller
+	ResourceClaim    *resourceclaim.Controller
 }
 
 // Names returns the names of the standard controllers, in the order Add
@@ -119,7 +124,7 @@ func Names() []string {
 	return []string{"replicaset", "replicationcontroller", "deployment", "statefulset", "daemonset", "job", "cronjob",
 		"disruption", "resourcequota", "horizontalpodautoscaling", "endpoints", "endpointslice", "endpointslicemirroring", "namespace", "serviceaccount",
 		"root-ca-cert-publisher", "clusterrole-aggregation", "nodeipam", "servicelb", "volumebinding", "localpath", "nodelifecycle",
-		"podgc", "garbagecollector", "storage-version-migrator"}
+		"podgc", "garbagecollector", "storage-version-migrator", "resourceclaim"}
 }
 
 // Add makes the standard controllers on m, as cfg configures them, and
@@ -223,6 +228,9 @@ func steps(m *controller.Manager, cfg Config, out *Controllers) []step {
 		}),
 		stepOf("storage-version-migrator", &out.StorageMigrator, func() (*storageversionmigration.Controller, error) {
 			return storageversionmigration.New(m, cfg.StorageVersionMigration)
+		}),
+		stepOf("resourceclaim", &out.ResourceClaim, func() (*resourceclaim.Controller, error) {
+			return resourceclaim.New(m, cfg.ResourceClaim)
 		}),
 	}
 }

@@ -288,7 +288,7 @@ func (c *cluster) startScheduler(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, VolumeBinding: true, Logger: c.opts.Logger})
+	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, VolumeBinding: true, DynamicResources: true, Logger: c.opts.Logger})
 	if err != nil {
 		return err
 	}

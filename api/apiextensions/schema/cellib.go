@@ -470,3 +470,15 @@ func quantityFunctions() []cel.EnvOption {
 // callers extend it (env.Extend) and never change it. The error is the
 // one building it failed with.
 func BaseCELEnv() (*cel.Env, error) { return baseEnv() }
+
+// BaseEnv returns the shared CEL environment CRD validation rules compile
+// in (standard library, optional types, strings and sets extensions,
+// Kubernetes' list, regex, URL and quantity functions) with no variables
+// declared. Other API groups extend it with their own variables (DRA
+// device selectors declare device). The environment is built once and
+// immutable; the error is that of building it.
+func BaseEnv() (*cel.Env, error) { return baseEnv() }
+
+// QuantityValue returns q as a CEL value of BaseEnv's quantity type, for
+// activations that pass quantities in (DRA device capacities).
+func QuantityValue(q resource.Quantity) ref.Val { return quantityVal{q} }
