@@ -635,6 +635,26 @@ var typeDocs = map[string]map[string]string{
 		"certificate": "Certificate is the issued certificate chain, PEM (base64 on the wire); set once, after approval.",
 		"conditions":  "Conditions: Approved, Denied (mutually exclusive, never removed) and Failed.",
 	},
+	"github.com/orkit/orkit/api/certificates.ClusterTrustBundle": {
+		"": "ClusterTrustBundle is a cluster-scoped set of X.509 trust anchors (CA certificates), optionally tied to a signer: a bundle with spec.signerName is named \"<signer with '/' as ':'>:<name>\" and its signer name never changes. Kubelets project bundles into pods (clusterTrustBundle projected volume sources). It has no status.",
+	},
+	"github.com/orkit/orkit/api/certificates.ClusterTrustBundleSpec": {
+		"":            "ClusterTrustBundleSpec is the signer and the trust anchors.",
+		"signerName":  "SignerName ties the bundle to a signer (\"example.com/signer\"); empty for a bundle of no signer. Immutable.",
+		"trustBundle": "TrustBundle is one or more PEM CERTIFICATE blocks, each a CA certificate, without headers or duplicates; text between blocks is ignored.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequest": {
+		"": "PodCertificateRequest is a kubelet's request, on behalf of one pod, for a certificate from a signer (the podCertificate projected volume source). The spec is immutable; the signer answers through the status subresource with an Issued (certificate chain and times), Denied or Failed condition, after which the status never changes. Namespaced.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequestSpec": {
+		"":                          "PodCertificateRequestSpec is who asks (pod, service account, node, each with its UID), from which signer, for how long, and for which key (a PKCS#10 request signed by it, whose other contents are ignored).",
+		"stubPKCS10Request":         "StubPKCS10Request is a DER PKCS#10 request (base64 on the wire).",
+		"unverifiedUserAnnotations": "UnverifiedUserAnnotations are passed from the pod's projection to the signer unchecked.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequestStatus": {
+		"":                 "PodCertificateRequestStatus is the signer's answer.",
+		"certificateChain": "CertificateChain is PEM: the leaf first, then intermediates.",
+	},
 	"github.com/orkit/orkit/api/coordination.Lease": {
 		"": "Lease records who holds a named lock and until when. Holders renew it by updating RenewTime; optimistic concurrency (resourceVersion) arbitrates between contenders.",
 	},

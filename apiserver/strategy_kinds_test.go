@@ -46,6 +46,7 @@ var kubeGeneration = map[string]generationRule{
 	"ValidatingAdmissionPolicy": {tracked: true}, "ValidatingAdmissionPolicyBinding": {tracked: true},
 	"MutatingAdmissionPolicy": {tracked: true}, "MutatingAdmissionPolicyBinding": {tracked: true},
 	"FlowSchema": {tracked: true}, "PriorityLevelConfiguration": {tracked: true}, "StorageVersionMigration": {},
+	"ClusterTrustBundle": {}, "PodCertificateRequest": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in
@@ -252,6 +253,8 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	// The flowcontrol kinds copy the old metadata whole; the migration
 	// calls ResetObjectMetaForStatus.
 	"FlowSchema": {}, "PriorityLevelConfiguration": {}, "StorageVersionMigration": {},
+	// PodCertificateRequest's status strategy calls ResetObjectMetaForStatus.
+	"PodCertificateRequest": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in
