@@ -692,6 +692,9 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.ClientIPConfig": {
 		"": "ClientIPConfig configures ClientIP affinity.",
 	},
+	"github.com/orkit/orkit/api/core.ClusterTrustBundleProjection": {
+		"": "ClusterTrustBundleProjection writes the trust anchors of certificates.k8s.io ClusterTrustBundles to one file (Path): the bundle Name, or every bundle of SignerName matching LabelSelector (a nil selector matches none, an empty one all), deduplicated. Unless Optional, finding nothing keeps the pod from starting.",
+	},
 	"github.com/orkit/orkit/api/core.ConfigMap": {
 		"": "ConfigMap holds configuration data: text in Data, bytes (base64 in JSON) in BinaryData; a key may appear in only one of them.",
 	},
@@ -969,6 +972,9 @@ var typeDocs = map[string]map[string]string{
 		"stdin":     "Stdin passes the caller's input to the container's stdin (the container must have been created with stdin: true).",
 		"stdout":    "Stdout returns the container's standard output from now on.",
 		"tty":       "TTY: the container runs on a terminal (resizes are passed on).",
+	},
+	"github.com/orkit/orkit/api/core.PodCertificateProjection": {
+		"": "PodCertificateProjection has the kubelet generate a key of KeyType, ask SignerName for a certificate (a certificates.k8s.io PodCertificateRequest) and write the key and chain: together in CredentialBundlePath (key first) and/or apart in KeyPath and CertificateChainPath; refreshed before the certificate expires.",
 	},
 	"github.com/orkit/orkit/api/core.PodCondition": {
 		"": "PodCondition is one condition of a pod.",
