@@ -154,7 +154,38 @@ func TestFakeProjectedTrustBundlesAndPodCertificates(t *testing.T) {
 	})
 	assert.Equal(t, "pending", podPhaseOrPending(t, tc, "stuck"))
 
-	for _, n := range []string{"certs", "stuck"} { // the kubelet unmounts the volumes' tmpfs
+	// A denied request keeps the pod from starting, with the reason in an event.
+	d := simplePod("denied", "node-ctb")
+	d.Spec.Volumes = []core.Volume{{Name: "tls", VolumeSource: core.VolumeSource{Projected: &core.ProjectedVolumeSource{Sources: []core.VolumeProjection{
+		{PodCertificate: &core.PodCertificateProjection{SignerName: "example.com/s", KeyType: "ED25519", KeyPath: "key.pem"}}}}}}}
+	_, err = pods(tc.admin, "default").Create(ctx, d)
+	require.NoError(t, err)
+	var denied *certificates.PodCertificateRequest
+	waitFor(t, 15*time.Second, "the denied pod's request", func() bool {
+		l, err := client.For[certificates.PodCertificateRequest](tc.admin, "default").List(ctx, client.ListOptions{FieldSelector: "spec.podName=denied"})
+		if err == nil && len(l.Items) == 1 {
+			denied = &l.Items[0]
+		}
+		return denied != nil
+	})
+	denied.Status.Conditions = []meta.Condition{{Type: "Denied", Status: meta.ConditionTrue, Reason: "Policy", LastTransitionTime: meta.Now()}}
+	_, err = client.For[certificates.PodCertificateRequest](tc.admin, "default").UpdateStatus(ctx, denied)
+	require.NoError(t, err)
+	waitFor(t, 15*time.Second, "a FailedMount event naming the denial", func() bool {
+		l, err := client.For[core.Event](tc.admin, "default").List(ctx, client.ListOptions{FieldSelector: "involvedObject.name=denied"})
+		if err != nil {
+			return false
+		}
+		for _, e := range l.Items {
+			if strings.Contains(e.Message, "was denied or failed") {
+				return true
+			}
+		}
+		return false
+	})
+	assert.Equal(t, "pending", podPhaseOrPending(t, tc, "denied"))
+
+	for _, n := range []string{"certs", "stuck", "denied"} { // the kubelet unmounts the volumes' tmpfs
 		require.NoError(t, pods(tc.admin, "default").Delete(ctx, n, nil))
 	}
 	waitFor(t, 15*time.Second, "pods gone", func() bool {
