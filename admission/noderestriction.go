@@ -37,6 +37,10 @@ type NodeGetter interface {
 //     status of pods bound to it, without changing their labels; delete
 //     only pods bound to it.
 //   - Leases: only its own, in kube-node-lease.
+//   - PodCertificateRequests: create only, for a pod bound to it, with
+//     that pod's UID and service account (name and UID), its own node
+//     UID, and a signer the pod's podCertificate volumes name (needs a
+//     NodeGetter that is also a PodCertificateSources).
 //
 // Anyone else passes untouched. Certificate signing requests are not
 // served by orkit, so their check does not exist. Safe for concurrent use.
@@ -74,6 +78,11 @@ func (p *NodeRestriction) Validate(ctx context.Context, a *Attributes) error {
 		why = p.validatePodWrite(ctx, node, a)
 	case leasesResource:
 		why = validateLeaseWrite(node, a)
+	case pcrResource:
+		var err error
+		if why, err = p.validatePCRWrite(ctx, node, a); err != nil {
+			return err
+		}
 	}
 	if why == "" {
 		return nil

@@ -26,12 +26,41 @@ type AdmissionSources struct{ s *Server }
 func (s *Server) AdmissionSources() AdmissionSources { return AdmissionSources{s} }
 
 var (
-	_ admission.NamespaceGetter  = AdmissionSources{}
-	_ admission.LimitRangeLister = AdmissionSources{}
-	_ admission.QuotaStore       = AdmissionSources{}
-	_ admission.ObjectSource     = AdmissionSources{}
-	_ admission.NodeGetter       = AdmissionSources{}
+	_ admission.NamespaceGetter       = AdmissionSources{}
+	_ admission.LimitRangeLister      = AdmissionSources{}
+	_ admission.QuotaStore            = AdmissionSources{}
+	_ admission.ObjectSource          = AdmissionSources{}
+	_ admission.NodeGetter            = AdmissionSources{}
+	_ admission.PodCertificateSources = AdmissionSources{}
 )
+
+// GetPod reads a Pod from storage; a missing one is a NotFound Status.
+func (a AdmissionSources) GetPod(ctx context.Context, ns, name string) (*core.Pod, error) {
+	return storageGet[core.Pod](ctx, a.s, coreGVR("pods"), ns, name)
+}
+
+// GetServiceAccount reads a ServiceAccount from storage; a missing one
+// is a NotFound Status.
+func (a AdmissionSources) GetServiceAccount(ctx context.Context, ns, name string) (*core.ServiceAccount, error) {
+	return storageGet[core.ServiceAccount](ctx, a.s, coreGVR("serviceaccounts"), ns, name)
+}
+
+// storageGet reads one object of gvr from storage.
+func storageGet[T any](ctx context.Context, s *Server, gvr meta.GroupVersionResource, ns, name string) (*T, error) {
+	st, ok := s.Storage(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(meta.GroupResource{Group: gvr.Group, Resource: gvr.Resource}, name)
+	}
+	obj, err := st.Get(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	out, ok := any(obj).(*T)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("%s %q is a %T", gvr.Resource, name, obj))
+	}
+	return out, nil
+}
 
 // GetNamespace reads a namespace from the watch cache.
 func (a AdmissionSources) GetNamespace(name string) (*core.Namespace, bool) {

@@ -112,6 +112,8 @@ var builtinGenerationRules = map[groupKind]strategyRule{
 	{Group: "authentication.k8s.io", Kind: "TokenReview"}:                             {generation: GenerationNone},
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       {generation: GenerationNone},
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:                 {generation: GenerationNone},
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                        {generation: GenerationNone},
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:                     {generation: GenerationNone},
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   {generation: GenerationNone},
 	{Group: "storage.k8s.io", Kind: "CSINode"}:                                        {generation: GenerationNone},
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             {generation: GenerationOnSpec},

@@ -140,6 +140,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 	}
 	m[pdbGVR] = func(r *Resource) { r.Table = pdbTable }
 	addFlowControlExtras(m)
+	s.addCertificatesExtras(m)
 	addMutatingPolicyExtras(m)
 	s.addDRAExtras(m)
 	m[admissionGVR("validatingadmissionpolicies")] = func(r *Resource) {

@@ -635,6 +635,26 @@ var typeDocs = map[string]map[string]string{
 		"certificate": "Certificate is the issued certificate chain, PEM (base64 on the wire); set once, after approval.",
 		"conditions":  "Conditions: Approved, Denied (mutually exclusive, never removed) and Failed.",
 	},
+	"github.com/orkit/orkit/api/certificates.ClusterTrustBundle": {
+		"": "ClusterTrustBundle is a cluster-scoped set of X.509 trust anchors (CA certificates), optionally tied to a signer: a bundle with spec.signerName is named \"<signer with '/' as ':'>:<name>\" and its signer name never changes. Kubelets project bundles into pods (clusterTrustBundle projected volume sources). It has no status.",
+	},
+	"github.com/orkit/orkit/api/certificates.ClusterTrustBundleSpec": {
+		"":            "ClusterTrustBundleSpec is the signer and the trust anchors.",
+		"signerName":  "SignerName ties the bundle to a signer (\"example.com/signer\"); empty for a bundle of no signer. Immutable.",
+		"trustBundle": "TrustBundle is one or more PEM CERTIFICATE blocks, each a CA certificate, without headers or duplicates; text between blocks is ignored.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequest": {
+		"": "PodCertificateRequest is a kubelet's request, on behalf of one pod, for a certificate from a signer (the podCertificate projected volume source). The spec is immutable; the signer answers through the status subresource with an Issued (certificate chain and times), Denied or Failed condition, after which the status never changes. Namespaced.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequestSpec": {
+		"":                          "PodCertificateRequestSpec is who asks (pod, service account, node, each with its UID), from which signer, for how long, and for which key (a PKCS#10 request signed by it, whose other contents are ignored).",
+		"stubPKCS10Request":         "StubPKCS10Request is a DER PKCS#10 request (base64 on the wire).",
+		"unverifiedUserAnnotations": "UnverifiedUserAnnotations are passed from the pod's projection to the signer unchecked.",
+	},
+	"github.com/orkit/orkit/api/certificates.PodCertificateRequestStatus": {
+		"":                 "PodCertificateRequestStatus is the signer's answer.",
+		"certificateChain": "CertificateChain is PEM: the leaf first, then intermediates.",
+	},
 	"github.com/orkit/orkit/api/coordination.Lease": {
 		"": "Lease records who holds a named lock and until when. Holders renew it by updating RenewTime; optimistic concurrency (resourceVersion) arbitrates between contenders.",
 	},
@@ -671,6 +691,9 @@ var typeDocs = map[string]map[string]string{
 	},
 	"github.com/orkit/orkit/api/core.ClientIPConfig": {
 		"": "ClientIPConfig configures ClientIP affinity.",
+	},
+	"github.com/orkit/orkit/api/core.ClusterTrustBundleProjection": {
+		"": "ClusterTrustBundleProjection writes the trust anchors of certificates.k8s.io ClusterTrustBundles to one file (Path): the bundle Name, or every bundle of SignerName matching LabelSelector (a nil selector matches none, an empty one all), deduplicated. Unless Optional, finding nothing keeps the pod from starting.",
 	},
 	"github.com/orkit/orkit/api/core.ConfigMap": {
 		"": "ConfigMap holds configuration data: text in Data, bytes (base64 in JSON) in BinaryData; a key may appear in only one of them.",
@@ -801,6 +824,9 @@ var typeDocs = map[string]map[string]string{
 	},
 	"github.com/orkit/orkit/api/core.HostPathVolumeSource": {
 		"": "HostPathVolumeSource mounts a path of the node.",
+	},
+	"github.com/orkit/orkit/api/core.HostPort": {
+		"": "HostPort is one host port a pod binds on its node: the IP (\"0.0.0.0\" for every address), protocol and port. The scheduler's NodePorts filter and the kubelet's admission both decide with it.",
 	},
 	"github.com/orkit/orkit/api/core.ImageVolumeSource": {
 		"": "ImageVolumeSource mounts an OCI image's content.",
@@ -949,6 +975,9 @@ var typeDocs = map[string]map[string]string{
 		"stdin":     "Stdin passes the caller's input to the container's stdin (the container must have been created with stdin: true).",
 		"stdout":    "Stdout returns the container's standard output from now on.",
 		"tty":       "TTY: the container runs on a terminal (resizes are passed on).",
+	},
+	"github.com/orkit/orkit/api/core.PodCertificateProjection": {
+		"": "PodCertificateProjection has the kubelet generate a key of KeyType, ask SignerName for a certificate (a certificates.k8s.io PodCertificateRequest) and write the key and chain: together in CredentialBundlePath (key first) and/or apart in KeyPath and CertificateChainPath; refreshed before the certificate expires.",
 	},
 	"github.com/orkit/orkit/api/core.PodCondition": {
 		"": "PodCondition is one condition of a pod.",

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/orkit/orkit/api/certificates"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/rbac"
@@ -26,10 +27,14 @@ import (
 // roleRef of an unknown kind is a 500 in kube-apiserver).
 
 // checkEscalation refuses obj (replacing old on update, else nil) when the
-// request's user would escalate its RBAC permissions by writing it. Other
-// kinds pass. The refusal is a 403 worded as kube-apiserver's; a binding
+// request's user would escalate its RBAC permissions by writing it, or
+// (checkAttest) write a ClusterTrustBundle for a signer it may not attest
+// for. Other kinds pass. The refusal is a 403 worded as kube-apiserver's; a binding
 // to a role that does not exist is that role's 404, as there.
 func (s *Server) checkEscalation(ctx context.Context, req *Request, obj, old meta.Object) error {
+	if b, ok := obj.(*certificates.ClusterTrustBundle); ok {
+		return s.checkAttest(ctx, req, b, old)
+	}
 	if req.resource.gr().Group != rbac.GroupName || authz.EscalationAllowed(req.User) {
 		return nil
 	}
@@ -135,4 +140,21 @@ func onlyGCFieldsChanged(next, cur meta.Object) bool {
 	a, err1 := json.Marshal(c)
 	b, err2 := json.Marshal(cur)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// checkAttest is kube-apiserver's ClusterTrustBundleAttest admission: a
+// write of a ClusterTrustBundle with a signer name needs the "attest"
+// verb on certificates.k8s.io signers (the signer's name or
+// "<domain>/*"), unless the update changes only what the garbage
+// collector changes. The refusal is a 403 worded as Kubernetes'.
+func (s *Server) checkAttest(ctx context.Context, req *Request, b *certificates.ClusterTrustBundle, old meta.Object) error {
+	if b.Spec.SignerName == "" || (old != nil && onlyGCFieldsChanged(b, old)) {
+		return nil
+	}
+	if signerAuthorized(ctx, s.authorizer, req.User, "attest", b.Spec.SignerName) {
+		return nil
+	}
+	gr := req.resource.gr()
+	return apierrors.NewForbidden(gr, b.Name, fmt.Sprintf("%s %q is forbidden: user not permitted to attest for signerName %q",
+		gr, b.Name, b.Spec.SignerName))
 }

@@ -48,6 +48,7 @@ var kubeGeneration = map[string]generationRule{
 	"FlowSchema": {tracked: true}, "PriorityLevelConfiguration": {tracked: true}, "StorageVersionMigration": {},
 	"DeviceClass": {tracked: true}, "ResourceSlice": {tracked: true}, "DeviceTaintRule": {tracked: true},
 	"ResourceClaim": {}, "ResourceClaimTemplate": {},
+	"ClusterTrustBundle": {}, "PodCertificateRequest": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in
@@ -256,6 +257,8 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	"FlowSchema": {}, "PriorityLevelConfiguration": {}, "StorageVersionMigration": {},
 	// The resource.k8s.io kinds call ResetObjectMetaForStatus.
 	"ResourceClaim": {}, "DeviceTaintRule": {},
+	// PodCertificateRequest's status strategy calls ResetObjectMetaForStatus.
+	"PodCertificateRequest": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in

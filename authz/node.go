@@ -78,6 +78,10 @@ func NodeName(u *authn.User) (node string, ok bool) {
 //     certificatesigningrequests/selfnodeclient (the right the approver
 //     checks before it approves a renewal of the node's own client
 //     certificate; Kubernetes grants both by RBAC);
+//   - get, list and watch ClusterTrustBundles; create
+//     PodCertificateRequests (NodeRestriction admits only those of its
+//     own pods) and list/watch them with field selector
+//     spec.nodeName=<node>; get the service accounts its pods run as;
 //   - create serviceaccounts/<name>/token for the service accounts its
 //     pods run as (the API server checks the token is bound to such a
 //     pod, as NodeRestriction does);
@@ -123,8 +127,40 @@ func (z *NodeAuthorizer) Authorize(_ context.Context, a Attributes) (Decision, s
 			return DecisionAllow, "", nil
 		}
 		return verbsOnly(node, a, VerbCreate, VerbGet, VerbList, VerbWatch)
+	case "certificates.k8s.io/clustertrustbundles":
+		return verbsOnly(node, a, VerbGet, VerbList, VerbWatch)
+	case "certificates.k8s.io/podcertificaterequests":
+		return podCertificateRequests(node, a)
 	}
 	return denyNode(node, a, "")
+}
+
+// podCertificateRequests: a node creates PodCertificateRequests (the
+// NodeRestriction admission plugin checks they are for its own pods) and
+// lists or watches them with field selector spec.nodeName=<node>; it may
+// not touch their status.
+func podCertificateRequests(node string, a Attributes) (Decision, string, error) {
+	switch {
+	case a.Subresource != "":
+		return denyNode(node, a, "nodes may not access the status subresource of PodCertificateRequests")
+	case a.Verb == VerbCreate:
+		return DecisionAllow, "", nil
+	case a.Verb == VerbList || a.Verb == VerbWatch:
+		if selectorRequires(a.FieldSelector, "spec.nodeName", node) {
+			return DecisionAllow, "", nil
+		}
+		return denyNode(node, a, "can only list/watch podcertificaterequests with field selector spec.nodeName="+node)
+	}
+	return denyNode(node, a, "")
+}
+
+// podServiceAccount is the service account p runs as ("default" when
+// unset).
+func podServiceAccount(p *core.Pod) string {
+	if p.Spec.ServiceAccountName == "" {
+		return "default"
+	}
+	return p.Spec.ServiceAccountName
 }
 
 // denyNode words a Deny for a node's request.
@@ -205,6 +241,16 @@ func (z *NodeAuthorizer) podReferenced(node string, a Attributes) (Decision, str
 // serviceAccountToken allows creating a token of an account one of the
 // node's pods runs as.
 func (z *NodeAuthorizer) serviceAccountToken(node string, a Attributes) (Decision, string, error) {
+	if a.Subresource == "" && a.Verb == VerbGet && a.Name != "" && a.Namespace != "" {
+		// Reading its pods' service accounts (their UIDs go into
+		// PodCertificateRequests), as kube's graph allows it.
+		for _, p := range z.graph.PodsOnNode(node) {
+			if p.Namespace == a.Namespace && podServiceAccount(p) == a.Name {
+				return DecisionAllow, "", nil
+			}
+		}
+		return noRelationship(node)
+	}
 	if a.Subresource != "token" || a.Verb != VerbCreate || a.Name == "" || a.Namespace == "" {
 		return denyNode(node, a, "can only create tokens for individual service accounts")
 	}

@@ -51,6 +51,8 @@ type Kubelet struct {
 	node nodeState
 	// tokens are the service-account tokens of projected volumes.
 	tokens *tokenManager
+	// podCerts are the credentials of podCertificate projected sources.
+	podCerts *podCertManager
 	// started is when New made the kubelet (the node's start time in
 	// Summary); meter integrates a simulated node's usage rates.
 	started time.Time
@@ -75,6 +77,7 @@ func New(cfg Config) (*Kubelet, error) {
 		ips:       newIPAllocator(cfg.FakePodCIDR),
 		synced:    make(chan struct{}),
 		tokens:    newTokenManager(cfg.Client, nil),
+		podCerts:  newPodCertManager(cfg.Client, cfg.NodeName),
 	}
 	if k.rec, k.events, err = newRecorder(cfg); err != nil {
 		return nil, err

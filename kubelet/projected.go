@@ -14,12 +14,14 @@ const pluginProjected = "kubernetes.io~projected"
 
 // setUpProjected writes a projected volume (a tmpfs when the node can
 // mount one, as the kubelet keeps tokens and secrets off disk): the files
-// of every source, secrets, configMaps, the downward API and
+// of every source, secrets, configMaps, the downward API,
 // service-account tokens (fetched bound to the pod and refreshed after
-// 80% of their life), replaced atomically on every sync.
+// 80% of their life), ClusterTrustBundle trust anchors and pod
+// certificates (a key and the chain a signer issued for it), replaced
+// atomically on every sync.
 func (k *Kubelet) setUpProjected(ctx context.Context, src *refSource, pod *core.Pod, v *core.Volume, prev mountedVolume) (mountedVolume, error) {
 	dir := k.volumeDir(pod, pluginProjected, v.Name)
-	files, err := k.projectedFiles(ctx, src, pod, v.Projected)
+	files, err := k.projectedFiles(ctx, src, pod, v.Name, v.Projected)
 	if err != nil {
 		return prev, err
 	}
@@ -29,7 +31,7 @@ func (k *Kubelet) setUpProjected(ctx context.Context, src *refSource, pod *core.
 }
 
 // projectedFiles gathers the files of every source of p.
-func (k *Kubelet) projectedFiles(ctx context.Context, src *refSource, pod *core.Pod, p *core.ProjectedVolumeSource) (map[string]volumeFile, error) {
+func (k *Kubelet) projectedFiles(ctx context.Context, src *refSource, pod *core.Pod, volumeName string, p *core.ProjectedVolumeSource) (map[string]volumeFile, error) {
 	out := map[string]volumeFile{}
 	for i, s := range p.Sources {
 		var (
@@ -47,6 +49,10 @@ func (k *Kubelet) projectedFiles(ctx context.Context, src *refSource, pod *core.
 			files, err = k.downwardFiles(pod, &core.DownwardAPIVolumeSource{Items: s.DownwardAPI.Items, DefaultMode: p.DefaultMode})
 		case s.ServiceAccountToken != nil:
 			files, err = k.tokenFiles(ctx, pod, s.ServiceAccountToken, p.DefaultMode)
+		case s.ClusterTrustBundle != nil:
+			files, err = k.trustBundleFiles(ctx, s.ClusterTrustBundle, p.DefaultMode)
+		case s.PodCertificate != nil:
+			files, err = k.podCertificateFiles(ctx, pod, volumeName, i, s.PodCertificate, p.DefaultMode)
 		default:
 			err = fmt.Errorf("source %d has no known type", i)
 		}

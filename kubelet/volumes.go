@@ -300,6 +300,7 @@ func (k *Kubelet) teardownVolumes(pod *core.Pod, ps *podState) error {
 		return nil
 	}
 	k.tokens.forget(string(pod.UID))
+	k.podCerts.forget(string(pod.UID))
 	unmountUnder(filepath.Join(k.podDir(string(pod.UID)), "volumes"))
 	if ms := mountsUnder(k.podDir(string(pod.UID))); len(ms) > 0 {
 		return fmt.Errorf("%w: mounts left under pod dir: %v", ErrVolume, ms)

@@ -195,6 +195,7 @@ func validateDownwardFiles(items []DownwardAPIVolumeFile, p *field.Path) field.E
 
 func validateProjected(pv *ProjectedVolumeSource, p *field.Path) field.ErrorList {
 	errs := validateFileMode(pv.DefaultMode, p.Child("defaultMode"))
+	paths := projectedPaths{}
 	for i, s := range pv.Sources {
 		ip := p.Child("sources").Index(i)
 		n := 0
@@ -213,6 +214,18 @@ func validateProjected(pv *ProjectedVolumeSource, p *field.Path) field.ErrorList
 		if t := s.ServiceAccountToken; t != nil {
 			n++
 			errs = append(errs, validateTokenProjection(t, ip.Child("serviceAccountToken"))...)
+		}
+		if c := s.ClusterTrustBundle; c != nil {
+			n++
+			errs = append(errs, validateClusterTrustBundleProjection(c, ip.Child("clusterTrustBundle"))...)
+			errs = append(errs, paths.add(p, c.Path)...)
+		}
+		if c := s.PodCertificate; c != nil {
+			n++
+			errs = append(errs, validatePodCertificateProjection(c, ip.Child("podCertificate"))...)
+			for _, f := range []string{c.CredentialBundlePath, c.KeyPath, c.CertificateChainPath} {
+				errs = append(errs, paths.add(p, f)...)
+			}
 		}
 		if n != 1 {
 			errs = append(errs, field.Forbidden(ip, "may not specify more than 1 volume type per source"))

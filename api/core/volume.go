@@ -145,6 +145,36 @@ type VolumeProjection struct {
 	DownwardAPI         *DownwardAPIProjection         `json:"downwardAPI,omitempty"`
 	ConfigMap           *ConfigMapProjection           `json:"configMap,omitempty"`
 	ServiceAccountToken *ServiceAccountTokenProjection `json:"serviceAccountToken,omitempty"`
+	ClusterTrustBundle  *ClusterTrustBundleProjection  `json:"clusterTrustBundle,omitempty"`
+	PodCertificate      *PodCertificateProjection      `json:"podCertificate,omitempty"`
+}
+
+// ClusterTrustBundleProjection writes the trust anchors of
+// certificates.k8s.io ClusterTrustBundles to one file (Path): the bundle
+// Name, or every bundle of SignerName matching LabelSelector (a nil
+// selector matches none, an empty one all), deduplicated. Unless
+// Optional, finding nothing keeps the pod from starting.
+type ClusterTrustBundleProjection struct {
+	Name          *string             `json:"name,omitempty"`
+	SignerName    *string             `json:"signerName,omitempty"`
+	LabelSelector *meta.LabelSelector `json:"labelSelector,omitempty"`
+	Optional      *bool               `json:"optional,omitempty"`
+	Path          string              `json:"path"`
+}
+
+// PodCertificateProjection has the kubelet generate a key of KeyType,
+// ask SignerName for a certificate (a certificates.k8s.io
+// PodCertificateRequest) and write the key and chain: together in
+// CredentialBundlePath (key first) and/or apart in KeyPath and
+// CertificateChainPath; refreshed before the certificate expires.
+type PodCertificateProjection struct {
+	SignerName           string            `json:"signerName"`
+	KeyType              string            `json:"keyType"`
+	MaxExpirationSeconds *int32            `json:"maxExpirationSeconds,omitempty"`
+	CredentialBundlePath string            `json:"credentialBundlePath,omitempty"`
+	KeyPath              string            `json:"keyPath,omitempty"`
+	CertificateChainPath string            `json:"certificateChainPath,omitempty"`
+	UserAnnotations      map[string]string `json:"userAnnotations,omitempty"`
 }
 
 // SecretProjection projects a Secret's keys.

@@ -28,6 +28,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                          "networking.IngressClass",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):                         "networking.NetworkPolicy",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"):           "certs.CertificateSigningRequest",
+		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("ClusterTrustBundle"):                  "certs.ClusterTrustBundle",
+		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("PodCertificateRequest"):               "certs.PodCertificateRequest",
 		meta.GroupVersion{Group: "node.k8s.io", Version: "v1"}.WithKind("RuntimeClass"):                                "node.RuntimeClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("StorageClass"):                             "storage.StorageClass",
 		meta.GroupVersion{Group: "storage.k8s.io", Version: "v1"}.WithKind("CSINode"):                                  "storage.CSINode",

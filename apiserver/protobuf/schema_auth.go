@@ -90,7 +90,8 @@ func authMessages() map[string]fields {
 }
 
 // otherMessages covers autoscaling/v1 Scale and HorizontalPodAutoscaler, scheduling/v1 PriorityClass,
-// coordination/v1 Lease, certificates/v1 CertificateSigningRequest and
+// coordination/v1 Lease, certificates/v1 CertificateSigningRequest,
+// ClusterTrustBundle and PodCertificateRequest and
 // policy/v1 Eviction (kubectl drain).
 func otherMessages() map[string]fields {
 	return map[string]fields{
@@ -135,6 +136,20 @@ func otherMessages() map[string]fields {
 		"certs.CertificateSigningRequestCondition": {
 			1: str("type"), 6: str("status"), 2: str("reason"), 3: str("message"),
 			4: timeField("lastUpdateTime"), 5: timeField("lastTransitionTime"),
+		},
+		"certs.ClusterTrustBundle":     {1: objectMeta(), 2: msg("spec", "certs.ClusterTrustBundleSpec")},
+		"certs.ClusterTrustBundleSpec": {1: str("signerName"), 2: strp("trustBundle")},
+		"certs.PodCertificateRequest": {
+			1: objectMeta(), 2: msg("spec", "certs.PodCertificateRequestSpec"), 3: msg("status", "certs.PodCertificateRequestStatus"),
+		},
+		"certs.PodCertificateRequestSpec": {
+			1: strp("signerName"), 2: strp("podName"), 3: strp("podUID"), 4: strp("serviceAccountName"),
+			5: strp("serviceAccountUID"), 6: strp("nodeName"), 7: strp("nodeUID"), 8: i32p("maxExpirationSeconds"),
+			12: byt("stubPKCS10Request"), 11: mapStr("unverifiedUserAnnotations"),
+		},
+		"certs.PodCertificateRequestStatus": {
+			1: msgs("conditions", "meta.Condition"), 2: str("certificateChain"), 4: timeField("notBefore"),
+			5: timeField("beginRefreshAt"), 6: timeField("notAfter"),
 		},
 		"coordination.LeaseSpec": {
 			1: strp("holderIdentity"), 2: i32p("leaseDurationSeconds"), 3: msg("acquireTime", typeMicroTime),

@@ -216,7 +216,7 @@ func coreVolumeMessages() map[string]fields {
 		"core.VolumeProjection": {
 			1: msg("secret", "core.SecretProjection"), 2: msg("downwardAPI", "core.DownwardAPIProjection"),
 			3: msg("configMap", "core.ConfigMapProjection"), 4: msg("serviceAccountToken", "core.ServiceAccountTokenProjection"),
-			5: msg("clusterTrustBundle", "core.ClusterTrustBundleProjection"),
+			5: msg("clusterTrustBundle", "core.ClusterTrustBundleProjection"), 6: msg("podCertificate", "core.PodCertificateProjection"),
 		},
 		"core.SecretProjection":      {1: inl("core.LocalObjectReference"), 2: msgs("items", "core.KeyToPath"), 4: blnp("optional")},
 		"core.ConfigMapProjection":   {1: inl("core.LocalObjectReference"), 2: msgs("items", "core.KeyToPath"), 4: blnp("optional")},
@@ -226,6 +226,10 @@ func coreVolumeMessages() map[string]fields {
 		},
 		"core.ClusterTrustBundleProjection": {
 			1: strp("name"), 2: strp("signerName"), 3: labelSelector("labelSelector"), 5: blnp("optional"), 4: strp("path"),
+		},
+		"core.PodCertificateProjection": {
+			1: strp("signerName"), 2: strp("keyType"), 3: i32p("maxExpirationSeconds"), 4: str("credentialBundlePath"),
+			5: str("keyPath"), 6: str("certificateChainPath"), 7: mapStr("userAnnotations"),
 		},
 		"core.CSIVolumeSource": {
 			1: strp("driver"), 2: blnp("readOnly"), 3: strp("fsType"), 4: mapStr("volumeAttributes"),
