@@ -219,3 +219,33 @@ func TestFakeObservedGeneration(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeDeletedPodGetsTerminalPhase: a deleted pod that a finalizer
+// keeps gets a terminal phase once its containers are stopped, as kube's
+// kubelet writes it (the Job controller waits for it with
+// podReplacementPolicy Failed), and goes once the finalizer does.
+func TestFakeDeletedPodGetsTerminalPhase(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-tp", nil)
+	ctx := context.Background()
+	p := simplePod("held", "node-tp")
+	p.Finalizers = []string{"example.com/hold"}
+	p.Spec.RestartPolicy = core.RestartPolicyNever
+	_, err := pods(tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	waitPod(t, tc.admin, "default", "held", 10*time.Second, "running", running)
+	require.NoError(t, pods(tc.admin, "default").Delete(ctx, "held", nil))
+	got := waitPod(t, tc.admin, "default", "held", 15*time.Second, "terminal while held", func(p *core.Pod) bool {
+		return core.IsPodTerminal(p)
+	})
+	assert.NotNil(t, got.DeletionTimestamp)
+	require.NotEmpty(t, got.Status.ContainerStatuses)
+	assert.NotNil(t, got.Status.ContainerStatuses[0].State.Terminated)
+	got.Finalizers = nil
+	_, err = pods(tc.admin, "default").Update(ctx, got)
+	require.NoError(t, err)
+	waitFor(t, 10*time.Second, "pod gone", func() bool {
+		_, err := pods(tc.admin, "default").Get(ctx, "held")
+		return apierrors.IsNotFound(err)
+	})
+}
