@@ -345,3 +345,30 @@ func TestDeleteStatusCodeAsKubernetes(t *testing.T) {
 		})
 	}
 }
+
+// TestBindingSetsPodScheduledObservedGeneration: the binding subresource
+// sets PodScheduled=True with the generation it saw and leaves the
+// generation alone; a second binding conflicts.
+func TestBindingSetsPodScheduledObservedGeneration(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}`))
+	require.Equal(t, http.StatusCreated, code, string(body))
+	code, body = ts.do(t, "PUT", "/api/v1/namespaces/default/pods/p", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"activeDeadlineSeconds":60,"containers":[{"name":"c","image":"i"}]}}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	bind := []byte(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}}`)
+	code, body = ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", bind)
+	require.Equal(t, http.StatusCreated, code, string(body))
+	code, body = ts.do(t, "GET", "/api/v1/namespaces/default/pods/p", "", nil)
+	require.Equal(t, http.StatusOK, code, string(body))
+	var got core.Pod
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, int64(2), got.Generation, "binding does not bump the generation")
+	_, c := core.GetPodCondition(&got.Status, core.PodScheduled)
+	require.NotNil(t, c)
+	assert.Equal(t, meta.ConditionTrue, c.Status)
+	assert.Equal(t, int64(2), c.ObservedGeneration)
+	code, body = ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", bind)
+	assert.Equal(t, http.StatusConflict, code, string(body))
+}

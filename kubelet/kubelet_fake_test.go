@@ -241,9 +241,15 @@ func TestFakeDeletedPodGetsTerminalPhase(t *testing.T) {
 	assert.NotNil(t, got.DeletionTimestamp)
 	require.NotEmpty(t, got.Status.ContainerStatuses)
 	assert.NotNil(t, got.Status.ContainerStatuses[0].State.Terminated)
-	got.Finalizers = nil
-	_, err = pods(tc.admin, "default").Update(ctx, got)
-	require.NoError(t, err)
+	waitFor(t, 10*time.Second, "finalizer removed", func() bool { // the kubelet may still be writing the pod
+		cur, err := pods(tc.admin, "default").Get(ctx, "held")
+		if err != nil {
+			return apierrors.IsNotFound(err)
+		}
+		cur.Finalizers = nil
+		_, err = pods(tc.admin, "default").Update(ctx, cur)
+		return err == nil
+	})
 	waitFor(t, 10*time.Second, "pod gone", func() bool {
 		_, err := pods(tc.admin, "default").Get(ctx, "held")
 		return apierrors.IsNotFound(err)
