@@ -134,6 +134,9 @@ func TestPolicyOutcome(t *testing.T) {
 		{"FailJob rule", batch.JobSpec{Completions: ptr(int32(4)), PodFailurePolicy: &batch.PodFailurePolicy{
 			Rules: []batch.PodFailurePolicyRule{rule(batch.PodFailurePolicyActionFailJob, 1)}}},
 			[]*core.Pod{pod("a", core.PodFailed, exited(1)), pod("b", core.PodRunning, nil)}, batch.JobReasonPodFailurePolicy, "", 1, 1},
+		{"FailJob releases a pod held in deletion", batch.JobSpec{Completions: ptr(int32(4)), PodFailurePolicy: &batch.PodFailurePolicy{
+			Rules: []batch.PodFailurePolicyRule{rule(batch.PodFailurePolicyActionFailJob, 1)}}},
+			[]*core.Pod{pod("a", core.PodFailed, exited(1)), pod("b", core.PodRunning, terminating)}, batch.JobReasonPodFailurePolicy, "", 2, 2},
 		{"Ignore rule not counted", batch.JobSpec{Completions: ptr(int32(4)), BackoffLimit: ptr(int32(0)), PodFailurePolicy: &batch.PodFailurePolicy{
 			Rules: []batch.PodFailurePolicyRule{{Action: batch.PodFailurePolicyActionIgnore,
 				OnPodConditions: []batch.PodFailurePolicyOnPodConditionsPattern{{Type: core.DisruptionTarget, Status: meta.ConditionTrue}}}}}},

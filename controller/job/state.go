@@ -70,7 +70,7 @@ func newState(j *batch.Job, pods []*core.Pod, now time.Time) *state {
 	for _, p := range pods {
 		s.observe(j, p, recorded)
 	}
-	s.decide(j, now)
+	s.decide(j, now, recorded)
 	return s
 }
 
@@ -194,7 +194,7 @@ func totalFailures(p *core.Pod) int32 {
 // decide sets finishing: failure (backoff limit, deadline) first, then
 // completion; a decision of an earlier round (an interim condition)
 // stands.
-func (s *state) decide(j *batch.Job, now time.Time) {
+func (s *state) decide(j *batch.Job, now time.Time, recorded map[meta.UID]bool) {
 	for _, t := range []batch.JobConditionType{batch.JobFailureTarget, batch.JobSuccessCriteriaMet} {
 		if c := batch.FindCondition(&j.Status, t); c != nil && c.Status == meta.ConditionTrue {
 			final := batch.JobFailed
@@ -211,8 +211,27 @@ func (s *state) decide(j *batch.Job, now time.Time) {
 	if s.finishing == nil {
 		s.finishing = s.outcome(j, now)
 	}
+	if s.finishing != nil {
+		s.releaseHeld(recorded)
+	}
 	s.final = s.finishing != nil && len(s.active) == 0 && s.terminating == 0 && len(s.toUnfinalize) == 0 &&
 		len(s.uncounted.Succeeded)+len(s.uncounted.Failed) == 0
+}
+
+// releaseHeld lets the held pods (being deleted, not yet terminal, with
+// podReplacementPolicy Failed) of a finishing Job go, as kube's job
+// controller does: their tracking finalizers are removed, and when the Job
+// fails they count as failed. The Job still waits for them to terminate.
+func (s *state) releaseHeld(recorded map[meta.UID]bool) {
+	for _, p := range s.held {
+		if !p.HasFinalizer(batch.JobTrackingFinalizer) {
+			continue
+		}
+		s.toUnfinalize = append(s.toUnfinalize, p)
+		if s.finishing.Type == batch.JobFailed && !recorded[p.UID] {
+			s.uncounted.Failed = append(s.uncounted.Failed, p.UID)
+		}
+	}
 }
 
 // outcome returns the condition j ends with now, or nil.
