@@ -137,6 +137,22 @@ func objectSelectorMatches(sel *meta.LabelSelector, a *Attributes) (bool, error)
 	return false, nil
 }
 
+// admissionConfigurations are the admissionregistration.k8s.io resources
+// that no webhook and no admission policy is called for, as
+// kube-apiserver exempts them: a webhook or policy that denied (or failed
+// on) changes to the configurations could never be removed or fixed.
+var admissionConfigurations = map[string]bool{
+	"validatingwebhookconfigurations": true, "mutatingwebhookconfigurations": true,
+	"validatingadmissionpolicies": true, "validatingadmissionpolicybindings": true,
+	"mutatingadmissionpolicies": true, "mutatingadmissionpolicybindings": true,
+}
+
+// isAdmissionConfiguration reports whether a is a request on one of the
+// admissionConfigurations.
+func isAdmissionConfiguration(a *Attributes) bool {
+	return a.Resource.Group == admissionregistration.GroupName && admissionConfigurations[a.Resource.Resource]
+}
+
 // matchesWebhook returns the attributes w is to be called with, or nil
 // when it does not apply to a: a itself when one of its rules selects the
 // request as made; with matchPolicy Equivalent and no such rule, a copy
@@ -144,6 +160,9 @@ func objectSelectorMatches(sel *meta.LabelSelector, a *Attributes) (bool, error)
 // selects, as kube-apiserver's webhook matcher does. An equivalent without
 // a kind is a 500.
 func (m *matcher) matchesWebhook(ctx context.Context, w *admissionregistration.ValidatingWebhook, a *Attributes) (*Attributes, error) {
+	if isAdmissionConfiguration(a) {
+		return nil, nil
+	}
 	if ok, err := m.namespaceSelectorMatches(ctx, w.NamespaceSelector, a); !ok || err != nil {
 		return nil, err
 	}

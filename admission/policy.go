@@ -229,8 +229,12 @@ func policyDenied(a *Attributes, d decision) error {
 }
 
 // matchesResources applies a policy's matchConstraints or a binding's
-// matchResources (allRules: no resourceRules means every resource).
+// matchResources (allRules: no resourceRules means every resource). No
+// policy applies to the admission configurations themselves.
 func (m *matcher) matchesResources(ctx context.Context, mr *admissionregistration.MatchResources, a *Attributes, allRules bool) (bool, error) {
+	if isAdmissionConfiguration(a) {
+		return false, nil
+	}
 	if mr == nil {
 		return true, nil
 	}

@@ -123,3 +123,18 @@ func TestPolicyMatching(t *testing.T) {
 	p.ResourceVersion = "3"
 	require.NoError(t, plugin.Validate(context.Background(), podCreate("q", map[string]string{"strict": "true"})), "excluded by name")
 }
+
+// TestPolicyNeverMatchesAdmissionConfigurations: constraints that select
+// everything still leave the admission configurations out.
+func TestPolicyNeverMatchesAdmissionConfigurations(t *testing.T) {
+	var m matcher
+	for _, res := range []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingwebhookconfigurations"} {
+		a := &Attributes{Operation: Create, Resource: meta.GroupVersionResource{Group: admissionregistration.GroupName, Version: "v1", Resource: res}}
+		ok, err := m.matchesResources(context.Background(), nil, a, true)
+		require.NoError(t, err)
+		assert.False(t, ok, res)
+	}
+	ok, err := m.matchesResources(context.Background(), nil, attrs(Create, "configmaps", "default", "c", nil), true)
+	require.NoError(t, err)
+	assert.True(t, ok, "configmaps")
+}

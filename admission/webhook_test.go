@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -267,4 +268,38 @@ func TestMutatingWebhookConditionsSeePatchedObject(t *testing.T) {
 	a := podCreate("p", nil)
 	require.NoError(t, mutatingPlugin(mhook("first.example.com", first, admissionregistration.NeverReinvocationPolicy), h2).Admit(context.Background(), a))
 	assert.Equal(t, map[string]string{"second": "yes"}, a.Object.(*core.Pod).Annotations, "the condition saw the first webhook's label")
+}
+
+// TestWebhooksSkipAdmissionConfigurations: a webhook whose rules select
+// every resource denies a ConfigMap but is not called for the admission
+// configurations (webhook configurations and admission policies with
+// their bindings), as kube-apiserver exempts them.
+func TestWebhooksSkipAdmissionConfigurations(t *testing.T) {
+	var calls atomic.Int32
+	s := webhooktest.Start(t, func(*http.Request, *admissionreview.AdmissionRequest) *admissionreview.AdmissionResponse {
+		calls.Add(1)
+		return &admissionreview.AdmissionResponse{Result: &meta.Status{Code: 403, Message: "no"}}
+	})
+	everything := func(w *admissionregistration.ValidatingWebhook) {
+		w.Rules = []admissionregistration.RuleWithOperations{{
+			Operations: []admissionregistration.OperationType{admissionregistration.OperationAll},
+			Rule:       admissionregistration.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}},
+		}}
+	}
+	p := validatingPlugin(vhook("all.example.com", s, everything))
+	for _, res := range []string{"validatingwebhookconfigurations", "mutatingwebhookconfigurations", "validatingadmissionpolicies",
+		"validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"} {
+		t.Run(res, func(t *testing.T) {
+			for _, op := range []Operation{Create, Update, Delete} {
+				a := &Attributes{Operation: op, Resource: meta.GroupVersionResource{Group: admissionregistration.GroupName, Version: "v1", Resource: res},
+					Name: "x", User: &authn.User{Name: "alice"}}
+				require.NoError(t, p.Validate(context.Background(), a), op)
+			}
+		})
+	}
+	assert.Zero(t, calls.Load(), "never called for the configurations")
+	cm := attrs(Create, "configmaps", "default", "c", nil)
+	cm.User = &authn.User{Name: "alice"}
+	requireStatus(t, p.Validate(context.Background(), cm), 403, `admission webhook "all.example.com" denied the request: no`)
+	assert.Equal(t, int32(1), calls.Load())
 }

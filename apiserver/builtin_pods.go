@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/orkit/orkit/api/core"
 	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/fields"
@@ -240,8 +242,16 @@ func (s *Server) servePodLog(ctx context.Context, w http.ResponseWriter, r *http
 		}
 		opts.Container = pod.Spec.Containers[0].Name
 	}
+	if !podHasContainer(pod, opts.Container) {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", opts.Container, pod.Name)))
+		return
+	}
 	if s.kubelet == nil || pod.Spec.NodeName == "" {
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("container %q in pod %q is waiting to start: no node agent serves its logs", opts.Container, pod.Name)))
+		return
+	}
+	if websocket.IsWebSocketUpgrade(r) {
+		s.servePodLogWebSocket(ctx, w, r, pod, opts)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain")

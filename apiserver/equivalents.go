@@ -130,3 +130,26 @@ func convertHPA(object []byte, version string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("no HorizontalPodAutoscaler version %q", version)
 }
+
+// DefaultObject applies the defaults of obj's kind as this server serves
+// it, built-in or custom: for a custom resource that is its schema's
+// pruning and defaults. The MutatingAdmissionWebhook plugin calls it on
+// an object a webhook patched, as kube-apiserver decodes a patched object
+// through the kind's codec (so a field a webhook adds outside a custom
+// resource's schema is pruned). A kind the server does not serve is left
+// as it is.
+func (s *Server) DefaultObject(obj meta.Object) {
+	gvk := obj.GetTypeMeta().GroupVersionKind()
+	s.mu.RLock()
+	var def func(meta.Object)
+	for _, r := range s.resources {
+		if r.Type.Kind == gvk && r.Type.Default != nil {
+			def = r.Type.Default
+			break
+		}
+	}
+	s.mu.RUnlock()
+	if def != nil {
+		def(obj)
+	}
+}

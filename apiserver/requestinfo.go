@@ -77,15 +77,20 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	return info
 }
 
-// LongRunning reports whether the request may stay open indefinitely (a
-// watch, or a streaming pods/exec, attach or portforward): such requests
-// do not count against the server's in-flight limit.
+// LongRunning reports whether the request may stay open indefinitely: a
+// watch, or a stream (the attach, exec, log, portforward and proxy
+// subresources), as kube-apiserver's long-running check counts them.
+// Such requests take no seat of the server's priority levels, so a
+// followed log or an open exec session does not starve short requests.
 func (info *RequestInfo) LongRunning() bool {
-	if info.Verb == "watch" {
+	if info.Verb == "watch" || info.Verb == "proxy" {
 		return true
 	}
-	return info.Resource == "pods" && info.APIGroup == "" &&
-		(info.Subresource == "exec" || info.Subresource == "attach" || info.Subresource == "portforward")
+	switch info.Subresource {
+	case "attach", "exec", "log", "portforward", "proxy":
+		return true
+	}
+	return false
 }
 
 func resourceVerb(method string, named, watch bool) string {

@@ -35,3 +35,29 @@ func TestParseRequestInfo(t *testing.T) {
 		})
 	}
 }
+
+// TestLongRunning: what kube-apiserver's long-running check exempts from
+// its priority levels (watches and streams) is exempt here too.
+func TestLongRunning(t *testing.T) {
+	tests := []struct {
+		method, url string
+		want        bool
+	}{
+		{"GET", "/api/v1/namespaces/default/pods?watch=true", true},
+		{"GET", "/api/v1/namespaces/default/pods/web/log?follow=true", true},
+		{"GET", "/api/v1/namespaces/default/pods/web/exec?command=sh", true},
+		{"POST", "/api/v1/namespaces/default/pods/web/attach", true},
+		{"POST", "/api/v1/namespaces/default/pods/web/portforward", true},
+		{"GET", "/api/v1/namespaces/default/services/web/proxy/healthz", true},
+		{"GET", "/api/v1/nodes/n1/proxy/stats", true},
+		{"GET", "/api/v1/namespaces/default/pods/web", false},
+		{"GET", "/api/v1/namespaces/default/pods", false},
+		{"PATCH", "/api/v1/namespaces/default/pods/web/status", false},
+		{"POST", "/api/v1/namespaces/default/pods/web/eviction", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.url, func(t *testing.T) {
+			assert.Equal(t, tt.want, ParseRequestInfo(httptest.NewRequest(tt.method, tt.url, nil)).LongRunning())
+		})
+	}
+}

@@ -2,7 +2,6 @@ package controlplane
 
 import (
 	"github.com/orkit/orkit/admission"
-	"github.com/orkit/orkit/api"
 	"github.com/orkit/orkit/api/admissionregistration"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/apiserver"
@@ -23,16 +22,11 @@ func webhookConfig(srv *apiserver.Server) admission.WebhookConfig {
 }
 
 // newMutatingWebhook returns the MutatingAdmissionWebhook plugin of srv,
-// applying the built-in kinds' defaults to patched objects.
+// applying the served kinds' defaults (a custom resource's pruning and
+// defaults included) to patched objects.
 func newMutatingWebhook(srv *apiserver.Server) *admission.MutatingWebhook {
-	sch := api.NewScheme()
-	defaults := func(o meta.Object) {
-		if t, ok := sch.ByKind(o.GetTypeMeta().GroupVersionKind()); ok && t.Default != nil {
-			t.Default(o)
-		}
-	}
 	list := apiserver.CachedList[admissionregistration.MutatingWebhookConfiguration](srv, admissionGVR("mutatingwebhookconfigurations"))
-	return admission.NewMutatingWebhook(list, webhookConfig(srv), defaults)
+	return admission.NewMutatingWebhook(list, webhookConfig(srv), srv.DefaultObject)
 }
 
 // newValidatingWebhook returns the ValidatingAdmissionWebhook plugin of srv.

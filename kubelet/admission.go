@@ -34,8 +34,40 @@ type AdmitHandler interface {
 	Admit(attrs AdmitAttributes) AdmitResult
 }
 
-// DefaultAdmitHandlers returns the built-in handlers: the resource fit.
-func DefaultAdmitHandlers() []AdmitHandler { return []AdmitHandler{ResourceFit{}} }
+// DefaultAdmitHandlers returns the built-in handlers: the resource fit
+// and the host ports, as the kubelet re-checks the scheduler's general
+// predicates (a pod bound by nodeName skips the scheduler).
+func DefaultAdmitHandlers() []AdmitHandler { return []AdmitHandler{ResourceFit{}, HostPorts{}} }
+
+// HostPorts refuses a pod whose host ports clash with those of a pod the
+// node runs (core.HostPort.Conflicts), with kube's reason NodePorts. The
+// refusal is hard: the pod fails, so its controller can replace it.
+type HostPorts struct{}
+
+var _ AdmitHandler = HostPorts{}
+
+// Name implements AdmitHandler.
+func (HostPorts) Name() string { return "NodePorts" }
+
+// Admit implements AdmitHandler.
+func (HostPorts) Admit(a AdmitAttributes) AdmitResult {
+	want := core.PodHostPorts(a.Pod)
+	if len(want) == 0 {
+		return AdmitResult{Admit: true}
+	}
+	for _, p := range a.OtherPods {
+		for _, used := range core.PodHostPorts(p) {
+			for _, w := range want {
+				if w.Conflicts(used) {
+					return AdmitResult{Reason: "NodePorts", Message: fmt.Sprintf(
+						"Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports (%s %s:%d is used by pod %s/%s)",
+						w.Protocol, w.IP, w.Port, p.Namespace, p.Name)}
+				}
+			}
+		}
+	}
+	return AdmitResult{Admit: true}
+}
 
 // ResourceFit refuses a pod whose requests no longer fit the node's
 // allocatable resources next to the pods it runs, with Kubernetes' reasons

@@ -280,6 +280,49 @@ func TestResourceFit(t *testing.T) {
 	}
 }
 
+// TestHostPorts: a pod whose host port (same port and protocol, on the
+// same or every address) is in use by a pod the node runs fails with
+// NodePorts; other ports, protocols and addresses fit.
+func TestHostPorts(t *testing.T) {
+	mk := func(ports ...core.ContainerPort) *core.Pod {
+		return &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: "p"}, Spec: core.PodSpec{Containers: []core.Container{{Name: "c", Ports: ports}}}}
+	}
+	tcp := func(ip string, port int32) core.ContainerPort {
+		return core.ContainerPort{ContainerPort: port, HostPort: port, HostIP: ip}
+	}
+	udp := func(port int32) core.ContainerPort {
+		return core.ContainerPort{ContainerPort: port, HostPort: port, Protocol: core.ProtocolUDP}
+	}
+	cases := []struct {
+		name   string
+		pod    *core.Pod
+		others []*core.Pod
+		admit  bool
+	}{
+		{"no host ports", mk(core.ContainerPort{ContainerPort: 80}), []*core.Pod{mk(tcp("", 80))}, true},
+		{"free port", mk(tcp("", 81)), []*core.Pod{mk(tcp("", 80))}, true},
+		{"same port, every address", mk(tcp("", 80)), []*core.Pod{mk(tcp("", 80))}, false},
+		{"same port, one address vs every", mk(tcp("10.0.0.1", 80)), []*core.Pod{mk(tcp("0.0.0.0", 80))}, false},
+		{"same port, same address", mk(tcp("10.0.0.1", 80)), []*core.Pod{mk(tcp("10.0.0.1", 80))}, false},
+		{"same port, other address", mk(tcp("10.0.0.1", 80)), []*core.Pod{mk(tcp("10.0.0.2", 80))}, true},
+		{"same port, other protocol", mk(udp(53)), []*core.Pod{mk(tcp("", 53))}, true},
+		{"same port and protocol UDP", mk(udp(53)), []*core.Pod{mk(udp(53))}, false},
+		{"container port only in use", mk(tcp("", 80)), []*core.Pod{mk(core.ContainerPort{ContainerPort: 80})}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := HostPorts{}.Admit(AdmitAttributes{Pod: c.pod, OtherPods: c.others})
+			assert.Equal(t, c.admit, r.Admit, r.Message)
+			if !c.admit {
+				assert.Equal(t, "NodePorts", r.Reason)
+				assert.Contains(t, r.Message, "didn't have free ports for the requested pod ports")
+				assert.False(t, r.Soft)
+			}
+		})
+	}
+	assert.Equal(t, []string{"NodeResourcesFit", "NodePorts"}, []string{DefaultAdmitHandlers()[0].Name(), DefaultAdmitHandlers()[1].Name()})
+}
+
 func TestSecurityProfile(t *testing.T) {
 	name := func(s string) *string { return &s }
 	priv := true

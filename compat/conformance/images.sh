@@ -11,14 +11,27 @@
 #       its Go source (k8s.io/kubernetes/test/images/agnhost at the suite's
 #       version, CGO_ENABLED=0) at /agnhost (+ /agnhost-2), on Debian's
 #       busybox-static for the shell and tools (the real image is alpine
-#       with bash, curl, nc...); entrypoint /agnhost and cmd pause, as
+#       with bash, curl, nc...), with porter's localhost.crt and .key at /
+#       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
 #       arguments with busybox wget (its options are ignored), enough for
 #       the specs' `curl http://...` hooks and probes.
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
+#   Every image's /bin/sh and /bin/bash is Debian's bash-static: busybox
+#   1.35's sh drops environment variables whose names are not identifiers.
 #   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
 #       same busybox base (no nginx build offline).
+#   kitten:<v>, nautilus:<v>: as upstream, the agnhost image with the
+#       picture and data.json of test/images/{kitten,nautilus}/html (from
+#       the k8s.io/kubernetes module) at /, cmd test-webserver (serves /
+#       on :80): the kubectl Update Demo specs read data.json through the
+#       pod proxy.
 #   pause:<v>: orkit's pause program (images/pause).
+#   nonewprivs:<v>: test/images/nonewprivs (nnp, built static) setuid root
+#       at /usr/local/bin/nnp on the busybox base, cmd nnp, as upstream (on
+#       alpine).
+#   nonroot:<v>: the busybox base with user 1234, as upstream (on
+#       debian-base).
 # Archives are cached in OUTDIR by name; delete OUTDIR to rebuild.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,12 +55,25 @@ if [ ! -x "$bb" ]; then
 	dpkg-deb -x "$work"/busybox-static_*.deb "$out/busybox-static"
 fi
 
+# bash-static from Debian, unpacked once: /bin/bash and /bin/sh of the
+# images. Busybox 1.35's ash drops environment variables whose names are
+# not shell identifiers (data-1) before it runs a command; upstream's
+# images keep them (their busybox is newer, agnhost's alpine has bash).
+bash_static=$out/bash-static/bin/bash-static
+if [ ! -x "$bash_static" ]; then
+	(cd "$work" && apt-get download bash-static >/dev/null)
+	mkdir -p "$out/bash-static"
+	dpkg-deb -x "$work"/bash-static_*.deb "$out/bash-static"
+fi
+
 # Go programs, built static in the images module.
 build_go() { # PACKAGE OUTPUT
 	[ -x "$2" ] || (cd "$here/images" && CGO_ENABLED=0 go build -trimpath -o "$2" "$1")
 }
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
+build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
+kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
 base_rootfs() {
@@ -55,20 +81,24 @@ base_rootfs() {
 	chmod 1777 "$1/tmp"
 	cp "$bb" "$1/bin/busybox"
 	for a in $("$bb" --list); do [ -e "$1/bin/$a" ] || ln -s busybox "$1/bin/$a"; done
+	cp "$bash_static" "$1/bin/bash"
+	ln -sf bash "$1/bin/sh"
 	printf 'root:x:0:0:root:/root:/bin/sh\nuser-defined-in-image:x:1000:1000::/home/user:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$1/etc/passwd"
 	printf 'root:x:0:\nuser-defined-in-image:x:1000:\nnogroup:x:65534:\n' >"$1/etc/group"
 }
 
-# rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl).
-rootfs_rev=2
+# rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
+# 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
+# as /bin/sh).
+rootfs_rev=4
 
-# archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON: a docker-save tarball of one layer.
+# archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON [USER]: a docker-save tarball of one layer.
 archive() {
-	local ref=$1 root=$2 ep=$3 cmd=$4 name d
+	local ref=$1 root=$2 ep=$3 cmd=$4 user=${5:-} name d
 	name=$(tr '/:' '__' <<<"$ref")
 	# Reused while its entrypoint, cmd and the rootfs revision are unchanged
 	# (.cfg records them; bump rootfs_rev when a rootfs changes).
-	if [ -f "$out/$name.tar" ] && [ "$(cat "$out/$name.cfg" 2>/dev/null)" = "$rootfs_rev $ep $cmd" ]; then
+	if [ -f "$out/$name.tar" ] && [ "$(cat "$out/$name.cfg" 2>/dev/null)" = "$rootfs_rev $ep $cmd $user" ]; then
 		echo "$out/$name.tar"
 		return
 	fi
@@ -79,14 +109,14 @@ archive() {
 	diff=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
 	mkdir -p "$d/$diff"
 	mv "$d/layer.tar" "$d/$diff/layer.tar"
-	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"Cmd":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-		"$ep" "$cmd" "$diff" >"$d/config.json"
+	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"Cmd":%s,"User":"%s"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+		"$ep" "$cmd" "$user" "$diff" >"$d/config.json"
 	cfg=$(sha256sum "$d/config.json" | cut -d' ' -f1)
 	mv "$d/config.json" "$d/$cfg.json"
 	printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$d/manifest.json"
 	tar -C "$d" --sort=name --mtime=@0 --owner=0 --group=0 -cf "$out/$name.tar.tmp" .
 	mv "$out/$name.tar.tmp" "$out/$name.tar"
-	printf '%s' "$rootfs_rev $ep $cmd" >"$out/$name.cfg"
+	printf '%s' "$rootfs_rev $ep $cmd $user" >"$out/$name.cfg"
 	echo "$out/$name.tar"
 }
 
@@ -104,17 +134,46 @@ done
 EOS
 chmod 755 "$root/usr/bin/curl"
 mkdir -p "$root/uploads"
+# As upstream: porter's certificate and key at / (the StatefulSet specs
+# probe /localhost.crt over HTTP and move it away to fail readiness), and
+# the image's group.
+cp "$kube/test/images/agnhost/porter/localhost.crt" "$kube/test/images/agnhost/porter/localhost.key" "$root/"
+chmod 644 "$root/localhost.crt" "$root/localhost.key"
+echo 'group-defined-in-image:x:50000:user-defined-in-image' >>"$root/etc/group"
 for ref in $(img agnhost); do
 	archive "$ref" "$root" '["/agnhost"]' '["pause"]'
 done
 for ref in $(img nginx); do
 	archive "$ref" "$root" '["/agnhost","netexec","--http-port=80"]' 'null'
 done
+for pic in kitten nautilus; do
+	cp "$kube/test/images/$pic/html/$pic.jpg" "$kube/test/images/$pic/html/data.json" "$root/"
+	chmod 644 "$root/$pic.jpg" "$root/data.json"
+	for ref in $(img "$pic"); do
+		archive "$ref" "$root" '["/agnhost"]' '["test-webserver"]'
+	done
+	rm "$root/$pic.jpg" "$root/data.json"
+done
 
 root=$work/busybox
 base_rootfs "$root"
 for ref in $(img busybox); do
 	archive "$ref" "$root" 'null' '["sh"]'
+done
+
+root=$work/nonewprivs
+base_rootfs "$root"
+mkdir -p "$root/usr/local/bin"
+cp "$out/nnp" "$root/usr/local/bin/nnp"
+chmod 4755 "$root/usr/local/bin/nnp"
+for ref in $(img nonewprivs); do
+	archive "$ref" "$root" 'null' '["nnp"]'
+done
+
+root=$work/nonroot
+base_rootfs "$root"
+for ref in $(img nonroot); do
+	archive "$ref" "$root" 'null' '["sh"]' 1234
 done
 
 root=$work/pause

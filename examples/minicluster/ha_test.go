@@ -119,24 +119,13 @@ func TestHABehindBalancer(t *testing.T) {
 
 	cmLeader := leaseHolder(ctx, lb, kc, controllerLeaseName)
 	require.Contains(t, procs, cmLeader)
-	killServerUnderLoad(ctx, t, b, lb, kc, procs, agents, cmLeader)
+	killServerUnderLoad(ctx, t, b, lb, kc, procs, agents, localProxyTables("agent-1", "agent-2", "agent-3"), cmLeader)
 
-	// The leading controller manager dies; the remaining server takes the
-	// lease and completes a scale made afterwards.
-	killed := time.Now()
-	procs[cmLeader].kill(t)
-	out, err = lb.kubectl(ctx, kc, "scale", "deployment", "web", "--replicas=8")
-	require.NoError(t, err, out)
-	waitUntil(ctx, t, 60*time.Second, "another server leads the controller manager", func() bool {
-		h := leaseHolder(ctx, lb, kc, controllerLeaseName)
-		return h != cmLeader && procs[h] != nil
-	})
-	waitRunning(ctx, t, lb, kc, 8, "")
-	t.Logf("controller manager leader %s killed: the scale to 8 completed %v later", cmLeader, time.Since(killed).Round(100*time.Millisecond))
+	killControllerLeader(ctx, t, lb, kc, procs, cmLeader)
 
 	// SIGKILL agent-3: NotReady, its pods replaced elsewhere; restarted,
 	// it comes back with its certificate.
-	killed = time.Now()
+	killed := time.Now()
 	agents["agent-3"].kill(t)
 	waitNodeCondition(ctx, t, lb, kc, "agent-3", "Unknown", 60*time.Second)
 	waitRunning(ctx, t, lb, kc, 8, "agent-3")
@@ -153,6 +142,23 @@ func TestHABehindBalancer(t *testing.T) {
 		out, err := lb.kubectl(ctx, kc, "get", "pods", "-l", "app=web", "-o", "name")
 		return err == nil && len(strings.Fields(out)) == 8
 	})
+}
+
+// killControllerLeader SIGKILLs the server leading the controller
+// manager (cmLeader, one of procs) and scales Deployment web to 8: a
+// surviving server takes the Lease and the scale completes.
+func killControllerLeader(ctx context.Context, t *testing.T, lb *serverProc, kc string, procs map[string]*serverProc, cmLeader string) {
+	t.Helper()
+	killed := time.Now()
+	procs[cmLeader].kill(t)
+	delete(procs, cmLeader)
+	out, err := lb.kubectl(ctx, kc, "scale", "deployment", "web", "--replicas=8")
+	require.NoError(t, err, out)
+	waitUntil(ctx, t, 60*time.Second, "another server leads the controller manager", func() bool {
+		return procs[leaseHolder(ctx, lb, kc, controllerLeaseName)] != nil
+	})
+	waitRunning(ctx, t, lb, kc, 8, "")
+	t.Logf("controller manager leader %s killed: the scale to 8 completed %v later", cmLeader, time.Since(killed).Round(100*time.Millisecond))
 }
 
 // URL is https://addr.
@@ -282,20 +288,40 @@ func checkAgentProxies(ctx context.Context, t *testing.T, lb *serverProc, kc str
 	require.NoError(t, err, out)
 	ip, err := lb.kubectl(ctx, kc, "get", "service", "web", "-o", "jsonpath={.spec.clusterIP}")
 	require.NoError(t, err, ip)
-	waitProxies(ctx, t, ip)
+	waitProxies(ctx, t, localProxyTables("agent-1", "agent-2", "agent-3"), ip)
 }
 
-// waitProxies waits until every agent's proxy table has the cluster IP
+// proxyTable lists one agent's service proxy table (`nft list table`)
+// wherever that agent runs: on the test's host or in its own network
+// namespace.
+type proxyTable struct {
+	agent string
+	list  func(ctx context.Context) (string, error)
+}
+
+// localProxyTables are the tables of agents running on the test's host
 // (as root; the agents run no proxy otherwise).
-func waitProxies(ctx context.Context, t *testing.T, ip string) {
-	t.Helper()
-	for _, name := range []string{"agent-1", "agent-2", "agent-3"} {
+func localProxyTables(agents ...string) []proxyTable {
+	var tables []proxyTable
+	for _, name := range agents {
 		if table := agentProxyTable(name); table != "none" {
-			waitUntil(ctx, t, 30*time.Second, name+"'s proxy has the Service at "+ip, func() bool {
+			tables = append(tables, proxyTable{agent: name, list: func(ctx context.Context) (string, error) {
 				out, err := exec.CommandContext(ctx, "nft", "list", "table", "ip", table).CombinedOutput()
-				return err == nil && strings.Contains(string(out), ip)
-			})
+				return string(out), err
+			}})
 		}
+	}
+	return tables
+}
+
+// waitProxies waits until every agent's proxy table has the cluster IP.
+func waitProxies(ctx context.Context, t *testing.T, tables []proxyTable, ip string) {
+	t.Helper()
+	for _, pt := range tables {
+		waitUntil(ctx, t, 30*time.Second, pt.agent+"'s proxy has the Service at "+ip, func() bool {
+			out, err := pt.list(ctx)
+			return err == nil && strings.Contains(out, ip)
+		})
 	}
 }
 
@@ -317,7 +343,8 @@ func waitRunning(ctx context.Context, t *testing.T, lb *serverProc, kc string, n
 // killServerUnderLoad SIGKILLs a server other than keep while kubectl
 // calls go through the balancer, and checks that every call succeeds and
 // that haproxy takes the server out.
-func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, lb *serverProc, kc string, procs, agents map[string]*serverProc, keep string) {
+func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, lb *serverProc, kc string, procs, agents map[string]*serverProc,
+	tables []proxyTable, keep string) {
 	t.Helper()
 	// The victim leads neither component, so no informer starts afresh
 	// on a survivor because of a new leader: every LIST after the kill
@@ -374,7 +401,7 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 	assert.Empty(t, failures, "kubectl through the balancer across the kill of %s (%d calls)", victim, calls)
 	t.Logf("%s killed: %d kubectl calls through the balancer, %d failed", victim, calls, len(failures))
 
-	checkResumeWithoutRelist(ctx, t, lb, kc, survivors, agents, lists0, watches0, by0)
+	checkResumeWithoutRelist(ctx, t, lb, kc, survivors, agents, tables, lists0, watches0, by0)
 }
 
 // checkResumeWithoutRelist checks that the agents' informers that watched
@@ -383,7 +410,7 @@ func killServerUnderLoad(ctx context.Context, t *testing.T, b *lbtest.Balancer, 
 // and the survivors served no LIST since the counts lists0 and watches0
 // were taken before the kill (a watch is counted when it ends).
 func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc, kc string, survivors []*serverProc,
-	agents map[string]*serverProc, lists0, watches0 int, by0 map[string]int) {
+	agents map[string]*serverProc, tables []proxyTable, lists0, watches0 int, by0 map[string]int) {
 	t.Helper()
 	// (with endpoints: the proxy's table names the cluster IPs of Services
 	// that have some)
@@ -391,7 +418,7 @@ func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc,
 	require.NoError(t, err, out)
 	ip, err := lb.kubectl(ctx, kc, "get", "service", "after-kill", "-o", "jsonpath={.spec.clusterIP}")
 	require.NoError(t, err, ip)
-	waitProxies(ctx, t, ip)
+	waitProxies(ctx, t, tables, ip)
 	lists, watches, by := requestCountsBy(ctx, t, survivors, kc)
 	for labels, n := range by {
 		if n != by0[labels] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 	"github.com/orkit/orkit/internal/etcdtest"
 	"github.com/orkit/orkit/internal/hosttest"
 	"github.com/orkit/orkit/internal/lbtest"
+	"github.com/orkit/orkit/proxy"
 )
 
 // spreadDeployment is Deployment web: 6 hello pods, at most one more on
@@ -51,31 +53,42 @@ spec:
 // nodes. Then one etcd member is SIGKILLed while 32 writers create
 // ConfigMaps through the balancer: writes go on, no acknowledged write
 // is lost, and the member restarted on its data dir catches up.
-// The faults of the API server, controller manager and agent are
-// TestHABehindBalancer's.
+// Then the faults of the other parts, as TestHABehindBalancer runs them
+// on one host: a server that leads neither component is SIGKILLed under
+// kubectl calls through the balancer (none fails; the agents' informers
+// resume without a LIST), then the server leading the controller manager
+// (another takes the Lease and a scale completes), then node-3's agent
+// (its node goes NotReady, its pods are replaced on the other nodes;
+// started again on its data dir it re-registers with its certificate).
 func TestClusterOnHosts(t *testing.T) {
 	requireRealNode(t)
 	lbtest.Require(t)
 	hs := hosttest.Start(t, hosttest.Config{Hosts: 4}) // host-4 joins later
 	etcd := etcdtest.Start(t, 3)
 	bin := buildMinicluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
 
 	gw := hs.Gateway.String()
 	flags := append([]string{"--tls-san", gw}, haServerFlags...)
 	var dirs, backends []string
+	procs := map[string]*serverProc{}
 	for i := 1; i <= 3; i++ {
-		dir := t.TempDir()
+		dir, name := t.TempDir(), fmt.Sprintf("server-%d", i)
 		if i > 1 {
 			copyPKI(t, dirs[0], dir)
 		}
-		p := startServer(ctx, t, bin, fmt.Sprintf("server-%d", i), dir, etcd.Endpoints(), flags...)
-		dirs, backends = append(dirs, dir), append(backends, p.addr)
+		p := startServer(ctx, t, bin, name, dir, etcd.Endpoints(), flags...)
+		dirs, backends, procs[name] = append(dirs, dir), append(backends, p.addr), p
 	}
 	b := lbtest.Start(t, lbtest.Config{Backends: backends, Host: gw, CAFile: filepath.Join(dirs[0], "pki", "ca.crt"),
 		ClientCertFile: healthCert(t, dirs[0])})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("haproxy's log:\n%s", b.Log())
+		}
+	})
 	lb := &serverProc{name: "balancer", addr: b.Addr()}
 	kc := filepath.Join(dirs[0], "admin.kubeconfig")
 	waitUntil(ctx, t, 30*time.Second, "the balancer serves /readyz", func() bool {
@@ -84,11 +97,20 @@ func TestClusterOnHosts(t *testing.T) {
 	})
 	t.Logf("etcd, 3 servers and haproxy on %s up after %v", b.Addr(), time.Since(start).Round(time.Second))
 
-	startHostAgents(ctx, t, bin, hs, lb, kc, dirs[0])
+	agents := startHostAgents(ctx, t, bin, hs, lb, kc, dirs[0])
 	t.Logf("3 agents on their hosts Ready after %v", time.Since(start).Round(time.Second))
 	checkAcrossHosts(ctx, t, hs, lb, kc)
 	t.Logf("pod-to-pod and ClusterIP across hosts checked after %v", time.Since(start).Round(time.Second))
 	killEtcdMemberUnderWrites(ctx, t, etcd, lb, kc)
+
+	tables := hostProxyTables(hs.Hosts[:3])
+	cmLeader := leaseHolder(ctx, lb, kc, controllerLeaseName)
+	require.Contains(t, procs, cmLeader)
+	killServerUnderLoad(ctx, t, b, lb, kc, procs, agents, tables, cmLeader)
+	killControllerLeader(ctx, t, lb, kc, procs, cmLeader)
+	t.Logf("API server and controller manager faults done after %v", time.Since(start).Round(time.Second))
+	killHostAgent(ctx, t, bin, hs.Hosts[2], agents["node-3"], lb, kc)
+	t.Logf("agent fault done after %v", time.Since(start).Round(time.Second))
 	joinLate(ctx, t, bin, hs, lb, kc, dirs[0])
 	t.Logf("done after %v", time.Since(start).Round(time.Second))
 }
@@ -144,15 +166,15 @@ func joinLate(ctx context.Context, t *testing.T, bin string, hs *hosttest.Hosts,
 }
 
 // startHostAgents starts node-<i> on host-<i> (i = 1, 2, 3) (its address the node's
-// InternalIP) joining through the balancer, and waits until the nodes are
-// Ready with a pod CIDR each.
-func startHostAgents(ctx context.Context, t *testing.T, bin string, hs *hosttest.Hosts, lb *serverProc, kc, serverDir string) {
+// InternalIP) joining through the balancer, waits until the nodes are
+// Ready with a pod CIDR each, and returns the agents by node name.
+func startHostAgents(ctx context.Context, t *testing.T, bin string, hs *hosttest.Hosts, lb *serverProc, kc, serverDir string) map[string]*serverProc {
 	t.Helper()
 	tokenFile := filepath.Join(serverDir, "join-token")
+	agents := map[string]*serverProc{}
 	for i, h := range hs.Hosts[:3] {
-		name, dir := fmt.Sprintf("node-%d", i+1), t.TempDir()
-		startCommand(t, name, dir, h.Command(bin, "--role", "agent", "--data-dir", dir, "--server", lb.URL(), "--node-name", name,
-			"--node-ip", h.Addr.String(), "--runtime", runtimeContainerd, "--token-file", tokenFile, "--ca-cert-hash", caHashOf(t, serverDir)))
+		name := fmt.Sprintf("node-%d", i+1)
+		agents[name] = startHostAgent(t, bin, h, name, t.TempDir(), lb, "--token-file", tokenFile, "--ca-cert-hash", caHashOf(t, serverDir))
 	}
 	cidrs := map[string]bool{}
 	for i, h := range hs.Hosts[:3] {
@@ -177,6 +199,127 @@ func startHostAgents(ctx context.Context, t *testing.T, bin string, hs *hosttest
 	out, err = hs.Hosts[0].Run("ip", "route", "show", "type", "unreachable")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "10.244.0.0/16", "host-1's guard")
+	return agents
+}
+
+// startHostAgent starts the agent of node name on host h with its data
+// in dir, joining through the balancer; join adds the token and the CA
+// on a first start.
+func startHostAgent(t *testing.T, bin string, h *hosttest.Host, name, dir string, lb *serverProc, join ...string) *serverProc {
+	t.Helper()
+	args := append([]string{"--role", "agent", "--data-dir", dir, "--server", lb.URL(), "--node-name", name,
+		"--node-ip", h.Addr.String(), "--runtime", runtimeContainerd}, join...)
+	return startCommand(t, name, dir, h.Command(bin, args...))
+}
+
+// hostProxyTables are the service proxy tables of the agents on hosts
+// (each in its host's namespace, under the default name).
+func hostProxyTables(hosts []*hosttest.Host) []proxyTable {
+	var tables []proxyTable
+	for i, h := range hosts {
+		tables = append(tables, proxyTable{agent: fmt.Sprintf("node-%d", i+1), list: func(ctx context.Context) (string, error) {
+			return h.Run("nft", "list", "table", proxy.TableFamily, proxy.TableName)
+		}})
+	}
+	return tables
+}
+
+// moverDeployment is Deployment mover: 2 hello pods that prefer node-3,
+// the node whose agent killHostAgent kills.
+const moverDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mover}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: mover}}
+  template:
+    metadata: {labels: {app: mover}}
+    spec:
+      affinity:
+        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            preference: {matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-3]}]}
+      containers:
+      - {name: hello, image: orkit.local/hello:v1}
+`
+
+// killHostAgent SIGKILLs agent (node-3's, on host h; its containerd goes
+// with it, the containers stay, as on a machine whose kubelet crashed):
+// the node goes NotReady after the grace period and Deployment mover's
+// pods there are replaced on the other nodes (web's spread keeps its own
+// replacements for node-3). Started again on its data dir without a
+// token, the agent re-registers with its certificate (no new CSR), is
+// Ready, and the evicted pods are finalized.
+func killHostAgent(ctx context.Context, t *testing.T, bin string, h *hosttest.Host, agent *serverProc, lb *serverProc, kc string) {
+	t.Helper()
+	manifest := filepath.Join(t.TempDir(), "mover.yaml")
+	require.NoError(t, os.WriteFile(manifest, []byte(moverDeployment), 0o644))
+	out, err := lb.kubectl(ctx, kc, "apply", "-f", manifest)
+	require.NoError(t, err, out)
+	// podsOf counts app's pods: all of them, and those Running and not
+	// being deleted by node (an evicted pod on a dead node stays Running
+	// until its kubelet returns).
+	podsOf := func(app string) (running map[string]int, total int) {
+		out, err := lb.kubectl(ctx, kc, "get", "pods", "-l", "app="+app,
+			"-o", `jsonpath={range .items[*]}{.status.phase}|{.metadata.deletionTimestamp}|{.spec.nodeName}{"\n"}{end}`)
+		running = map[string]int{}
+		if err != nil {
+			return running, -1
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			f := strings.Split(l, "|")
+			if len(f) != 3 {
+				continue
+			}
+			total++
+			if f[0] == "Running" && f[1] == "" && f[2] != "" {
+				running[f[2]]++
+			}
+		}
+		return running, total
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, args := range [][]string{{"get", "pods", "-A", "-o", "wide"}, {"get", "nodes", "-o", "custom-columns=NAME:.metadata.name,TAINTS:.spec.taints"}} {
+				out, err := lb.kubectl(context.Background(), kc, args...)
+				t.Logf("$ kubectl %s (%v)\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+	})
+	onVictim := 0
+	waitUntil(ctx, t, 90*time.Second, "2 mover pods Running", func() bool {
+		by, _ := podsOf("mover")
+		onVictim = by["node-3"]
+		return by["node-1"]+by["node-2"]+by["node-3"] == 2
+	})
+	require.Positive(t, onVictim, "a mover pod runs on node-3")
+	csrs, err := lb.kubectl(ctx, kc, "get", "csr", "-o", "name")
+	require.NoError(t, err, csrs)
+
+	killed := time.Now()
+	agent.kill(t)
+	waitNodeCondition(ctx, t, lb, kc, "node-3", "Unknown", 60*time.Second)
+	waitUntil(ctx, t, 90*time.Second, "2 mover pods Running, none on node-3", func() bool {
+		by, _ := podsOf("mover")
+		return by["node-3"] == 0 && by["node-1"]+by["node-2"] == 2
+	})
+	t.Logf("node-3's agent killed: NotReady and its %d mover pod(s) replaced %v later", onVictim, time.Since(killed).Round(100*time.Millisecond))
+
+	again := startHostAgent(t, bin, h, "node-3", agent.dir, lb)
+	waitNodeCondition(ctx, t, lb, kc, "node-3", "True", 90*time.Second)
+	out, err = lb.kubectl(ctx, kc, "get", "csr", "-o", "name")
+	require.NoError(t, err, out)
+	assert.Equal(t, strings.Fields(csrs), strings.Fields(out), "no new request")
+	serials := regexp.MustCompile(`client certificate system:node:node-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logTail(), -1)
+	require.Len(t, serials, 2, "the first start's line and the restart's (one log file)")
+	assert.Equal(t, serials[0][1], serials[1][1], "the same certificate")
+	waitUntil(ctx, t, 120*time.Second, "8 web and 2 mover pods Running, the evicted ones gone", func() bool {
+		web, nWeb := podsOf("web")
+		mover, nMover := podsOf("mover")
+		return nWeb == 8 && nMover == 2 && web["node-1"]+web["node-2"]+web["node-3"] == 8 && mover["node-1"]+mover["node-2"] == 2
+	})
+	t.Logf("node-3's agent restarted: Ready with its certificate and every pod settled %v after the kill", time.Since(killed).Round(100*time.Millisecond))
 }
 
 // checkAcrossHosts runs the spread Deployment and checks, from a pod on

@@ -6,47 +6,12 @@ import (
 	"github.com/orkit/orkit/api/core"
 )
 
-// HostPort is one host port a pod uses: the IP ("0.0.0.0" for every
-// address), protocol and port.
-type HostPort struct {
-	IP       string
-	Protocol core.Protocol
-	Port     int32
-}
+// HostPort is one host port a pod uses (core.HostPort).
+type HostPort = core.HostPort
 
-// conflicts reports whether p and o cannot both be bound on one node.
-func (p HostPort) conflicts(o HostPort) bool {
-	if p.Port != o.Port || p.Protocol != o.Protocol {
-		return false
-	}
-	return p.IP == o.IP || p.IP == "0.0.0.0" || o.IP == "0.0.0.0"
-}
-
-// PodHostPorts returns the host ports pod's containers ask for (init
-// containers included), with defaults filled (TCP, 0.0.0.0).
-func PodHostPorts(pod *core.Pod) []HostPort {
-	var out []HostPort
-	add := func(cs []core.Container) {
-		for i := range cs {
-			for _, p := range cs[i].Ports {
-				if p.HostPort <= 0 {
-					continue
-				}
-				hp := HostPort{IP: p.HostIP, Protocol: p.Protocol, Port: p.HostPort}
-				if hp.IP == "" || hp.IP == "::" {
-					hp.IP = "0.0.0.0"
-				}
-				if hp.Protocol == "" {
-					hp.Protocol = core.ProtocolTCP
-				}
-				out = append(out, hp)
-			}
-		}
-	}
-	add(pod.Spec.InitContainers)
-	add(pod.Spec.Containers)
-	return out
-}
+// PodHostPorts returns the host ports pod's containers ask for
+// (core.PodHostPorts).
+func PodHostPorts(pod *core.Pod) []HostPort { return core.PodHostPorts(pod) }
 
 // NodeInfo is one node and the pods the scheduler counts on it (bound and
 // assumed): the sum of their requests, their host ports, which of them
@@ -205,7 +170,7 @@ func removePodInfo(s []*PodInfo, pi *PodInfo) []*PodInfo {
 func (n *NodeInfo) PortsFree(ports []HostPort) bool {
 	for _, p := range ports {
 		for _, u := range n.UsedPorts {
-			if p.conflicts(u) {
+			if p.Conflicts(u) {
 				return false
 			}
 		}
