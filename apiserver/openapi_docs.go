@@ -838,6 +838,9 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.HostPathVolumeSource": {
 		"": "HostPathVolumeSource mounts a path of the node.",
 	},
+	"github.com/orkit/orkit/api/core.HostPort": {
+		"": "HostPort is one host port a pod binds on its node: the IP (\"0.0.0.0\" for every address), protocol and port. The scheduler's NodePorts filter and the kubelet's admission both decide with it.",
+	},
 	"github.com/orkit/orkit/api/core.ImageVolumeSource": {
 		"": "ImageVolumeSource mounts an OCI image's content.",
 	},
