@@ -207,7 +207,8 @@ func (s *Server) bind(ctx context.Context, req *Request, b *core.Binding) (meta.
 			return nil, apierrors.NewConflict(pods.gr(), b.Name, fmt.Errorf("precondition failed: UID in binding %v does not match the pod's %v", b.UID, pod.UID))
 		}
 		pod.Spec.NodeName = b.Target.Name
-		core.UpdatePodCondition(&pod.Status, core.PodCondition{Type: core.PodScheduled, Status: meta.ConditionTrue})
+		core.UpdatePodCondition(&pod.Status, core.PodCondition{Type: core.PodScheduled, Status: meta.ConditionTrue,
+			ObservedGeneration: pod.Generation})
 		return pod, nil
 	})
 	if err != nil {

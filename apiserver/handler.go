@@ -434,8 +434,12 @@ func (s *Server) handleDelete(ctx context.Context, w http.ResponseWriter, r *htt
 		writeError(w, err)
 		return
 	}
+	// 200, as kube-apiserver answers, also when the object stays (a
+	// graceful pod deletion, finalizers); 202 only when the client asked
+	// for cascading deletion with orphanDependents=false and the object
+	// is not gone yet.
 	code := http.StatusOK
-	if !deleted {
+	if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
 		code = http.StatusAccepted
 	}
 	s.writeObject(w, r, req, code, obj)

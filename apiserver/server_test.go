@@ -478,7 +478,7 @@ func TestDeleteTerminatedPodWithPendingGrace(t *testing.T) {
 		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]}}`))
 	require.Equal(t, http.StatusCreated, code, string(body))
 	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/pods/p", "", nil)
-	require.Equal(t, http.StatusAccepted, code, string(body))
+	require.Equal(t, http.StatusOK, code, string(body)) // graceful: kept, still 200 as kube-apiserver answers
 	code, body = ts.do(t, "PATCH", "/api/v1/namespaces/default/pods/p/status", "application/merge-patch+json", []byte(`{"status":{"phase":"Succeeded"}}`))
 	require.Equal(t, http.StatusOK, code, string(body))
 	code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/pods/p", "application/json", []byte(`{"gracePeriodSeconds":0}`))

@@ -204,12 +204,17 @@ func TestGenerationBumpedWhenDeletionStarts(t *testing.T) {
 		"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},
 		"spec":{"containers":[{"name":"c","image":"registry.example/app:1"}]}}}}`
 	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","finalizers":["example.com/hold"]}}`
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","generation":100},
+		"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]}}`
 	tests := []struct {
 		name, path, body string
 		want             int64
 	}{
 		{"Deployment", "/apis/apps/v1/namespaces/default/deployments", deploy, 2},
 		{"ConfigMap", "/api/v1/namespaces/default/configmaps", cm, 0},
+		// A bound pod is deleted gracefully; the generation a client sets
+		// on create is ignored (1), the deletion makes it 2.
+		{"Pod", "/api/v1/namespaces/default/pods", pod, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,15 +223,15 @@ func TestGenerationBumpedWhenDeletionStarts(t *testing.T) {
 			var o struct{ Metadata meta.ObjectMeta }
 			require.NoError(t, json.Unmarshal(body, &o))
 			code, body = ts.do(t, "DELETE", tt.path+"/"+o.Metadata.Name, "", nil)
-			require.Equal(t, http.StatusAccepted, code, string(body)) // kept by its finalizer
-			for range 2 {                                             // a second delete changes nothing more
+			require.Equal(t, http.StatusOK, code, string(body)) // kept by its finalizer
+			for range 2 {                                       // a second delete changes nothing more
 				code, body = ts.do(t, "GET", tt.path+"/"+o.Metadata.Name, "", nil)
 				require.Equal(t, http.StatusOK, code, string(body))
 				require.NoError(t, json.Unmarshal(body, &o))
 				assert.NotNil(t, o.Metadata.DeletionTimestamp)
 				assert.Equal(t, tt.want, o.Metadata.Generation)
 				code, _ = ts.do(t, "DELETE", tt.path+"/"+o.Metadata.Name, "", nil)
-				require.Equal(t, http.StatusAccepted, code)
+				require.Equal(t, http.StatusOK, code)
 			}
 		})
 	}
@@ -316,4 +321,61 @@ func TestNamespaceStatusPatchKeepsAnnotation(t *testing.T) {
 		require.Len(t, ns.Status.Conditions, 1, string(b))
 		assert.Equal(t, "StatusPatch", string(ns.Status.Conditions[0].Type))
 	}
+}
+
+// TestDeleteStatusCodeAsKubernetes: a delete that leaves the object in
+// place answers 200 as kube-apiserver does, 202 only when the client asked
+// for cascading deletion with orphanDependents=false.
+func TestDeleteStatusCodeAsKubernetes(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       int
+	}{
+		{"no options", "", http.StatusOK},
+		{"orphanDependents true", `{"orphanDependents":true}`, http.StatusOK},
+		{"orphanDependents false", `{"orphanDependents":false}`, http.StatusAccepted},
+		{"propagationPolicy Foreground", `{"propagationPolicy":"Foreground"}`, http.StatusOK},
+		{"malformed body", `{"orphanDependents":`, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, nil)
+			code, body := ts.do(t, "POST", "/api/v1/namespaces/default/configmaps", "application/json",
+				[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","finalizers":["example.com/hold"]}}`))
+			require.Equal(t, http.StatusCreated, code, string(body))
+			ct := ""
+			if tt.body != "" {
+				ct = "application/json"
+			}
+			code, body = ts.do(t, "DELETE", "/api/v1/namespaces/default/configmaps/c", ct, []byte(tt.body))
+			assert.Equal(t, tt.want, code, string(body))
+		})
+	}
+}
+
+// TestBindingSetsPodScheduledObservedGeneration: the binding subresource
+// sets PodScheduled=True with the generation it saw and leaves the
+// generation alone; a second binding conflicts.
+func TestBindingSetsPodScheduledObservedGeneration(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, body := ts.do(t, "POST", "/api/v1/namespaces/default/pods", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}`))
+	require.Equal(t, http.StatusCreated, code, string(body))
+	code, body = ts.do(t, "PUT", "/api/v1/namespaces/default/pods/p", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"activeDeadlineSeconds":60,"containers":[{"name":"c","image":"i"}]}}`))
+	require.Equal(t, http.StatusOK, code, string(body))
+	bind := []byte(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}}`)
+	code, body = ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", bind)
+	require.Equal(t, http.StatusCreated, code, string(body))
+	code, body = ts.do(t, "GET", "/api/v1/namespaces/default/pods/p", "", nil)
+	require.Equal(t, http.StatusOK, code, string(body))
+	var got core.Pod
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.Equal(t, int64(2), got.Generation, "binding does not bump the generation")
+	_, c := core.GetPodCondition(&got.Status, core.PodScheduled)
+	require.NotNil(t, c)
+	assert.Equal(t, meta.ConditionTrue, c.Status)
+	assert.Equal(t, int64(2), c.ObservedGeneration)
+	code, body = ts.do(t, "POST", "/api/v1/namespaces/default/pods/p/binding", "application/json", bind)
+	assert.Equal(t, http.StatusConflict, code, string(body))
 }

@@ -174,3 +174,84 @@ func TestFakeActiveDeadline(t *testing.T) {
 	got := waitPod(t, tc.admin, "default", "deadline", 10*time.Second, "DeadlineExceeded", func(p *core.Pod) bool { return p.Status.Phase == core.PodFailed })
 	assert.Equal(t, "DeadlineExceeded", got.Status.Reason)
 }
+
+// TestFakeObservedGeneration: the kubelet reports the generation it acted
+// on in status.observedGeneration and on the conditions it writes, and
+// catches up after spec updates (pod generation, Kubernetes 1.35).
+func TestFakeObservedGeneration(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-og", nil)
+	ctx := context.Background()
+	p := simplePod("gen", "node-og")
+	p.Generation = 100 // a client's generation is ignored on create
+	_, err := pods(tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	got := waitPod(t, tc.admin, "default", "gen", 10*time.Second, "running at generation 1", func(p *core.Pod) bool {
+		return running(p) && p.Status.ObservedGeneration == 1
+	})
+	assert.Equal(t, int64(1), got.Generation)
+	tests := []struct {
+		name   string
+		update func(*core.Pod)
+		want   int64
+	}{
+		{"metadata only: no bump", func(p *core.Pod) { p.Annotations = map[string]string{"k": "v"} }, 1},
+		{"activeDeadlineSeconds", func(p *core.Pod) { d := int64(5000); p.Spec.ActiveDeadlineSeconds = &d }, 2},
+		{"tolerations", func(p *core.Pod) {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, core.Toleration{Key: "k", Operator: core.TolerationOpExists})
+		}, 3},
+		{"client-set generation ignored", func(p *core.Pod) { p.Generation = 1 }, 3},
+	}
+	for _, tt := range tests {
+		cur, err := pods(tc.admin, "default").Get(ctx, "gen")
+		require.NoError(t, err, tt.name)
+		tt.update(cur)
+		upd, err := pods(tc.admin, "default").Update(ctx, cur)
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, upd.Generation, tt.name)
+		got = waitPod(t, tc.admin, "default", "gen", 10*time.Second, tt.name, func(p *core.Pod) bool {
+			return p.Status.ObservedGeneration == tt.want
+		})
+		for _, ct := range []core.PodConditionType{core.PodReadyToStartContainers, core.PodInitialized, core.ContainersReady, core.PodReady} {
+			_, c := core.GetPodCondition(&got.Status, ct)
+			require.NotNil(t, c, ct)
+			assert.Equal(t, tt.want, c.ObservedGeneration, "%s: %s", tt.name, ct)
+		}
+	}
+}
+
+// TestFakeDeletedPodGetsTerminalPhase: a deleted pod that a finalizer
+// keeps gets a terminal phase once its containers are stopped, as kube's
+// kubelet writes it (the Job controller waits for it with
+// podReplacementPolicy Failed), and goes once the finalizer does.
+func TestFakeDeletedPodGetsTerminalPhase(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-tp", nil)
+	ctx := context.Background()
+	p := simplePod("held", "node-tp")
+	p.Finalizers = []string{"example.com/hold"}
+	p.Spec.RestartPolicy = core.RestartPolicyNever
+	_, err := pods(tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	waitPod(t, tc.admin, "default", "held", 10*time.Second, "running", running)
+	require.NoError(t, pods(tc.admin, "default").Delete(ctx, "held", nil))
+	got := waitPod(t, tc.admin, "default", "held", 15*time.Second, "terminal while held", func(p *core.Pod) bool {
+		return core.IsPodTerminal(p)
+	})
+	assert.NotNil(t, got.DeletionTimestamp)
+	require.NotEmpty(t, got.Status.ContainerStatuses)
+	assert.NotNil(t, got.Status.ContainerStatuses[0].State.Terminated)
+	waitFor(t, 10*time.Second, "finalizer removed", func() bool { // the kubelet may still be writing the pod
+		cur, err := pods(tc.admin, "default").Get(ctx, "held")
+		if err != nil {
+			return apierrors.IsNotFound(err)
+		}
+		cur.Finalizers = nil
+		_, err = pods(tc.admin, "default").Update(ctx, cur)
+		return err == nil
+	})
+	waitFor(t, 10*time.Second, "pod gone", func() bool {
+		_, err := pods(tc.admin, "default").Get(ctx, "held")
+		return apierrors.IsNotFound(err)
+	})
+}

@@ -34,6 +34,10 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 		StartTime: ps.startTime,
 		Reason:    ps.reason,
 		Message:   ps.message,
+		// The generation this status was computed from (pod generation,
+		// GA in Kubernetes 1.35): clients wait for it to catch up with
+		// metadata.generation after a spec update.
+		ObservedGeneration: pod.Generation,
 	}
 	if pod.Status.StartTime != nil {
 		st.StartTime = pod.Status.StartTime
@@ -224,7 +228,8 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 		if ok {
 			s = meta.ConditionTrue
 		}
-		core.UpdatePodCondition(st, core.PodCondition{Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: now})
+		core.UpdatePodCondition(st, core.PodCondition{Type: t, Status: s, Reason: reason, Message: msg,
+			LastTransitionTime: now, ObservedGeneration: pod.Generation})
 	}
 	if _, c := core.GetPodCondition(st, core.PodScheduled); c == nil {
 		set(core.PodScheduled, true, "", "")

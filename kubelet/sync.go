@@ -158,13 +158,12 @@ func (k *Kubelet) syncTerminating(ctx context.Context, pod *core.Pod, removed bo
 		ps.killed = true
 	}
 	if !removed {
+		// The final status shows the terminated containers and, as kube's
+		// kubelet writes it for a deleted pod, a terminal phase: Succeeded
+		// when every container exited 0, else Failed. Controllers that
+		// replace only failed pods (a Job's podReplacementPolicy Failed, its
+		// podFailurePolicy) wait for it while a finalizer keeps the pod.
 		st := k.computeStatus(ctx, pod, ps)
-		// The final status shows the terminated containers but keeps a
-		// non-terminal phase: orkit's API server keeps a terminal pod that
-		// has a deletion grace period pending even after a grace-0 delete.
-		if !core.IsPodTerminal(pod) && (st.Phase == core.PodSucceeded || st.Phase == core.PodFailed) {
-			st.Phase = pod.Status.Phase
-		}
 		k.status.set(pod, st)
 		if err := k.status.flush(ctx, pod.UID); err != nil && !apierrors.IsNotFound(err) {
 			k.cfg.Logger.Warn("final status", "pod", podKey(pod), "err", err)

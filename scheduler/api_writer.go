@@ -70,7 +70,7 @@ func (w *apiWriter) event(pod *core.Pod, typ, reason, msg string) {
 // pod; it never blocks (a full buffer drops it: the next attempt retries).
 func (w *apiWriter) setUnschedulable(pod *core.Pod, msg, nominated string) {
 	u := statusUpdate{pod: pod, nominated: nominated, cond: core.PodCondition{Type: core.PodScheduled,
-		Status: meta.ConditionFalse, Reason: core.PodReasonUnschedulable, Message: msg}}
+		Status: meta.ConditionFalse, Reason: core.PodReasonUnschedulable, Message: msg, ObservedGeneration: pod.Generation}}
 	select {
 	case w.status <- u:
 	default:

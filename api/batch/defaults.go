@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"math"
+
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/meta"
 )
@@ -9,9 +11,10 @@ func ptr[T any](v T) *T { return &v }
 
 // DefaultJob fills j's unset fields as Kubernetes' batch/v1 does:
 // completions and parallelism 1 when both are unset (parallelism 1 when
-// only it is), backoffLimit 6, completionMode NonIndexed, suspend false,
-// podReplacementPolicy TerminatingOrFailed and the pod template's
-// defaults. When j has a UID (the API server assigns it before
+// only it is), backoffLimit 6 (2147483647 with backoffLimitPerIndex),
+// completionMode NonIndexed, suspend false, podReplacementPolicy
+// TerminatingOrFailed (Failed with a podFailurePolicy), the status True of
+// podFailurePolicy's condition patterns and the pod template's defaults. When j has a UID (the API server assigns it before
 // defaulting) and manualSelector is not true, it also generates the
 // selector and template labels, as the API server's Job strategy does:
 // the template gets batch.kubernetes.io/controller-uid and
@@ -28,7 +31,11 @@ func DefaultJob(j *Job) {
 		s.Parallelism = ptr(int32(1))
 	}
 	if s.BackoffLimit == nil {
-		s.BackoffLimit = ptr(int32(6))
+		if s.BackoffLimitPerIndex != nil {
+			s.BackoffLimit = ptr(int32(math.MaxInt32))
+		} else {
+			s.BackoffLimit = ptr(int32(6))
+		}
 	}
 	if s.CompletionMode == nil {
 		s.CompletionMode = ptr(NonIndexedCompletion)
@@ -37,7 +44,20 @@ func DefaultJob(j *Job) {
 		s.Suspend = ptr(false)
 	}
 	if s.PodReplacementPolicy == nil {
-		s.PodReplacementPolicy = ptr(TerminatingOrFailed)
+		if s.PodFailurePolicy != nil {
+			s.PodReplacementPolicy = ptr(Failed)
+		} else {
+			s.PodReplacementPolicy = ptr(TerminatingOrFailed)
+		}
+	}
+	if s.PodFailurePolicy != nil {
+		for i := range s.PodFailurePolicy.Rules {
+			for k := range s.PodFailurePolicy.Rules[i].OnPodConditions {
+				if c := &s.PodFailurePolicy.Rules[i].OnPodConditions[k]; c.Status == "" {
+					c.Status = meta.ConditionTrue
+				}
+			}
+		}
 	}
 	core.DefaultPodTemplateSpec(&s.Template)
 	if j.UID != "" && (s.ManualSelector == nil || !*s.ManualSelector) {

@@ -62,6 +62,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"job.json", &Job{}, []string{templateTimestamp}},
 		{"job-indexed.json", &Job{}, []string{templateTimestamp}},
+		{"job-policies.json", &Job{}, []string{templateTimestamp}},
 		{"cronjob.json", &CronJob{}, []string{jobTemplateTimestamp, cjPodTemplateStamp}},
 	}
 	for _, tt := range tests {
@@ -86,6 +87,7 @@ func TestGoldenIsDefaulted(t *testing.T) {
 	}{
 		{"job.json", &Job{}, job},
 		{"job-indexed.json", &Job{}, job},
+		{"job-policies.json", &Job{}, job},
 		{"cronjob.json", &CronJob{}, func(o any) field.ErrorList {
 			DefaultCronJob(o.(*CronJob))
 			return ValidateCronJob(o.(*CronJob))

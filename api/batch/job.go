@@ -70,8 +70,22 @@ type JobSpec struct {
 	// created until it is false again.
 	Suspend *bool `json:"suspend,omitempty"`
 	// PodReplacementPolicy says when a replacement pod is created
-	// (default TerminatingOrFailed).
+	// (default TerminatingOrFailed, Failed with a podFailurePolicy, the only
+	// value allowed then).
 	PodReplacementPolicy *PodReplacementPolicy `json:"podReplacementPolicy,omitempty"`
+	// PodFailurePolicy decides per failed pod whether it fails the Job or
+	// its index, is ignored, or counts; it requires restartPolicy Never.
+	PodFailurePolicy *PodFailurePolicy `json:"podFailurePolicy,omitempty"`
+	// SuccessPolicy lets an Indexed Job succeed before all indexes did.
+	SuccessPolicy *SuccessPolicy `json:"successPolicy,omitempty"`
+	// BackoffLimitPerIndex is how many failures each index of an Indexed
+	// Job retries before the index fails (status.failedIndexes); the Job
+	// then runs its other indexes and fails in the end (FailedIndexes).
+	// With it backoffLimit defaults to 2147483647.
+	BackoffLimitPerIndex *int32 `json:"backoffLimitPerIndex,omitempty"`
+	// MaxFailedIndexes fails the Job (MaxFailedIndexesExceeded) as soon as
+	// more indexes failed; requires backoffLimitPerIndex.
+	MaxFailedIndexes *int32 `json:"maxFailedIndexes,omitempty"`
 }
 
 // JobStatus is the observed state of a Job.
@@ -94,6 +108,9 @@ type JobStatus struct {
 	UncountedTerminatedPods *UncountedTerminatedPods `json:"uncountedTerminatedPods,omitempty"`
 	// Ready is the number of active pods with the Ready condition.
 	Ready *int32 `json:"ready,omitempty"`
+	// FailedIndexes lists the failed indexes of a Job with
+	// backoffLimitPerIndex, in the form of completedIndexes.
+	FailedIndexes *string `json:"failedIndexes,omitempty"`
 }
 
 // UncountedTerminatedPods are the UIDs of terminated pods not yet counted
@@ -129,6 +146,15 @@ const (
 	JobReasonDeadlineExceeded = "DeadlineExceeded"
 	// JobReasonCompletionsReached: the Complete condition's reason.
 	JobReasonCompletionsReached = "CompletionsReached"
+	// JobReasonPodFailurePolicy: a FailJob rule matched a failed pod.
+	JobReasonPodFailurePolicy = "PodFailurePolicy"
+	// JobReasonMaxFailedIndexesExceeded: more indexes failed than
+	// maxFailedIndexes.
+	JobReasonMaxFailedIndexesExceeded = "MaxFailedIndexesExceeded"
+	// JobReasonFailedIndexes: the Job ended with failed indexes.
+	JobReasonFailedIndexes = "FailedIndexes"
+	// JobReasonSuccessPolicy: a successPolicy rule was met.
+	JobReasonSuccessPolicy = "SuccessPolicy"
 	// JobReasonSuspended: the Suspended condition's reason.
 	JobReasonSuspended = "JobSuspended"
 	// JobReasonResumed: the Suspended condition's reason when it turns
@@ -175,6 +201,10 @@ func IsFinished(j *Job) (bool, JobConditionType) {
 
 // IsSuspended reports whether j's spec suspends it.
 func IsSuspended(j *Job) bool { return j.Spec.Suspend != nil && *j.Spec.Suspend }
+
+// HasBackoffLimitPerIndex reports whether j is an Indexed Job with
+// backoffLimitPerIndex.
+func HasBackoffLimitPerIndex(j *Job) bool { return IsIndexed(j) && j.Spec.BackoffLimitPerIndex != nil }
 
 // IsIndexed reports whether j is an Indexed Job.
 func IsIndexed(j *Job) bool {

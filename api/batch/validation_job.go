@@ -87,8 +87,9 @@ func ValidateJobSpec(spec *JobSpec, p *field.Path) field.ErrorList {
 
 // validateJobSpec checks what a Job and a CronJob's job template share:
 // non-negative counts and durations, the completion mode (Indexed needs
-// completions and at most 100000 parallelism), the pod template, and a
-// restartPolicy of OnFailure or Never.
+// completions and at most 100000 parallelism), backoffLimitPerIndex and
+// maxFailedIndexes (Indexed only), podFailurePolicy and successPolicy, the
+// pod template, and a restartPolicy of OnFailure or Never.
 func validateJobSpec(spec *JobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	nonneg := func(v *int32, name string) {
@@ -119,7 +120,9 @@ func validateJobSpec(spec *JobSpec, p *field.Path) field.ErrorList {
 				[]string{string(NonIndexedCompletion), string(IndexedCompletion)}))
 		}
 	}
-	if r := spec.PodReplacementPolicy; r != nil && *r != TerminatingOrFailed && *r != Failed {
+	errs = append(errs, validatePerIndex(spec, p)...)
+	errs = append(errs, validatePolicies(spec, p)...)
+	if r := spec.PodReplacementPolicy; r != nil && *r != TerminatingOrFailed && *r != Failed && spec.PodFailurePolicy == nil {
 		errs = append(errs, field.NotSupported(p.Child("podReplacementPolicy"), string(*r),
 			[]string{string(TerminatingOrFailed), string(Failed)}))
 	}
@@ -132,8 +135,8 @@ func validateJobSpec(spec *JobSpec, p *field.Path) field.ErrorList {
 }
 
 // ValidateJobUpdate checks j as a replacement for old: the new Job must be
-// valid, and selector, manualSelector, completionMode and the pod template
-// are immutable, except that a suspended Job that never started may change
+// valid, and selector, manualSelector, completionMode, podFailurePolicy,
+// backoffLimitPerIndex, successPolicy and the pod template are immutable, except that a suspended Job that never started may change
 // its template's labels, annotations, node selector, affinity,
 // tolerations and scheduling gates. Completions are immutable too, except
 // for an Indexed Job changing completions together with parallelism
@@ -148,6 +151,7 @@ func ValidateJobUpdate(j, old *Job) field.ErrorList {
 	if !elasticIndexed(j, old) {
 		errs = append(errs, validation.ValidateImmutableField(deref(j.Spec.Completions), deref(old.Spec.Completions), p.Child("completions"))...)
 	}
+	errs = append(errs, validatePolicyUpdate(&j.Spec, &old.Spec, p)...)
 	nt, ot := j.Spec.Template, old.Spec.Template
 	if IsSuspended(old) && old.Status.StartTime == nil {
 		nt.Labels, nt.Annotations, nt.Spec.NodeSelector, nt.Spec.Affinity, nt.Spec.Tolerations, nt.Spec.SchedulingGates =

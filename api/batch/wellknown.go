@@ -26,6 +26,12 @@ const (
 	// JobTrackingFinalizer is put on a Job's pods so that a terminated pod
 	// is counted in the Job's status before it can disappear.
 	JobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
+	// JobIndexFailureCountAnnotation is, on a pod of a Job with
+	// backoffLimitPerIndex, how many pods of its index failed before it.
+	JobIndexFailureCountAnnotation = "batch.kubernetes.io/job-index-failure-count"
+	// JobIndexIgnoredFailureCountAnnotation is how many failures of its
+	// index an Ignore rule of the pod failure policy did not count.
+	JobIndexIgnoredFailureCountAnnotation = "batch.kubernetes.io/job-index-ignored-failure-count"
 	// CronJobScheduledTimestampAnnotation records on a Job the time its
 	// CronJob scheduled it (RFC 3339, in the CronJob's time zone).
 	CronJobScheduledTimestampAnnotation = "batch.kubernetes.io/cronjob-scheduled-timestamp"

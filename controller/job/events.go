@@ -25,6 +25,9 @@ const (
 	msgBackoffLimit = "Job has reached the specified backoff limit"
 	msgDeadline     = "Job was active longer than specified deadline"
 	msgCompleted    = "Reached expected number of succeeded pods"
+	// With backoffLimitPerIndex.
+	msgMaxFailedIndexes = "Job has exceeded the specified maximal number of failed indexes"
+	msgFailedIndexes    = "Job has failed indexes"
 )
 
 // event records an Event on j; it never blocks nor fails.

@@ -33,16 +33,21 @@ type env struct {
 
 	mu    sync.Mutex
 	fates map[string]testnode.Fate // job name -> fate of its pods
+	// fateFns decide per pod (by its index, say), before fates.
+	fateFns map[string]testnode.FateFunc
 }
 
 func setup(t *testing.T) *env {
 	cl := testnode.StartCluster(t)
 	e := &env{c: cl.Client(t, cl.AdminKubeconfig), clock: workqueue.NewFakeClock(time.Now()),
-		rec: &record.Fake{}, fates: map[string]testnode.Fate{}}
+		rec: &record.Fake{}, fates: map[string]testnode.Fate{}, fateFns: map[string]testnode.FateFunc{}}
 	agent := testnode.RunAgent(t, e.c, testnode.Config{Nodes: 2, Bind: true})
 	agent.SetFate(func(p *core.Pod) testnode.Fate {
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		if f, ok := e.fateFns[p.Labels[batch.JobNameLabel]]; ok {
+			return f(p)
+		}
 		if f, ok := e.fates[p.Labels[batch.JobNameLabel]]; ok {
 			return f
 		}
@@ -156,6 +161,11 @@ func TestJobController(t *testing.T) {
 		{"suspend and resume", testSuspendAndResume},
 		{"adopts a matching orphan", testAdoption},
 		{"ttl after finished", testTTLAfterFinished},
+		{"backoff limit per index", testBackoffLimitPerIndex},
+		{"max failed indexes", testMaxFailedIndexes},
+		{"pod failure policy FailJob", testFailJob},
+		{"pod failure policy FailIndex", testFailIndex},
+		{"success policy", testSuccessPolicy},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, e) })
 	}
@@ -333,3 +343,132 @@ func testTTLAfterFinished(t *testing.T, e *env) {
 		return err != nil && strings.Contains(err.Error(), "not found")
 	}, "expired job deleted")
 }
+
+// oddFails fails the pods of odd indexes and succeeds the others.
+func oddFails(p *core.Pod) testnode.Fate {
+	if i := p.Annotations[batch.JobCompletionIndexAnnotation]; i != "" && (i[len(i)-1]-'0')%2 == 1 {
+		return testnode.Failed
+	}
+	return testnode.Succeeded
+}
+
+func (e *env) setFateFunc(name string, f testnode.FateFunc) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fateFns[name] = f
+}
+
+func indexedSpec(completions, parallelism int32) func(*batch.JobSpec) {
+	return func(s *batch.JobSpec) {
+		mode := batch.IndexedCompletion
+		s.Completions, s.Parallelism, s.CompletionMode = i32(completions), i32(parallelism), &mode
+	}
+}
+
+func testBackoffLimitPerIndex(t *testing.T, e *env) {
+	e.setFateFunc("perindex", oddFails)
+	_, err := client.For[batch.Job](e.c, "default").Create(context.Background(), newJob("perindex", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		indexedSpec(4, 2)(s)
+		s.BackoffLimitPerIndex = i32(1)
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "perindex", batch.JobFailed)
+	c := condition(j, batch.JobFailed)
+	assert.Equal(t, batch.JobReasonFailedIndexes, c.Reason)
+	assert.Equal(t, "Job has failed indexes", c.Message)
+	assert.NotNil(t, condition(j, batch.JobFailureTarget))
+	require.NotNil(t, j.Status.FailedIndexes)
+	assert.Equal(t, "1,3", *j.Status.FailedIndexes)
+	assert.Equal(t, "0,2", j.Status.CompletedIndexes)
+	assert.Equal(t, int32(4), j.Status.Failed)
+	assert.Equal(t, int32(2), j.Status.Succeeded)
+	assert.Equal(t, int32(2147483647), *j.Spec.BackoffLimit)
+	counts := map[string][]string{}
+	for _, p := range e.pods(t, "perindex") {
+		i := p.Annotations[batch.JobCompletionIndexAnnotation]
+		counts[i] = append(counts[i], p.Annotations[batch.JobIndexFailureCountAnnotation])
+		assert.False(t, p.HasFinalizer(batch.JobTrackingFinalizer), "finalizer removed from %s", p.Name)
+	}
+	for _, i := range []string{"1", "3"} {
+		slices.Sort(counts[i])
+		assert.Equal(t, []string{"0", "1"}, counts[i], "index %s retried once", i)
+	}
+	assert.Equal(t, []string{"0"}, counts["0"])
+}
+
+func testMaxFailedIndexes(t *testing.T, e *env) {
+	e.setFate("maxfail", testnode.Failed)
+	_, err := client.For[batch.Job](e.c, "default").Create(context.Background(), newJob("maxfail", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		indexedSpec(4, 1)(s)
+		s.BackoffLimitPerIndex, s.MaxFailedIndexes = i32(0), i32(0)
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "maxfail", batch.JobFailed)
+	assert.Equal(t, batch.JobReasonMaxFailedIndexesExceeded, condition(j, batch.JobFailed).Reason)
+	require.NotNil(t, j.Status.FailedIndexes)
+	assert.Equal(t, "0", *j.Status.FailedIndexes)
+	assert.Equal(t, int32(1), j.Status.Failed)
+	assert.Len(t, e.pods(t, "maxfail"), 1)
+}
+
+func testFailJob(t *testing.T, e *env) {
+	e.setFate("failjob", testnode.Failed)
+	_, err := client.For[batch.Job](e.c, "default").Create(context.Background(), newJob("failjob", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		s.Completions, s.Parallelism = i32(4), i32(2)
+		s.PodFailurePolicy = &batch.PodFailurePolicy{Rules: []batch.PodFailurePolicyRule{{Action: batch.PodFailurePolicyActionFailJob,
+			OnExitCodes: &batch.PodFailurePolicyOnExitCodesRequirement{Operator: batch.PodFailurePolicyOnExitCodesOpIn, Values: []int32{1}}}}}
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "failjob", batch.JobFailed)
+	c := condition(j, batch.JobFailed)
+	assert.Equal(t, batch.JobReasonPodFailurePolicy, c.Reason)
+	assert.Contains(t, c.Message, "failed with exit code 1 matching FailJob rule at index 0")
+	assert.Equal(t, batch.Failed, *j.Spec.PodReplacementPolicy, "defaulted with a pod failure policy")
+	assert.Equal(t, int32(0), j.Status.Active)
+	assert.Equal(t, int32(0), *j.Status.Terminating)
+}
+
+func testFailIndex(t *testing.T, e *env) {
+	e.setFateFunc("failindex", oddFails)
+	_, err := client.For[batch.Job](e.c, "default").Create(context.Background(), newJob("failindex", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		indexedSpec(2, 2)(s)
+		s.BackoffLimitPerIndex = i32(1)
+		s.PodFailurePolicy = &batch.PodFailurePolicy{Rules: []batch.PodFailurePolicyRule{{Action: batch.PodFailurePolicyActionFailIndex,
+			OnExitCodes: &batch.PodFailurePolicyOnExitCodesRequirement{Operator: batch.PodFailurePolicyOnExitCodesOpIn, Values: []int32{1}}}}}
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "failindex", batch.JobFailed)
+	assert.Equal(t, batch.JobReasonFailedIndexes, condition(j, batch.JobFailed).Reason)
+	require.NotNil(t, j.Status.FailedIndexes)
+	assert.Equal(t, "1", *j.Status.FailedIndexes)
+	assert.Equal(t, "0", j.Status.CompletedIndexes)
+	assert.Equal(t, int32(1), j.Status.Failed, "the index was not retried")
+	assert.Equal(t, int32(1), j.Status.Succeeded)
+}
+
+func testSuccessPolicy(t *testing.T, e *env) {
+	e.setFateFunc("succpol", func(p *core.Pod) testnode.Fate {
+		if p.Annotations[batch.JobCompletionIndexAnnotation] == "0" {
+			return testnode.Succeeded
+		}
+		return testnode.Ready
+	})
+	_, err := client.For[batch.Job](e.c, "default").Create(context.Background(), newJob("succpol", core.RestartPolicyNever, func(s *batch.JobSpec) {
+		indexedSpec(5, 2)(s)
+		s.SuccessPolicy = &batch.SuccessPolicy{Rules: []batch.SuccessPolicyRule{{SucceededIndexes: ptr("0")}}}
+	}))
+	require.NoError(t, err)
+	j := e.waitCondition(t, "succpol", batch.JobComplete)
+	c := condition(j, batch.JobComplete)
+	assert.Equal(t, batch.JobReasonSuccessPolicy, c.Reason)
+	assert.Equal(t, "Matched rules at index 0", c.Message)
+	sc := condition(j, batch.JobSuccessCriteriaMet)
+	require.NotNil(t, sc)
+	assert.Equal(t, batch.JobReasonSuccessPolicy, sc.Reason)
+	assert.Equal(t, "0", j.Status.CompletedIndexes)
+	assert.Equal(t, int32(0), j.Status.Active)
+	assert.Equal(t, int32(0), *j.Status.Ready)
+	assert.Equal(t, int32(0), *j.Status.Terminating)
+}
+
+func ptr[T any](v T) *T { return &v }

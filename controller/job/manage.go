@@ -23,7 +23,7 @@ func (r *Controller) manage(ctx context.Context, key controller.Request, j *batc
 	if wait := r.backoffLeft(s, now); wait > 0 {
 		return wait, nil
 	}
-	return 0, r.createPods(ctx, key, j, create)
+	return 0, r.createPods(ctx, key, j, create, s.lastFailed)
 }
 
 // backoffLeft returns how long after the last failure the next pod must
@@ -80,14 +80,14 @@ func planIndexed(j *batch.Job, s *state, parallelism int) (create []int, remove 
 	var keep []*core.Pod
 	for _, p := range s.active {
 		i, ok := podIndex(p, n)
-		if !ok || running[i] || s.succeededIdx[i] {
+		if !ok || running[i] || s.succeededIdx[i] || s.failedIdx[i] {
 			remove = append(remove, p)
 			continue
 		}
 		running[i] = true
 		keep = append(keep, p)
 	}
-	want := min(parallelism, n-s.succeededIdx.len())
+	want := min(parallelism, n-s.succeededIdx.len()-s.failedIdx.len())
 	if extra := len(keep) - want; extra > 0 {
 		slices.SortFunc(keep, func(a, b *core.Pod) int { // drop the highest indexes
 			x, _ := podIndex(a, n)
@@ -97,7 +97,7 @@ func planIndexed(j *batch.Job, s *state, parallelism int) (create []int, remove 
 		return nil, append(remove, keep[:extra]...)
 	}
 	for i := 0; i < n && len(create) < want-len(keep)-len(s.held); i++ {
-		if !running[i] && !s.succeededIdx[i] {
+		if !running[i] && !s.succeededIdx[i] && !s.failedIdx[i] {
 			create = append(create, i)
 		}
 	}

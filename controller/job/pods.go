@@ -129,8 +129,10 @@ func NewPod(j *batch.Job, index int) *core.Pod {
 }
 
 // createPods creates one pod per index (NonIndexed Jobs pass zeros); the
-// expectations wait for each creation's event.
-func (r *Controller) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int) error {
+// expectations wait for each creation's event. With backoffLimitPerIndex
+// each pod carries its index's failure counts, taken from the index's
+// last failed pod in prev.
+func (r *Controller) createPods(ctx context.Context, key controller.Request, j *batch.Job, indexes []int, prev map[int]*core.Pod) error {
 	if len(indexes) == 0 {
 		return nil
 	}
@@ -142,7 +144,11 @@ func (r *Controller) createPods(ctx context.Context, key controller.Request, j *
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			created, err := pods.Create(ctx, NewPod(j, idx))
+			pod := NewPod(j, idx)
+			if batch.HasBackoffLimitPerIndex(j) {
+				setFailureCounts(j, pod, prev[idx])
+			}
+			created, err := pods.Create(ctx, pod)
 			if err != nil {
 				r.exp.CreationObserved(key) // no event will come
 				errs[i] = err
@@ -159,6 +165,19 @@ func (r *Controller) createPods(ctx context.Context, key controller.Request, j *
 		}
 	}
 	return nil
+}
+
+// setFailureCounts annotates pod, the replacement of the failed pod prev
+// (nil for an index's first pod), with its index's failure counts.
+func setFailureCounts(j *batch.Job, pod, prev *core.Pod) {
+	counted, ignored := nextFailureCounts(j, prev)
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[batch.JobIndexFailureCountAnnotation] = strconv.Itoa(int(counted))
+	if ignored > 0 {
+		pod.Annotations[batch.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(ignored))
+	}
 }
 
 // deletePods deletes victims, waiting for each deletion's event.

@@ -28,8 +28,16 @@ type state struct {
 	// status recording them is written.
 	toUnfinalize []*core.Pod
 	succeededIdx indexSet // Indexed Jobs: the indexes that succeeded
-	restarts     int32    // container restarts of active pods
-	lastFailure  time.Time
+	// failedIdx are the failed indexes of a Job with backoffLimitPerIndex;
+	// lastFailed is, per index, its failed pod with the most failures
+	// recorded (the one a replacement pod takes its counts from).
+	failedIdx  indexSet
+	lastFailed map[int]*core.Pod
+	// failJob is the message of the first FailJob rule of the pod failure
+	// policy a failed pod matched.
+	failJob     string
+	restarts    int32 // container restarts of active pods
+	lastFailure time.Time
 	// finishing is the Complete or Failed condition decided this round or
 	// an earlier one; final says every pod is accounted for and none is
 	// still terminating, so it can be written as such (else the interim
@@ -53,10 +61,16 @@ func newState(j *batch.Job, pods []*core.Pod, now time.Time) *state {
 	if batch.IsIndexed(j) {
 		s.succeededIdx = parseIndexes(j.Status.CompletedIndexes, completions(j))
 	}
+	if batch.HasBackoffLimitPerIndex(j) {
+		s.failedIdx = indexSet{}
+		if f := j.Status.FailedIndexes; f != nil {
+			s.failedIdx = parseIndexes(*f, completions(j))
+		}
+	}
 	for _, p := range pods {
 		s.observe(j, p, recorded)
 	}
-	s.decide(j, now)
+	s.decide(j, now, recorded)
 	return s
 }
 
@@ -122,29 +136,65 @@ func (s *state) observe(j *batch.Job, p *core.Pod, recorded map[meta.UID]bool) {
 			s.succeededIdx.add(i)
 		}
 	}
+	verdict := failureVerdict{count: true}
 	if failed {
 		if t := podFinishTime(p); t.After(s.lastFailure) {
 			s.lastFailure = t
 		}
+		verdict = s.observeFailure(j, p, tracked)
 	}
 	if !tracked {
 		return
 	}
 	s.toUnfinalize = append(s.toUnfinalize, p)
-	if recorded[p.UID] {
-		return
-	}
-	if ok {
+	switch {
+	case recorded[p.UID]:
+	case ok:
 		s.uncounted.Succeeded = append(s.uncounted.Succeeded, p.UID)
-	} else {
+	case verdict.count:
 		s.uncounted.Failed = append(s.uncounted.Failed, p.UID)
 	}
+	// A failure an Ignore rule matched is never counted: its finalizer
+	// goes without a record.
+}
+
+// observeFailure applies the pod failure policy to the failed pod p: a
+// FailJob rule fails the Job; with backoffLimitPerIndex the pod may fail
+// its index (only while it is tracked: once counted, status.failedIndexes
+// has it) and is remembered for its replacement's failure counts.
+func (s *state) observeFailure(j *batch.Job, p *core.Pod, tracked bool) failureVerdict {
+	v := matchFailurePolicy(j, p)
+	if v.failJob != "" && s.failJob == "" {
+		s.failJob = v.failJob
+	}
+	if !batch.HasBackoffLimitPerIndex(j) {
+		return v
+	}
+	i, valid := podIndex(p, completions(j))
+	if !valid {
+		return v
+	}
+	if tracked && indexFailed(j, p, v) {
+		s.failedIdx.add(i)
+	}
+	if prev := s.lastFailed[i]; prev == nil || totalFailures(p) > totalFailures(prev) {
+		if s.lastFailed == nil {
+			s.lastFailed = map[int]*core.Pod{}
+		}
+		s.lastFailed[i] = p
+	}
+	return v
+}
+
+// totalFailures is the failures of p's index before p, counted or not.
+func totalFailures(p *core.Pod) int32 {
+	return failureCount(p, batch.JobIndexFailureCountAnnotation) + failureCount(p, batch.JobIndexIgnoredFailureCountAnnotation)
 }
 
 // decide sets finishing: failure (backoff limit, deadline) first, then
 // completion; a decision of an earlier round (an interim condition)
 // stands.
-func (s *state) decide(j *batch.Job, now time.Time) {
+func (s *state) decide(j *batch.Job, now time.Time, recorded map[meta.UID]bool) {
 	for _, t := range []batch.JobConditionType{batch.JobFailureTarget, batch.JobSuccessCriteriaMet} {
 		if c := batch.FindCondition(&j.Status, t); c != nil && c.Status == meta.ConditionTrue {
 			final := batch.JobFailed
@@ -154,11 +204,34 @@ func (s *state) decide(j *batch.Job, now time.Time) {
 			s.finishing = &batch.JobCondition{Type: final, Status: meta.ConditionTrue, Reason: c.Reason, Message: c.Message}
 		}
 	}
+	if s.finishing == nil && s.failJob != "" {
+		s.finishing = &batch.JobCondition{Type: batch.JobFailed, Status: meta.ConditionTrue,
+			Reason: batch.JobReasonPodFailurePolicy, Message: s.failJob}
+	}
 	if s.finishing == nil {
 		s.finishing = s.outcome(j, now)
 	}
+	if s.finishing != nil {
+		s.releaseHeld(recorded)
+	}
 	s.final = s.finishing != nil && len(s.active) == 0 && s.terminating == 0 && len(s.toUnfinalize) == 0 &&
 		len(s.uncounted.Succeeded)+len(s.uncounted.Failed) == 0
+}
+
+// releaseHeld lets the held pods (being deleted, not yet terminal, with
+// podReplacementPolicy Failed) of a finishing Job go, as kube's job
+// controller does: their tracking finalizers are removed, and when the Job
+// fails they count as failed. The Job still waits for them to terminate.
+func (s *state) releaseHeld(recorded map[meta.UID]bool) {
+	for _, p := range s.held {
+		if !p.HasFinalizer(batch.JobTrackingFinalizer) {
+			continue
+		}
+		s.toUnfinalize = append(s.toUnfinalize, p)
+		if s.finishing.Type == batch.JobFailed && !recorded[p.UID] {
+			s.uncounted.Failed = append(s.uncounted.Failed, p.UID)
+		}
+	}
 }
 
 // outcome returns the condition j ends with now, or nil.
@@ -176,6 +249,19 @@ func (s *state) outcome(j *batch.Job, now time.Time) *batch.JobCondition {
 		return fail(batch.JobReasonBackoffLimitExceeded, msgBackoffLimit)
 	case pastDeadline(j, now):
 		return fail(batch.JobReasonDeadlineExceeded, msgDeadline)
+	}
+	if batch.HasBackoffLimitPerIndex(j) {
+		nf := s.failedIdx.len()
+		switch {
+		case j.Spec.MaxFailedIndexes != nil && nf > int(*j.Spec.MaxFailedIndexes):
+			return fail(batch.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes)
+		case nf > 0 && nf+s.succeededIdx.len() >= completions(j):
+			return fail(batch.JobReasonFailedIndexes, msgFailedIndexes)
+		}
+	}
+	if msg, met := matchSuccessPolicy(j, s.succeededIdx); met {
+		return &batch.JobCondition{Type: batch.JobComplete, Status: meta.ConditionTrue,
+			Reason: batch.JobReasonSuccessPolicy, Message: msg}
 	}
 	var complete bool
 	switch c := j.Spec.Completions; {

@@ -21,6 +21,9 @@ func (s *state) status(j *batch.Job, now time.Time) batch.JobStatus {
 	if batch.IsIndexed(j) {
 		st.CompletedIndexes = s.succeededIdx.String()
 	}
+	if s.failedIdx != nil {
+		st.FailedIndexes = ptr(s.failedIdx.String())
+	}
 	suspended := batch.IsSuspended(j)
 	if s.finishing == nil {
 		was := batch.FindCondition(&j.Status, batch.JobSuspended)
@@ -75,7 +78,7 @@ func setCondition(conds []batch.JobCondition, c batch.JobCondition, now meta.Tim
 func statusEqual(a, b *batch.JobStatus) bool {
 	if a.Active != b.Active || a.Succeeded != b.Succeeded || a.Failed != b.Failed ||
 		a.CompletedIndexes != b.CompletedIndexes || val(a.Ready) != val(b.Ready) ||
-		val(a.Terminating) != val(b.Terminating) || !timeEqual(a.StartTime, b.StartTime) ||
+		val(a.Terminating) != val(b.Terminating) || !timeEqual(a.StartTime, b.StartTime) || !strEqual(a.FailedIndexes, b.FailedIndexes) ||
 		!timeEqual(a.CompletionTime, b.CompletionTime) || len(a.Conditions) != len(b.Conditions) {
 		return false
 	}
@@ -103,6 +106,13 @@ func sameUIDs(a, b []meta.UID) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+func strEqual(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func timeEqual(a, b *meta.Time) bool {
