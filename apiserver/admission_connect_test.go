@@ -57,7 +57,9 @@ webhooks:
   admissionReviewVersions: [v1]
 `, urlClientConfig(hook, "/")), "apply", "-f", "-")
 
-	denied := func(_, errOut string, err error) bool { return err != nil && strings.Contains(errOut, "no stdin for app") }
+	denied := func(_, errOut string, err error) bool {
+		return err != nil && strings.Contains(errOut, "no stdin for app")
+	}
 	_, errOut := kubectlUntil(t, c.admin, "", denied, "-n", "team", "attach", "web", "-c", "app", "-i")
 	assert.Contains(t, errOut, `admission webhook "connect.example.com" denied the request: no stdin for app`)
 	assert.Empty(t, drain(reached), "a denied attach never reaches the kubelet")
@@ -75,4 +77,3 @@ webhooks:
 	assert.Contains(t, seen, "CONNECT pods/attach PodAttachOptions v1/PodAttachOptions sidecar stdin=true")
 	assert.Contains(t, seen, "CONNECT pods/exec PodExecOptions v1/PodExecOptions app stdin=true")
 }
-
