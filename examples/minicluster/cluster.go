@@ -35,6 +35,10 @@ type options struct {
 	// so only pods that tolerate it run there; false (the default) leaves
 	// them untainted and ordinary workloads schedule onto them.
 	SimNodeTaint bool
+	// DenyPrivileged makes the real nodes' runtimes refuse privileged
+	// containers (--allow-privileged=false); by default they run them, as
+	// kube's kubelet does (admission, such as PodSecurity, decides who may).
+	DenyPrivileged bool
 	// HPASyncPeriod is how often autoscalers are evaluated; 0 means 15s.
 	HPASyncPeriod time.Duration
 	// MetricResolution is how often the metrics server scrapes the

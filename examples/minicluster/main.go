@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +43,11 @@ func main() {
 	flag.IntVar(&opts.SimNodes, "sim-nodes", 0, "simulated nodes to run, named sim-node-<i>")
 	flag.BoolVar(&opts.SimNodeTaint, "sim-node-taint", false,
 		"taint the simulated nodes orkit.io/simulated=true:NoSchedule, so only pods tolerating it run there (set by --demo, whose pods run on real nodes)")
+	flag.Func("allow-privileged", "true|false: whether real nodes run privileged containers (default true, as kube's kubelet)", func(v string) error {
+		allow, err := strconv.ParseBool(v)
+		opts.DenyPrivileged = !allow
+		return err
+	})
 	flag.StringVar(&opts.ResolvConf, "resolv-conf", "/etc/resolv.conf", "resolv.conf whose nameservers cluster DNS forwards names outside cluster.local to")
 	flag.DurationVar(&opts.HPASyncPeriod, "hpa-sync-period", 15*time.Second, "how often HorizontalPodAutoscalers are evaluated")
 	flag.DurationVar(&opts.MetricResolution, "metric-resolution", 15*time.Second, "how often the metrics server scrapes the nodes")

@@ -218,7 +218,7 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	}
 	stateDir := filepath.Join(c.opts.DataDir, "nodes", name)
 	rt, err := ctrd.New(ctx, d.Address(), ctrd.WithNamespace("orkit-"+name), ctrd.WithStateDir(filepath.Join(stateDir, "runtime")),
-		ctrd.WithLogger(c.opts.Logger))
+		ctrd.WithLogger(c.opts.Logger), ctrd.WithAllowPrivileged(!c.opts.DenyPrivileged))
 	if err != nil {
 		return fmt.Errorf("%s: runtime: %w", name, err)
 	}
