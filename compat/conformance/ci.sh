@@ -37,6 +37,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# run.sh waits for the nodes and the suite drives kubectl: fail at once
+# rather than after run.sh's 15-minute wait.
+command -v kubectl >/dev/null || { echo "ci.sh: kubectl is required (not on PATH)" >&2; exit 1; }
+
 # The focus is the list's names, each matched literally.
 names=$(grep -v '^[[:space:]]*#' "$specs" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//' | grep -v '^$')
 count=$(printf '%s\n' "$names" | wc -l)
