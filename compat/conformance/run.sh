@@ -21,6 +21,14 @@
 #                    every run directory given with --merge is reported too
 #   --merge DIR      also report the results of an earlier run directory (repeatable)
 #   --build-only     build the cached binaries and stop
+#   --suite NAME     e2e (default): the whole suite (k8s.io/kubernetes/test/e2e),
+#                    built once and cached; subset: suite/subset, the suite's
+#                    framework with only its apimachinery and architecture
+#                    specs (quicker to build), built with ginkgo and report
+#                    into OUT/bin on every run (Go's build cache makes a
+#                    rebuild quick)
+#   --require FILE   exit 1 unless every spec named in FILE (one full name a
+#                    line) ran and passed; ci.sh's check
 #
 # The binaries (e2e.test, ginkgo, report) are built once per suite version
 # into $ORKIT_CONFORMANCE_CACHE (default ~/.cache/orkit/conformance/<version>),
@@ -31,7 +39,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 export PATH=$PATH:/usr/local/go/bin
 
-version=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/suite/go.mod")
+# The pinned version, from a one-line require or a require block.
+version=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3; exit} $1=="k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' "$here/suite/go.mod")
+[ -n "$version" ] || { echo "run.sh: no k8s.io/kubernetes version in $here/suite/go.mod" >&2; exit 1; }
 cache=${ORKIT_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orkit/conformance/$version}
 
 focus='\[Conformance\]'
@@ -44,6 +54,8 @@ out=/tmp/orkit-conformance/$(date -u +%Y%m%dT%H%M%SZ)
 md=$repo/CONFORMANCE.md
 merge=()
 build_only=false
+suite=e2e
+require=''
 args=("$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -58,6 +70,8 @@ while [ $# -gt 0 ]; do
 	--md) md=$2; shift 2 ;;
 	--merge) merge+=("$2"); shift 2 ;;
 	--build-only) build_only=true; shift ;;
+	--suite) suite=$2; shift 2 ;;
+	--require) require=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -65,27 +79,47 @@ done
 
 log() { echo "[conformance $(date -u +%H:%M:%S)] $*"; }
 
-# build builds the pinned suite's binaries into the cache, each only if missing.
+# bin is where the binaries go: the whole suite's are cached per version; the
+# subset's source is this checkout's, so it builds into the run directory.
+case $suite in
+e2e) bin=$cache test_bin=$cache/e2e.test ;;
+subset)
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	bin=$out/bin test_bin=$out/bin/subset.test
+	;;
+*) echo "run.sh: --suite is e2e or subset, not $suite" >&2; exit 2 ;;
+esac
+if [ -n "$require" ]; then
+	[ -f "$require" ] || { echo "run.sh: --require $require: no such file" >&2; exit 2; }
+	require=$(cd "$(dirname "$require")" && pwd)/$(basename "$require")
+fi
+
+# build builds the pinned suite's binaries into $bin, e2e.test and ginkgo
+# only if missing.
 build() {
-	mkdir -p "$cache"
+	mkdir -p "$bin"
 	cd "$here/suite"
-	if [ ! -x "$cache/e2e.test" ]; then
+	if [ "$suite" = subset ]; then
+		log "building subset.test $version into $bin (go test -c ./subset: framework + test/e2e/apimachinery + architecture)"
+		go test -c -vet=off -o "$test_bin" ./subset
+	elif [ ! -x "$test_bin" ]; then
 		log "building e2e.test $version into $cache (once; ~10-20 minutes on two cores)"
 		go test -c -vet=off -o "$cache/e2e.test.tmp" k8s.io/kubernetes/test/e2e
 		mv "$cache/e2e.test.tmp" "$cache/e2e.test"
 	fi
-	if [ ! -x "$cache/ginkgo" ]; then
+	if [ ! -x "$bin/ginkgo" ]; then
 		log "building ginkgo (the suite's version)"
-		go build -o "$cache/ginkgo" github.com/onsi/ginkgo/v2/ginkgo
+		go build -o "$bin/ginkgo" github.com/onsi/ginkgo/v2/ginkgo
 	fi
 	# report is orkit's own, small: rebuilt when its source changes.
-	go build -o "$cache/report" ./report
+	go build -o "$bin/report" ./report
 	cd - >/dev/null
 }
 
 build
 if $build_only; then
-	log "built: $(ls "$cache" | tr '\n' ' ')"
+	log "built: $(ls "$bin" | tr '\n' ' ')"
 	exit 0
 fi
 
@@ -140,7 +174,7 @@ kubectl get nodes -o wide >"$out/nodes.txt"
 # node's containerd namespace under the names the suite asks for.
 if [ "$nodes" -gt 0 ]; then
 	log "building the suite's images (images.sh) into $cache/images"
-	archives=$(bash "$here/images.sh" "$cache/images" "$cache/e2e.test")
+	archives=$(bash "$here/images.sh" "$cache/images" "$test_bin")
 	for i in $(seq "$nodes"); do
 		for a in $archives; do
 			ctr --address "$data/containerd/containerd.sock" -n "orkit-node-$i" images import "$a" >/dev/null
@@ -153,6 +187,7 @@ log "cluster up: $(kubectl get nodes --no-headers | awk '{print $1}' | tr '\n' '
 
 cat >"$out/meta.txt" <<EOF
 version=$version
+suite=$suite
 focus=$focus
 skip=$skip
 nodes=$nodes
@@ -165,9 +200,9 @@ EOF
 ginkgo_flags=(--procs="$procs" --timeout="$timeout" --no-color --output-dir="$out"
 	--json-report=report.json --junit-report=junit.xml --focus="$focus")
 [ -n "$skip" ] && ginkgo_flags+=(--skip="$skip")
-log "running e2e.test: focus '$focus' skip '$skip', $procs processes (log: $out/ginkgo.log)"
+log "running $(basename "$test_bin"): focus '$focus' skip '$skip', $procs processes (log: $out/ginkgo.log)"
 set +e
-"$cache/ginkgo" "${ginkgo_flags[@]}" "$cache/e2e.test" -- \
+"$bin/ginkgo" "${ginkgo_flags[@]}" "$test_bin" -- \
 	--kubeconfig="$KUBECONFIG" --provider=skeleton --kubectl-path="$(command -v kubectl)" \
 	--e2e-output-dir="$out/e2e" --disable-log-dump >"$out/ginkgo.log" 2>&1
 rc=$?
@@ -182,5 +217,20 @@ if [ ! -f "$out/report.json" ]; then
 	echo "run.sh: ginkgo wrote no report (exit $rc); see $out/ginkgo.log" >&2
 	exit 1
 fi
-"$cache/report" --causes "$here/causes.txt" --notes "$here/notes.md" --md "$md" "${merge[@]}" "$out"
+report_flags=(--causes "$here/causes.txt" --md "$md")
+# notes.md describes the full runs behind CONFORMANCE.md, not a subset run.
+[ "$suite" = e2e ] && report_flags+=(--notes "$here/notes.md")
+[ -n "$require" ] && report_flags+=(--require "$require")
+set +e
+"$bin/report" "${report_flags[@]}" "${merge[@]}" "$out"
+rc=$?
+set -e
 log "wrote $md from $out ${merge[*]}"
+if [ $rc -ne 0 ]; then
+	if [ -n "$require" ]; then
+		log "FAILED: not every spec $require names passed (above; details in $md and $out/ginkgo.log)"
+	else
+		log "FAILED: report exited $rc"
+	fi
+	exit 1
+fi

@@ -4,6 +4,7 @@
 // its cause.
 //
 //	report --causes causes.txt --notes notes.md --md CONFORMANCE.md RUNDIR...
+//	report --require ci-specs.txt --md RUNDIR/CONFORMANCE.md RUNDIR
 //
 // A RUNDIR holds report.json (ginkgo --json-report) and meta.txt (the
 // run's focus, skip, cluster shape and command, written by run.sh). A
@@ -11,6 +12,11 @@
 // matches the spec's name, its failure message or its location; a failure nothing
 // matches is listed as "untriaged" with the first line of its message.
 // When several runs hold the same spec, the later run's result counts.
+//
+// With --require FILE (one full spec name a line; blank lines and lines
+// starting with # are ignored) report still writes the Markdown, then exits
+// 1 unless every named spec ran and passed, listing those that failed,
+// were skipped or never ran (a spec renamed upstream shows up as never run).
 package main
 
 import (
@@ -31,30 +37,50 @@ func main() {
 	causesPath := flag.String("causes", "", "file of 'REGEXP<TAB>cause' lines; # starts a comment")
 	mdPath := flag.String("md", "CONFORMANCE.md", "the Markdown report to write")
 	notesPath := flag.String("notes", "", "a Markdown file inserted after the runs (images, bugs, build figures)")
+	requirePath := flag.String("require", "", "file of full spec names (one a line) that must all have passed; exit 1 otherwise")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "report: name at least one run directory")
 		os.Exit(2)
 	}
-	if err := run(*causesPath, *mdPath, *notesPath, flag.Args()); err != nil {
+	results, err := run(*causesPath, *mdPath, *notesPath, flag.Args())
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	if *requirePath == "" {
+		return
+	}
+	names, err := readRequired(*requirePath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	bad := unmet(names, results)
+	for _, b := range bad {
+		fmt.Fprintln(os.Stderr, "report: required spec not passed:", b)
+	}
+	fmt.Printf("report: %d of %d required specs passed\n", len(names)-len(bad), len(names))
+	if len(bad) > 0 {
 		os.Exit(1)
 	}
 }
 
-func run(causesPath, mdPath, notesPath string, dirs []string) error {
+// run reads the run directories, writes the Markdown report and returns
+// every spec's result (the later run's when several ran it).
+func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result, error) {
 	var notes []byte
 	if notesPath != "" {
 		var err error
 		if notes, err = os.ReadFile(notesPath); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var cs []cause
 	if causesPath != "" {
 		var err error
 		if cs, err = readCauses(causesPath); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var runs []runInfo
@@ -62,7 +88,7 @@ func run(causesPath, mdPath, notesPath string, dirs []string) error {
 	for _, d := range dirs {
 		r, specs, err := readRun(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		runs = append(runs, r)
 		for _, s := range specs {
@@ -72,15 +98,15 @@ func run(causesPath, mdPath, notesPath string, dirs []string) error {
 	}
 	f, err := os.Create(mdPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := bufio.NewWriter(f)
 	writeMarkdown(w, runs, notes, results)
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return err
+		return nil, err
 	}
-	return f.Close()
+	return results, f.Close()
 }
 
 // runInfo is one run directory's meta.txt.
@@ -198,6 +224,41 @@ func classify(cs []cause, r result) string {
 		}
 	}
 	return "untriaged"
+}
+
+// readRequired reads a --require file: one full spec name a line, blank
+// lines and # comments ignored.
+func readRequired(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			names = append(names, line)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no spec names", path)
+	}
+	return names, nil
+}
+
+// unmet lists, in the order given, each required spec that did not pass,
+// with what happened to it instead.
+func unmet(required []string, results map[string]result) []string {
+	var bad []string
+	for _, n := range required {
+		r, ok := results[n]
+		switch {
+		case !ok:
+			bad = append(bad, n+": never ran (not in the binary, or filtered out)")
+		case r.State != "passed":
+			bad = append(bad, fmt.Sprintf("%s: %s (%s)", n, r.State, firstLine(r.Message, 200)))
+		}
+	}
+	return bad
 }
 
 // firstLine is s's first non-empty line, cut to n runes.
