@@ -245,7 +245,14 @@ func (r *Runtime) securityOpts(sc cri.LinuxContainerSecurityContext) ([]oci.Spec
 		if !r.cfg.allowPrivileged {
 			return nil, fmt.Errorf("privileged containers are not allowed on this runtime: %w", cri.ErrInvalidArgument)
 		}
-		opts = append(opts, oci.WithCapabilities(cap.Known()), oci.WithHostDevices, oci.WithAllDevicesAllowed,
+		// Every capability this process has, as containerd's CRI does: a
+		// host (or a container running the node) whose bounding set lacks
+		// some cannot grant them, and runc would refuse the whole set.
+		caps, err := cap.Current()
+		if err != nil {
+			return nil, fmt.Errorf("privileged container: reading this process's capabilities: %w", err)
+		}
+		opts = append(opts, oci.WithCapabilities(caps), oci.WithHostDevices, oci.WithAllDevicesAllowed,
 			oci.WithWriteableSysfs, oci.WithWriteableCgroupfs, oci.WithMaskedPaths(nil), oci.WithReadonlyPaths(nil))
 	} else if c := sc.Capabilities; c != nil {
 		add, err := capNames(c.Add)
