@@ -1,6 +1,7 @@
 package dra
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
@@ -180,7 +181,7 @@ func validateTolerations(ts []DeviceToleration, p *field.Path) field.ErrorList {
 		default:
 			errs = append(errs, field.NotSupported(tp.Child("operator"), string(t.Operator), validOps))
 		}
-		if t.Effect != "" && !contains(validEffects, string(t.Effect)) {
+		if t.Effect != "" && !slices.Contains(validEffects, string(t.Effect)) {
 			errs = append(errs, field.NotSupported(tp.Child("effect"), string(t.Effect), validEffects))
 		}
 	}
@@ -213,13 +214,4 @@ func validateRequestRefs(refs []string, p *field.Path, names requestNames) field
 		}
 	}
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/validation"
+	"slices"
 )
 
 // validateClaimStatusUpdate checks a claim's status against the stored
@@ -83,7 +84,7 @@ func validateAllocation(a *AllocationResult, names requestNames, p *field.Path) 
 		cp := dp.Child("config").Index(i)
 		if c.Source == "" {
 			errs = append(errs, field.Required(cp.Child("source"), ""))
-		} else if !contains(validSources, string(c.Source)) {
+		} else if !slices.Contains(validSources, string(c.Source)) {
 			errs = append(errs, field.NotSupported(cp.Child("source"), string(c.Source), validSources))
 		}
 		errs = append(errs, validateRequestRefs(c.Requests, cp.Child("requests"), names)...)
@@ -126,7 +127,7 @@ func validateBindingConditions(conds, failures []string, p *field.Path) field.Er
 		}
 	}
 	for i, f := range failures {
-		if contains(conds, f) {
+		if slices.Contains(conds, f) {
 			errs = append(errs, field.Invalid(p.Child("bindingFailureConditions").Index(i), f, "bindingFailureConditions must not overlap with bindingConditions"))
 		}
 	}

@@ -3,6 +3,7 @@ package dra
 import (
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/validation"
+	"slices"
 )
 
 // ValidateDeviceTaintRule checks a new rule as kube-apiserver does: a
@@ -59,7 +60,7 @@ func validateTaint(t DeviceTaint, old *DeviceTaint, p *field.Path) field.ErrorLi
 		switch {
 		case t.Effect == "":
 			errs = append(errs, field.Required(p.Child("effect"), ""))
-		case !contains(validEffects, string(t.Effect)):
+		case !slices.Contains(validEffects, string(t.Effect)):
 			errs = append(errs, field.NotSupported(p.Child("effect"), string(t.Effect), validEffects))
 		}
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/orkit/orkit/api/core"
@@ -29,13 +30,13 @@ func ValidateStorageClass(sc *StorageClass) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&sc.ObjectMeta, false, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validateProvisioner(sc.Provisioner, field.NewPath("provisioner"))...)
 	errs = append(errs, validateParameters(sc.Parameters, field.NewPath("parameters"))...)
-	if p := sc.ReclaimPolicy; p != nil && *p != "" && !contains(supportedReclaimPolicies, string(*p)) {
+	if p := sc.ReclaimPolicy; p != nil && *p != "" && !slices.Contains(supportedReclaimPolicies, string(*p)) {
 		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), string(*p), supportedReclaimPolicies))
 	}
 	switch m := sc.VolumeBindingMode; {
 	case m == nil:
 		errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
-	case !contains(supportedBindingModes, string(*m)):
+	case !slices.Contains(supportedBindingModes, string(*m)):
 		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), string(*m), supportedBindingModes))
 	}
 	return append(errs, validateTopologies(sc.AllowedTopologies, field.NewPath("allowedTopologies"))...)
@@ -122,13 +123,4 @@ func validateTopologies(terms []core.TopologySelectorTerm, path *field.Path) fie
 		}
 	}
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
