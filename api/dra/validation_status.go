@@ -1,10 +1,11 @@
 package dra
 
 import (
+	"slices"
+
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/validation"
-	"slices"
 )
 
 // validateClaimStatusUpdate checks a claim's status against the stored

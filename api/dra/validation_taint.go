@@ -1,9 +1,10 @@
 package dra
 
 import (
+	"slices"
+
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/validation"
-	"slices"
 )
 
 // ValidateDeviceTaintRule checks a new rule as kube-apiserver does: a
