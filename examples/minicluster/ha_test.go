@@ -414,8 +414,12 @@ func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc,
 	t.Helper()
 	// (with endpoints: the proxy's table names the cluster IPs of Services
 	// that have some)
-	out, err := lb.kubectl(ctx, kc, "expose", "deployment", "web", "--name=after-kill", "--port=80", "--target-port=8080")
-	require.NoError(t, err, out)
+	// A connection haproxy had opened to the killed server can still fail
+	// one call (GOAWAY): retry until the Service exists.
+	waitUntil(ctx, t, 30*time.Second, "Service after-kill created through the balancer", func() bool {
+		out, err := lb.kubectl(ctx, kc, "expose", "deployment", "web", "--name=after-kill", "--port=80", "--target-port=8080")
+		return err == nil || strings.Contains(out, "AlreadyExists") || strings.Contains(out, "already exists")
+	})
 	ip, err := lb.kubectl(ctx, kc, "get", "service", "after-kill", "-o", "jsonpath={.spec.clusterIP}")
 	require.NoError(t, err, ip)
 	waitProxies(ctx, t, tables, ip)
