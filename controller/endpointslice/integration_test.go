@@ -11,6 +11,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/discovery"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
@@ -101,10 +102,18 @@ func TestSlicesFollowPods(t *testing.T) {
 	testnode.Eventually(t, wait, func() bool { r, n := addresses(mine()); return len(r) == 4 && len(n) == 1 }, "web-2 not ready")
 
 	// an edit of a managed slice is repaired
-	s := mine()[0]
-	s.Endpoints = nil
-	_, err = client.For[discovery.EndpointSlice](c, "default").Update(ctx, &s)
-	require.NoError(t, err)
+	// The controller may still be writing this slice, so the edit retries on a
+	// conflict against the latest version, as any client would.
+	sliceClient := client.For[discovery.EndpointSlice](c, "default")
+	edited := mine()[0].Name
+	testnode.Eventually(t, wait, func() bool {
+		s, err := sliceClient.Get(ctx, edited)
+		require.NoError(t, err)
+		s.Endpoints = nil
+		_, err = sliceClient.Update(ctx, s)
+		require.True(t, err == nil || apierrors.IsConflict(err), "update: %v", err)
+		return err == nil
+	}, "a managed slice edited")
 	testnode.Eventually(t, wait, func() bool { r, n := addresses(mine()); return len(r) == 4 && len(n) == 1 }, "edit repaired")
 
 	for _, n := range []string{"web-1", "web-3", "web-4"} {
