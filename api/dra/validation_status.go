@@ -141,37 +141,12 @@ func validateBindingConditions(conds, failures []string, p *field.Path) field.Er
 	return errs
 }
 
-// validateConditions checks meta/v1 conditions as kube-apiserver's
-// ValidateConditions: a qualified-name type, unique types, a status of
-// True, False or Unknown, a transition time and a reason; at most max.
+// validateConditions checks meta/v1 conditions as kube-apiserver does
+// (validation.ValidateConditions), at most max of them.
 func validateConditions(cs []meta.Condition, max int, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(cs) > max {
 		errs = append(errs, field.TooMany(p, len(cs), max))
 	}
-	types := make([]string, len(cs))
-	for i, c := range cs {
-		cp := p.Index(i)
-		types[i] = c.Type
-		if c.Type == "" {
-			errs = append(errs, field.Required(cp.Child("type"), "must be set"))
-		} else {
-			errs = append(errs, validateLabelName(c.Type, cp.Child("type"))...)
-		}
-		switch c.Status {
-		case meta.ConditionTrue, meta.ConditionFalse, meta.ConditionUnknown:
-		default:
-			errs = append(errs, field.NotSupported(cp.Child("status"), string(c.Status), []string{"False", "True", "Unknown"}))
-		}
-		if c.ObservedGeneration < 0 {
-			errs = append(errs, field.Invalid(cp.Child("observedGeneration"), c.ObservedGeneration, "must be greater than or equal to zero"))
-		}
-		if c.LastTransitionTime.IsZero() {
-			errs = append(errs, field.Required(cp.Child("lastTransitionTime"), "must be set"))
-		}
-		if c.Reason == "" {
-			errs = append(errs, field.Required(cp.Child("reason"), "must be set"))
-		}
-	}
-	return append(errs, validateUnique(types, -1, p)...)
+	return append(errs, validation.ValidateConditions(cs, p)...)
 }

@@ -84,36 +84,7 @@ func ValidatePodDisruptionBudgetStatus(st *PodDisruptionBudgetStatus, p *field.P
 	if len(st.DisruptedPods) > MaxDisruptedPodSize+1 {
 		errs = append(errs, field.TooMany(p.Child("disruptedPods"), len(st.DisruptedPods), MaxDisruptedPodSize+1))
 	}
-	return append(errs, validateConditions(st.Conditions, p.Child("conditions"))...)
-}
-
-// validateConditions checks metav1 conditions as Kubernetes'
-// ValidateConditions does: a type, a status of True, False or Unknown, a
-// reason, unique types.
-func validateConditions(cs []meta.Condition, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, c := range cs {
-		cp := p.Index(i)
-		if c.Type == "" {
-			errs = append(errs, field.Required(cp.Child("type"), "must be set"))
-		} else if seen[c.Type] {
-			errs = append(errs, field.Duplicate(cp.Child("type"), c.Type))
-		}
-		seen[c.Type] = true
-		switch c.Status {
-		case meta.ConditionTrue, meta.ConditionFalse, meta.ConditionUnknown:
-		default:
-			errs = append(errs, field.NotSupported(cp.Child("status"), string(c.Status), []string{"False", "True", "Unknown"}))
-		}
-		if c.Reason == "" {
-			errs = append(errs, field.Required(cp.Child("reason"), "must be set"))
-		}
-		if c.ObservedGeneration < 0 {
-			errs = append(errs, field.Invalid(cp.Child("observedGeneration"), c.ObservedGeneration, "must be greater than or equal to zero"))
-		}
-	}
-	return errs
+	return append(errs, validation.ValidateConditions(st.Conditions, p.Child("conditions"))...)
 }
 
 // notMoreThan100Percent rejects a percentage above 100%.

@@ -84,6 +84,7 @@ func TestValidatePodDisruptionBudgetUpdate(t *testing.T) {
 			p.Status.Conditions = []meta.Condition{{Type: DisruptionAllowedCondition, Status: "Maybe"}}
 		}, []string{
 			`status.conditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"`,
+			"status.conditions[0].lastTransitionTime: Required value: must be set",
 			"status.conditions[0].reason: Required value: must be set",
 		}},
 		{"renamed", func(p *PodDisruptionBudget) { p.Name = "other" },

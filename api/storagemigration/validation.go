@@ -1,7 +1,6 @@
 package storagemigration
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/orkit/orkit/api/field"
@@ -43,7 +42,7 @@ func ValidateStorageVersionMigrationUpdate(svm, old *StorageVersionMigration) fi
 	if old.Status.ResourceVersion != "" && old.Status.ResourceVersion != svm.Status.ResourceVersion {
 		errs = append(errs, field.Invalid(sp.Child("resourceVersion"), svm.Status.ResourceVersion, "field is immutable"))
 	}
-	errs = append(errs, validateConditions(svm.Status.Conditions, sp.Child("conditions"))...)
+	errs = append(errs, validation.ValidateConditions(svm.Status.Conditions, sp.Child("conditions"))...)
 	cp := sp.Child("conditions")
 	st, oldSt := &svm.Status, &old.Status
 	if st.IsTrue(MigrationSucceeded) && st.IsTrue(MigrationFailed) {
@@ -67,64 +66,3 @@ func conditionTypes(cs []meta.Condition) string {
 	return "[" + strings.Join(types, " ") + "]"
 }
 
-// reasonRE is meta/v1's pattern for a condition reason.
-var reasonRE = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
-
-// Limits of meta/v1 conditions.
-const (
-	maxReasonLen  = 1024
-	maxMessageLen = 32 * 1024
-)
-
-// validateConditions checks meta/v1 conditions as Kubernetes'
-// ValidateConditions does: a qualified-name type, unique types, a status
-// of True, False or Unknown, a transition time, a CamelCase reason, a
-// message of at most 32 KiB.
-func validateConditions(cs []meta.Condition, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, c := range cs {
-		cp := p.Index(i)
-		switch {
-		case c.Type == "":
-			errs = append(errs, field.Required(cp.Child("type"), "must be set"))
-		case seen[c.Type]:
-			errs = append(errs, field.Duplicate(cp.Child("type"), c.Type))
-		default:
-			for _, m := range validation.IsQualifiedName(c.Type) {
-				errs = append(errs, field.Invalid(cp.Child("type"), c.Type, m))
-			}
-		}
-		seen[c.Type] = true
-		switch c.Status {
-		case meta.ConditionTrue, meta.ConditionFalse, meta.ConditionUnknown:
-		default:
-			errs = append(errs, field.NotSupported(cp.Child("status"), string(c.Status), []string{"False", "True", "Unknown"}))
-		}
-		if c.ObservedGeneration < 0 {
-			errs = append(errs, field.Invalid(cp.Child("observedGeneration"), c.ObservedGeneration, "must be greater than or equal to zero"))
-		}
-		if c.LastTransitionTime.IsZero() {
-			errs = append(errs, field.Required(cp.Child("lastTransitionTime"), "must be set"))
-		}
-		errs = append(errs, validateReason(c.Reason, cp.Child("reason"))...)
-		if len(c.Message) > maxMessageLen {
-			errs = append(errs, field.TooLong(cp.Child("message"), "", maxMessageLen))
-		}
-	}
-	return errs
-}
-
-func validateReason(r string, p *field.Path) field.ErrorList {
-	switch {
-	case r == "":
-		return field.ErrorList{field.Required(p, "must be set")}
-	case len(r) > maxReasonLen:
-		return field.ErrorList{field.TooLong(p, "", maxReasonLen)}
-	case !reasonRE.MatchString(r):
-		return field.ErrorList{field.Invalid(p, r, validation.RegexError(
-			"a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
-			reasonRE.String(), "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB"))}
-	}
-	return nil
-}
