@@ -65,4 +65,3 @@ func conditionTypes(cs []meta.Condition) string {
 	}
 	return "[" + strings.Join(types, " ") + "]"
 }
-
