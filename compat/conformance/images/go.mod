@@ -10,6 +10,8 @@ go 1.26.8
 
 require (
 	github.com/orkit/orkit v0.0.0
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/net v0.61.0
 	k8s.io/kubernetes v1.37.2
 )
 
@@ -87,7 +89,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
