@@ -28,7 +28,13 @@ func testZone() *Zone {
 		Addresses:         []core.EndpointAddress{{IP: "10.244.0.5", Hostname: "db-0"}, {IP: "10.244.0.6", Hostname: "db-1"}, {IP: "bad"}},
 		NotReadyAddresses: []core.EndpointAddress{{IP: "10.244.0.7", Hostname: "db-2"}},
 		Ports:             []core.EndpointPort{{Name: "pg", Port: 5432}}}}}
-	return Build("cluster.local", []*core.Service{web, sts, ext}, []*core.Endpoints{dbEps})
+	alias := &core.Service{ObjectMeta: meta.ObjectMeta{Namespace: "other", Name: "alias"},
+		Spec: core.ServiceSpec{Type: core.ServiceTypeExternalName, ExternalName: "Web.default.svc.cluster.local."}}
+	loop := &core.Service{ObjectMeta: meta.ObjectMeta{Namespace: "other", Name: "loop"},
+		Spec: core.ServiceSpec{Type: core.ServiceTypeExternalName, ExternalName: "alias.other.svc.cluster.local"}}
+	bad := &core.Service{ObjectMeta: meta.ObjectMeta{Namespace: "other", Name: "bad"},
+		Spec: core.ServiceSpec{Type: core.ServiceTypeExternalName, ExternalName: "no spaces.example"}}
+	return Build("cluster.local", []*core.Service{web, sts, ext, alias, loop, bad}, []*core.Endpoints{dbEps})
 }
 
 func query(t testing.TB, name string, typ dnsmessage.Type) []byte {
@@ -60,6 +66,8 @@ func parse(t testing.TB, msg []byte) parsed {
 			p.answers = append(p.answers, b.Target.String()+":"+itoa16(b.Port))
 		case *dnsmessage.PTRResource:
 			p.answers = append(p.answers, b.PTR.String())
+		case *dnsmessage.CNAMEResource:
+			p.answers = append(p.answers, a.Header.Name.String()+" CNAME "+b.CNAME.String())
 		}
 	}
 	return p
@@ -87,7 +95,13 @@ func TestAnswer(t *testing.T) {
 		{"6.0.244.10.in-addr.arpa.", dnsmessage.TypePTR, parsed{ok, []string{"db-1.db.default.svc.cluster.local."}}},
 		{"db-2.db.default.svc.cluster.local.", dnsmessage.TypeA, parsed{nx, nil}},
 		{"default.svc.cluster.local.", dnsmessage.TypeA, parsed{ok, nil}},
-		{"ext.default.svc.cluster.local.", dnsmessage.TypeA, parsed{nx, nil}},
+		{"ext.default.svc.cluster.local.", dnsmessage.TypeCNAME, parsed{ok, []string{"ext.default.svc.cluster.local. CNAME example.com."}}},
+		{"ext.default.svc.cluster.local.", dnsmessage.TypeA, parsed{ok, []string{"ext.default.svc.cluster.local. CNAME example.com."}}},
+		{"EXT.default.svc.cluster.local.", dnsmessage.TypeAAAA, parsed{ok, []string{"EXT.default.svc.cluster.local. CNAME example.com."}}},
+		{"alias.other.svc.cluster.local.", dnsmessage.TypeA, parsed{ok, []string{"alias.other.svc.cluster.local. CNAME web.default.svc.cluster.local.", "10.96.0.20"}}},
+		{"alias.other.svc.cluster.local.", dnsmessage.TypeCNAME, parsed{ok, []string{"alias.other.svc.cluster.local. CNAME web.default.svc.cluster.local."}}},
+		{"loop.other.svc.cluster.local.", dnsmessage.TypeA, parsed{ok, []string{"loop.other.svc.cluster.local. CNAME alias.other.svc.cluster.local."}}},
+		{"bad.other.svc.cluster.local.", dnsmessage.TypeA, parsed{nx, nil}},
 		{"nope.default.svc.cluster.local.", dnsmessage.TypeA, parsed{nx, nil}},
 		{"example.com.", dnsmessage.TypeA, parsed{nx, nil}},
 	}

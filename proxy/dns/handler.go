@@ -2,6 +2,7 @@ package dns
 
 import (
 	"net/netip"
+	"strings"
 
 	"golang.org/x/net/dns/dnsmessage"
 )
@@ -44,6 +45,9 @@ func Answer(z *Zone, msg []byte, ttl uint32, maxSize int) []byte {
 		resp.RCode = dnsmessage.RCodeNameError
 	}
 	ans := answers(q, a, srv, ptr, ttl)
+	if target, ok := z.CNAME[strings.ToLower(q.Name.String())]; ok {
+		ans = aliasAnswers(z, q, target, ttl)
+	}
 	out := build(resp, &q, ans, ttl)
 	if maxSize > 0 && len(out) > maxSize {
 		resp.Truncated = true
@@ -104,6 +108,26 @@ func answers(q dnsmessage.Question, a []netip.Addr, srv []SRV, ptr []string, ttl
 	return out
 }
 
+// aliasAnswers answers a question for an alias (an ExternalName
+// Service's name): its CNAME record and, for other types than CNAME, the
+// target's records when the target is a name of the cluster domain, as
+// CoreDNS does. Targets outside it are left to the client to resolve.
+func aliasAnswers(z *Zone, q dnsmessage.Question, target string, ttl uint32) []rr {
+	tn, err := dnsmessage.NewName(target)
+	if err != nil {
+		return nil
+	}
+	out := []rr{{q.Name, &dnsmessage.CNAMEResource{CNAME: tn}}}
+	if q.Type == dnsmessage.TypeCNAME || !z.Owns(target) {
+		return out
+	}
+	if _, chained := z.CNAME[target]; chained {
+		return out
+	}
+	a, srv, ptr, _, _ := z.Lookup(target, q.Type)
+	return append(out, answers(dnsmessage.Question{Name: tn, Type: q.Type, Class: q.Class}, a, srv, ptr, ttl)...)
+}
+
 func build(h dnsmessage.Header, q *dnsmessage.Question, ans []rr, ttl uint32) []byte {
 	b := dnsmessage.NewBuilder(make([]byte, 0, 512), h)
 	b.EnableCompression()
@@ -123,6 +147,8 @@ func build(h dnsmessage.Header, q *dnsmessage.Question, ans []rr, ttl uint32) []
 			_ = b.SRVResource(rh, *body)
 		case *dnsmessage.PTRResource:
 			_ = b.PTRResource(rh, *body)
+		case *dnsmessage.CNAMEResource:
+			_ = b.CNAMEResource(rh, *body)
 		}
 	}
 	out, err := b.Finish()

@@ -30,6 +30,9 @@ type Zone struct {
 	SRV map[string][]SRV
 	// PTR maps a reverse name to the names that point to it.
 	PTR map[string][]string
+	// CNAME maps the name of an ExternalName Service to its external name
+	// (fully qualified, lower case).
+	CNAME map[string]string
 	// names holds every name that exists, with or without records of its
 	// own (e.g. "default.svc.cluster.local."): those answer NOERROR with
 	// no records instead of NXDOMAIN.
@@ -45,16 +48,19 @@ type Zone struct {
 //	                                          (StatefulSet pods: web-0.web...)
 //	_<port>._<proto>.<svc>.<ns>.svc.<domain> SRV for every named port
 //	reverse names of cluster IPs and endpoint hostnames  PTR
+//	<svc>.<ns>.svc.<domain>                CNAME the external name of an
+//	                                          ExternalName Service
 //
-// ExternalName Services and malformed addresses are left out.
+// Malformed addresses and external names are left out.
 func Build(domain string, services []*core.Service, endpoints []*core.Endpoints) *Zone {
-	z := &Zone{Domain: fqdn(domain), A: map[string][]netip.Addr{}, SRV: map[string][]SRV{}, PTR: map[string][]string{}, names: map[string]bool{}}
+	z := &Zone{Domain: fqdn(domain), A: map[string][]netip.Addr{}, SRV: map[string][]SRV{}, PTR: map[string][]string{}, CNAME: map[string]string{}, names: map[string]bool{}}
 	eps := make(map[string]*core.Endpoints, len(endpoints))
 	for _, e := range endpoints {
 		eps[e.Namespace+"/"+e.Name] = e
 	}
 	for _, svc := range services {
 		if svc.Spec.Type == core.ServiceTypeExternalName {
+			z.addExternalName(svc)
 			continue
 		}
 		z.addService(svc, eps[svc.Namespace+"/"+svc.Name])
@@ -111,6 +117,24 @@ func (z *Zone) addService(svc *core.Service, ep *core.Endpoints) {
 			}
 		}
 	}
+}
+
+// addExternalName records an ExternalName Service's name as an alias of
+// its external name, as CoreDNS does; an external name that is not a
+// valid domain name is left out (the name then does not exist).
+func (z *Zone) addExternalName(svc *core.Service) {
+	target := strings.ToLower(strings.TrimSuffix(svc.Spec.ExternalName, "."))
+	if target == "" || len(target) > 253 {
+		return
+	}
+	for _, l := range strings.Split(target, ".") {
+		if !validLabel(l) && !(strings.HasPrefix(l, "_") && validLabel(l[1:])) {
+			return
+		}
+	}
+	name := strings.ToLower(svc.Name + "." + svc.Namespace + ".svc." + z.Domain)
+	z.addName(name)
+	z.CNAME[name] = target + "."
 }
 
 // addName records name and every parent below the domain as existing.
