@@ -15,7 +15,17 @@
 #       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
 #       arguments with busybox wget (its options are ignored), enough for
-#       the specs' `curl http://...` hooks and probes.
+#       the specs' `curl http://...` hooks and probes; /usr/bin/dig and
+#       /usr/bin/getent are links to dnstools (below) for the DNS specs'
+#       probes (upstream: alpine's bind-tools and musl's getent).
+#   glibc-dns-testing:<v>: the busybox base with the same dig and getent
+#       (upstream: Debian with dnsutils and glibc's getent, and coredns);
+#       cmd sh.
+#   dnstools (images/dnstools, built static) is one binary that acts as
+#       dig or getent by its name: dig's +[no]tcp +noall +answer +search
+#       +short @server -p -x and types A AAAA PTR SRV CNAME..., in dig's
+#       output format and exit codes; getent hosts: the hosts file, then
+#       DNS through resolv.conf's search list, exit 2 when not found.
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
 #   Every image's /bin/sh and /bin/bash is Debian's bash-static: busybox
 #   1.35's sh drops environment variables whose names are not identifiers.
@@ -73,6 +83,10 @@ build_go() { # PACKAGE OUTPUT
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
 build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
+# dnstools is orkit's and changes with this tree: built every time (the Go
+# build cache makes that cheap), its digest part of the rootfs revision.
+rm -f "$out/dnstools"
+build_go github.com/orkit/orkit/compat/conformance/images/dnstools "$out/dnstools"
 kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
@@ -89,8 +103,17 @@ base_rootfs() {
 
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
-# as /bin/sh).
-rootfs_rev=4
+# as /bin/sh; 5: dig and getent in agnhost and glibc-dns-testing), with
+# the dnstools binary's digest.
+rootfs_rev=5-$(sha256sum "$out/dnstools" | cut -c1-12)
+
+# dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
+dns_tools() {
+	mkdir -p "$1/usr/bin"
+	cp "$out/dnstools" "$1/usr/bin/dnstools"
+	ln -sf dnstools "$1/usr/bin/dig"
+	ln -sf dnstools "$1/usr/bin/getent"
+}
 
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON [USER]: a docker-save tarball of one layer.
 archive() {
@@ -133,6 +156,7 @@ for a; do
 done
 EOS
 chmod 755 "$root/usr/bin/curl"
+dns_tools "$root"
 mkdir -p "$root/uploads"
 # As upstream: porter's certificate and key at / (the StatefulSet specs
 # probe /localhost.crt over HTTP and move it away to fail readiness), and
@@ -158,6 +182,13 @@ done
 root=$work/busybox
 base_rootfs "$root"
 for ref in $(img busybox); do
+	archive "$ref" "$root" 'null' '["sh"]'
+done
+
+root=$work/glibc-dns-testing
+base_rootfs "$root"
+dns_tools "$root"
+for ref in $(img glibc-dns-testing); do
 	archive "$ref" "$root" 'null' '["sh"]'
 done
 
