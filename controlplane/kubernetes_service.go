@@ -39,8 +39,8 @@ const (
 var MasterServiceIP = netip.MustParseAddr("10.96.0.1")
 
 // masterReconciler keeps the kubernetes Service, its Endpoints, its
-// EndpointSlice and the default ServiceCIDR as they should be, every masterReconcileEvery, until ctx
-// ends. Owned by the control plane.
+// EndpointSlice and the default ServiceCIDR as they should be, every
+// masterReconcileEvery, until ctx ends. Owned by the control plane.
 type masterReconciler struct {
 	c         *client.Client
 	advertise netip.AddrPort // invalid: no endpoints
