@@ -97,6 +97,8 @@ var builtinGenerationRules = map[groupKind]strategyRule{
 	{Group: "networking.k8s.io", Kind: "Ingress"}:                                     {generation: GenerationOnSpec},
 	{Group: "networking.k8s.io", Kind: "IngressClass"}:                                {generation: GenerationOnSpec},
 	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               {generation: GenerationOnSpec},
+	{Group: "networking.k8s.io", Kind: "ServiceCIDR"}:                                 {generation: GenerationNone},
+	{Group: "networking.k8s.io", Kind: "IPAddress"}:                                   {generation: GenerationNone},
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                {generation: GenerationOnChangeOrLabels},
 	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                               {generation: GenerationNone},
 	{Group: "node.k8s.io", Kind: "RuntimeClass"}:                                      {generation: GenerationNone},

@@ -124,6 +124,8 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}:             networkPolicyTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"}:                serviceCIDRTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"}:                 ipAddressTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,

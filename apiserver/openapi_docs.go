@@ -1893,6 +1893,13 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/networking.HTTPIngressRuleValue": {
 		"": "HTTPIngressRuleValue routes by path.",
 	},
+	"github.com/orkit/orkit/api/networking.IPAddress": {
+		"": "IPAddress records that an address is allocated: its name is the address in canonical form (\"10.96.0.10\", \"2001:db8::a\"), its spec the object holding it. Cluster-scoped.",
+	},
+	"github.com/orkit/orkit/api/networking.IPAddressSpec": {
+		"":          "IPAddressSpec names the holder of the address.",
+		"parentRef": "ParentRef is the object the address is attached to; required and immutable.",
+	},
 	"github.com/orkit/orkit/api/networking.IPBlock": {
 		"": "IPBlock is a CIDR without the CIDRs in Except (each a strict subset of it).",
 	},
@@ -1964,8 +1971,22 @@ var typeDocs = map[string]map[string]string{
 		"podSelector": "PodSelector selects the pods of the policy's namespace it applies to; the empty selector selects every pod of the namespace.",
 		"policyTypes": "PolicyTypes are the directions the policy isolates. Unset, the API server defaults it to Ingress, plus Egress when Egress rules are given (DefaultNetworkPolicy).",
 	},
+	"github.com/orkit/orkit/api/networking.ParentReference": {
+		"": "ParentReference names an object by group (\"\" for the core group), resource, namespace (\"\" when cluster-scoped) and name.",
+	},
 	"github.com/orkit/orkit/api/networking.ServiceBackendPort": {
 		"": "ServiceBackendPort names a Service port by name or number (one of them).",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDR": {
+		"": "ServiceCIDR is a cluster-scoped range of addresses (one CIDR per IP family) that Services' cluster IPs are allocated from.",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDRSpec": {
+		"":      "ServiceCIDRSpec holds the ranges.",
+		"cidrs": "CIDRs are one or two canonical CIDRs (\"10.96.0.0/12\", \"2001:db8::/112\"), at most one per IP family. They cannot change, except that a single-family ServiceCIDR may gain the other family.",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDRStatus": {
+		"":           "ServiceCIDRStatus is the state the allocator reports.",
+		"conditions": "Conditions hold Ready.",
 	},
 	"github.com/orkit/orkit/api/node.Overhead": {
 		"": "Overhead is the resource overhead of a pod of a RuntimeClass.",

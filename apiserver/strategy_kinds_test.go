@@ -49,6 +49,7 @@ var kubeGeneration = map[string]generationRule{
 	"DeviceClass": {tracked: true}, "ResourceSlice": {tracked: true}, "DeviceTaintRule": {tracked: true},
 	"ResourceClaim": {}, "ResourceClaimTemplate": {},
 	"ClusterTrustBundle": {}, "PodCertificateRequest": {},
+	"ServiceCIDR": {}, "IPAddress": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in
@@ -264,6 +265,8 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	"ResourceClaim": {}, "DeviceTaintRule": {},
 	// PodCertificateRequest's status strategy calls ResetObjectMetaForStatus.
 	"PodCertificateRequest": {},
+	// So does ServiceCIDR's.
+	"ServiceCIDR": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in

@@ -27,6 +27,8 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("Ingress"):                               "networking.Ingress",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IngressClass"):                          "networking.IngressClass",
 		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("NetworkPolicy"):                         "networking.NetworkPolicy",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("ServiceCIDR"):                           "networking.ServiceCIDR",
+		meta.GroupVersion{Group: "networking.k8s.io", Version: "v1"}.WithKind("IPAddress"):                             "networking.IPAddress",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("CertificateSigningRequest"):           "certs.CertificateSigningRequest",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("ClusterTrustBundle"):                  "certs.ClusterTrustBundle",
 		meta.GroupVersion{Group: "certificates.k8s.io", Version: "v1"}.WithKind("PodCertificateRequest"):               "certs.PodCertificateRequest",
