@@ -897,6 +897,11 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.LocalVolumeSource": {
 		"": "LocalVolumeSource is a disk, partition or directory of one node.",
 	},
+	"github.com/orkit/orkit/api/core.ModifyVolumeStatus": {
+		"":                                "ModifyVolumeStatus is the state of a claim's move to the VolumeAttributesClass its spec names.",
+		"status":                          "Status is Pending, InProgress or Infeasible.",
+		"targetVolumeAttributesClassName": "TargetVolumeAttributesClassName is the class being applied.",
+	},
 	"github.com/orkit/orkit/api/core.NFSVolumeSource": {
 		"": "NFSVolumeSource mounts an NFS export.",
 	},
@@ -978,7 +983,10 @@ var typeDocs = map[string]map[string]string{
 		"": "PersistentVolumeClaimSpec is the desired state of a claim.",
 	},
 	"github.com/orkit/orkit/api/core.PersistentVolumeClaimStatus": {
-		"": "PersistentVolumeClaimStatus is the observed state of a claim.",
+		"":                                 "PersistentVolumeClaimStatus is the observed state of a claim.",
+		"allocatedResourceStatuses":        "AllocatedResourceStatuses are the resize states per resource (\"ControllerResizeInProgress\", ...), set by the resize controller.",
+		"currentVolumeAttributesClassName": "CurrentVolumeAttributesClassName is the VolumeAttributesClass applied to the volume; nil when none has been.",
+		"modifyVolumeStatus":               "ModifyVolumeStatus is the state of a change to another VolumeAttributesClass; nil when none is under way.",
 	},
 	"github.com/orkit/orkit/api/core.PersistentVolumeClaimVolumeSource": {
 		"": "PersistentVolumeClaimVolumeSource mounts the volume bound to a claim.",
