@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,10 +48,19 @@ func main() {
 	notesPath := flag.String("notes", "", "a Markdown file inserted after the runs (images, bugs, build figures)")
 	requirePath := flag.String("require", "", "file of full spec names (one a line) that must all have passed; exit 1 otherwise")
 	savePath := flag.String("save", "", "also write the (single) run's kept results, small JSON, to this file")
+	list := flag.Bool("list", false, "only print the names of the specs the run holds, one a line (with a dry run: the suite's spec list)")
+	suitePath := flag.String("suite", "", "file of every [Conformance] spec name of the suite (one a line): adds how many of them passed and never ran")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "report: name at least one run directory or results file")
 		os.Exit(2)
+	}
+	if *list {
+		if err := printNames(flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *savePath != "" {
 		if flag.NArg() != 1 {
@@ -62,7 +72,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	results, err := run(*causesPath, *mdPath, *notesPath, flag.Args())
+	results, err := run(*causesPath, *mdPath, *notesPath, *suitePath, flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
@@ -87,7 +97,14 @@ func main() {
 
 // run reads the run directories, writes the Markdown report and returns
 // every spec's result (the later run's when several ran it).
-func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result, error) {
+func run(causesPath, mdPath, notesPath, suitePath string, dirs []string) (map[string]result, error) {
+	var suite []string
+	if suitePath != "" {
+		var err error
+		if suite, err = readRequired(suitePath); err != nil {
+			return nil, err
+		}
+	}
 	var notes []byte
 	if notesPath != "" {
 		var err error
@@ -120,7 +137,7 @@ func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result
 		return nil, err
 	}
 	w := bufio.NewWriter(f)
-	writeMarkdown(w, runs, notes, results)
+	writeMarkdown(w, runs, notes, results, suite)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return nil, err
@@ -177,6 +194,27 @@ func save(path, arg string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// printNames prints the sorted names of every spec the runs hold.
+func printNames(args []string) error {
+	var names []string
+	for _, a := range args {
+		_, specs, err := readAny(a)
+		if err != nil {
+			return err
+		}
+		for _, s := range specs {
+			if s.Sig != "suite" {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range slices.Compact(names) {
+		fmt.Println(n)
+	}
+	return nil
 }
 
 // readAny reads a run directory or a kept results file.
@@ -375,7 +413,7 @@ func firstLine(s string, n int) string {
 // with no spec in any run is shown with zeros.
 var sigs = []string{"api-machinery", "apps", "auth", "cli", "node", "network", "scheduling", "storage", "instrumentation", "architecture"}
 
-func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result) {
+func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result, suite []string) {
 	names := make([]string, 0, len(results))
 	for n := range results {
 		names = append(names, n)
@@ -422,9 +460,54 @@ func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[st
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", s, c.run, c.passed, c.failed, c.skipped)
 	}
 	fmt.Fprintf(w, "| **total** | **%d** | **%d** | **%d** | **%d** |\n\n", total.run, total.passed, total.failed, total.skipped)
+	if suite != nil {
+		writeSuite(w, suite, results)
+	}
 	writeCauses(w, names, results)
 	writeFailures(w, names, results)
 	writeSkips(w, names, results)
+}
+
+// writeSuite measures the results against the suite's own list of
+// conformance specs: per sig how many it has, how many passed, failed and
+// never ran, and the share of all that passed. Specs a focus ran beyond
+// [Conformance] ones (the table above counts them) do not count here.
+func writeSuite(w *bufio.Writer, suite []string, results map[string]result) {
+	type counts struct{ all, passed, failed, notRun int }
+	per := map[string]*counts{}
+	rows := append([]string(nil), sigs...)
+	var total counts
+	for _, n := range suite {
+		sig := sigOf(n)
+		c := per[sig]
+		if c == nil {
+			c = &counts{}
+			per[sig] = c
+			if !contains(rows, sig) {
+				rows = append(rows, sig)
+			}
+		}
+		for _, cc := range []*counts{c, &total} {
+			cc.all++
+			switch results[n].State {
+			case "passed":
+				cc.passed++
+			case "failed":
+				cc.failed++
+			default: // never ran, or skipped at run time
+				cc.notRun++
+			}
+		}
+	}
+	fmt.Fprintf(w, "**%d of the suite's %d conformance specs passed (%.1f%%)**; %d failed, %d have not run (or were skipped at run time).\n\n",
+		total.passed, total.all, 100*float64(total.passed)/float64(max(total.all, 1)), total.failed, total.notRun)
+	fmt.Fprintf(w, "| sig | conformance specs | passed | failed | not run |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, s := range rows {
+		if c := per[s]; c != nil {
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", s, c.all, c.passed, c.failed, c.notRun)
+		}
+	}
+	fmt.Fprintf(w, "| **total** | **%d** | **%d** | **%d** | **%d** |\n\n", total.all, total.passed, total.failed, total.notRun)
 }
 
 func writeHeader(w *bufio.Writer, runs []runInfo) {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,7 +115,7 @@ func TestSaveAndReadKept(t *testing.T) {
 
 // reportOf reports one run into a scratch Markdown file and returns its results.
 func reportOf(t *testing.T, arg string) (map[string]result, error) {
-	return run("", filepath.Join(t.TempDir(), "out.md"), "", []string{arg})
+	return run("", filepath.Join(t.TempDir(), "out.md"), "", "", []string{arg})
 }
 
 func mustKept(t *testing.T, path string) kept {
@@ -122,4 +124,24 @@ func mustKept(t *testing.T, path string) kept {
 	var k kept
 	require.NoError(t, json.Unmarshal(b, &k))
 	return k
+}
+
+func TestWriteSuite(t *testing.T) {
+	suite := []string{"[sig-apps] a [Conformance]", "[sig-apps] b [Conformance]", "[sig-network] c [Conformance]", "[sig-network] d [Conformance]"}
+	results := map[string]result{
+		"[sig-apps] a [Conformance]":    {State: "passed"},
+		"[sig-apps] b [Conformance]":    {State: "failed"},
+		"[sig-network] c [Conformance]": {State: "skipped"},
+		"[sig-apps] not conformance":    {State: "passed"}, // run by a focus, not counted
+	}
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	writeSuite(w, suite, results)
+	require.NoError(t, w.Flush())
+	out := b.String()
+	assert.Contains(t, out, "**1 of the suite's 4 conformance specs passed (25.0%)**; 1 failed, 2 have not run")
+	assert.Contains(t, out, "| apps | 2 | 1 | 1 | 0 |")
+	assert.Contains(t, out, "| network | 2 | 0 | 0 | 2 |")
+	assert.NotContains(t, out, "| node |", "sigs without conformance specs are left out")
+	assert.Contains(t, out, "| **total** | **4** | **1** | **1** | **2** |")
 }
