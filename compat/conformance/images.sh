@@ -15,9 +15,12 @@
 #       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
 #       arguments with busybox wget (its options are ignored), enough for
-#       the specs' `curl http://...` hooks and probes; /usr/bin/dig and
-#       /usr/bin/getent are links to dnstools (below) for the DNS specs'
-#       probes (upstream: alpine's bind-tools and musl's getent).
+#       the specs' `curl http://...` hooks and probes; /usr/bin/nc is
+#       images/nc, an OpenBSD-style netcat (busybox's nc has none of the
+#       -v -t -u -z options the sig-network reachability checks pass);
+#       /usr/bin/dig and /usr/bin/getent are links to dnstools (below) for
+#       the DNS specs' probes (upstream: alpine's bind-tools and musl's
+#       getent).
 #   glibc-dns-testing:<v>: the busybox base with the same dig and getent
 #       (upstream: Debian with dnsutils and glibc's getent, and coredns);
 #       cmd sh.
@@ -83,9 +86,11 @@ build_go() { # PACKAGE OUTPUT
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
 build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
-# dnstools is orkit's and changes with this tree: built every time (the Go
-# build cache makes that cheap), its digest part of the rootfs revision.
-rm -f "$out/dnstools"
+# nc and dnstools are orkit's and change with this tree: built every time
+# (the Go build cache makes that quick), and their digest is part of
+# rootfs_rev.
+rm -f "$out/nc" "$out/dnstools"
+build_go github.com/orkit/orkit/compat/conformance/images/nc "$out/nc"
 build_go github.com/orkit/orkit/compat/conformance/images/dnstools "$out/dnstools"
 kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
@@ -103,9 +108,9 @@ base_rootfs() {
 
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
-# as /bin/sh; 5: dig and getent in agnhost and glibc-dns-testing), with
-# the dnstools binary's digest.
-rootfs_rev=5-$(sha256sum "$out/dnstools" | cut -c1-12)
+# as /bin/sh; 5: agnhost's nc; 6: dig and getent in agnhost and
+# glibc-dns-testing), with the digest of the nc and dnstools binaries.
+rootfs_rev=6-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
 
 # dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
 dns_tools() {
@@ -156,6 +161,7 @@ for a; do
 done
 EOS
 chmod 755 "$root/usr/bin/curl"
+cp "$out/nc" "$root/usr/bin/nc"
 dns_tools "$root"
 mkdir -p "$root/uploads"
 # As upstream: porter's certificate and key at / (the StatefulSet specs
