@@ -3,6 +3,7 @@ package apps
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/validation"
@@ -23,10 +24,24 @@ func ValidateControllerRevision(r *ControllerRevision) field.ErrorList {
 func ValidateControllerRevisionUpdate(r, old *ControllerRevision) field.ErrorList {
 	errs := validation.ValidateObjectMetaUpdate(&r.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
 	errs = append(errs, ValidateControllerRevision(r)...)
-	if !bytes.Equal(compactJSON(r.Data), compactJSON(old.Data)) {
+	if !jsonEqual(r.Data, old.Data) {
 		errs = append(errs, field.Invalid(field.NewPath("data"), string(r.Data), "field is immutable"))
 	}
 	return errs
+}
+
+// jsonEqual reports whether a and b hold the same JSON value: a patch of
+// the revision's metadata re-encodes data, which may order its keys or
+// space it differently (Kubernetes keeps the bytes; orkit compares values).
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+		return bytes.Equal(compactJSON(a), compactJSON(b))
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func compactJSON(b []byte) []byte {

@@ -295,6 +295,12 @@ func TestValidateControllerRevision(t *testing.T) {
 	upd := meta.DeepCopy(r)
 	upd.Data = meta.RawJSON(`{"a":1}`)
 	assert.Empty(t, messages(ValidateControllerRevisionUpdate(upd, r)), "whitespace is not a change")
+	r.Data = meta.RawJSON(`{"spec":{"b":[1,{"y":2,"x":1.5}],"a":"z"}}`)
+	upd.Data = meta.RawJSON(`{"spec":{"a":"z","b":[1,{"x":1.5,"y":2}]}}`)
+	assert.Empty(t, messages(ValidateControllerRevisionUpdate(upd, r)), "key order is not a change (a metadata patch re-encodes data)")
+	upd.Data = meta.RawJSON(`{"spec":{"a":"z","b":[{"x":1.5,"y":2},1]}}`)
+	assert.Len(t, ValidateControllerRevisionUpdate(upd, r), 1, "array order is")
+	r.Data = meta.RawJSON(`{"a": 1}`)
 	upd.Data = meta.RawJSON(`{"a":2}`)
 	assertMessages(t, []string{`data: Invalid value: "{\"a\":2}": field is immutable`}, ValidateControllerRevisionUpdate(upd, r))
 	assertMessages(t, []string{"data: Required value: data is mandatory", "revision: Invalid value: -1: must be greater than or equal to 0"},
