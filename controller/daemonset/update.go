@@ -203,6 +203,33 @@ func (c *Controller) writeStatus(ctx context.Context, ds *apps.DaemonSet, byNode
 	return nil
 }
 
+// revisionData is the Data of ds's current revision as
+// kube-controller-manager writes it, which clients compare byte for byte
+// with what they compute from the DaemonSet (the e2e suite's history
+// checks, kubectl rollout): the DaemonSet's JSON cut down to
+// {"spec":{"template":...}} with "$patch":"replace" in the template, every
+// object's keys sorted.
+func revisionData(ds *apps.DaemonSet) ([]byte, error) {
+	b, err := json.Marshal(ds)
+	if err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Spec struct {
+			Template map[string]any `json:"template"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	tmpl := raw.Spec.Template
+	if tmpl == nil {
+		tmpl = map[string]any{}
+	}
+	tmpl["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
 // syncRevision makes sure the ControllerRevision of ds's current template
 // exists and returns the template's hash (the pods' label value).
 func (c *Controller) syncRevision(ctx context.Context, ds *apps.DaemonSet) (string, error) {
@@ -221,7 +248,7 @@ func (c *Controller) syncRevision(ctx context.Context, ds *apps.DaemonSet) (stri
 			maxRev = max(maxRev, r.Revision)
 		}
 	}
-	data, err := json.Marshal(map[string]any{"spec": map[string]any{"template": ds.Spec.Template}})
+	data, err := revisionData(ds)
 	if err != nil {
 		return "", err
 	}
