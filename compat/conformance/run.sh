@@ -138,8 +138,25 @@ build() {
 
 # regenerate writes CONFORMANCE.md from the kept results of every run.
 kept=$here/results
+# suite_specs prints the path of suite-specs.txt: every [Conformance] spec
+# of the pinned suite (first line "# VERSION"), which the report measures
+# the results against. It is kept in the repository; when the pin moves it
+# is rebuilt from a ginkgo dry run of e2e.test.
+suite_specs() {
+	local list=$here/suite-specs.txt dry
+	if [ "$(head -1 "$list" 2>/dev/null)" != "# $version" ]; then
+		dry=$(mktemp -d)
+		"$cache/e2e.test" --ginkgo.dry-run --ginkgo.no-color --ginkgo.focus='\[Conformance\]' \
+			--ginkgo.json-report="$dry/report.json" >/dev/null 2>&1 || true
+		{ echo "# $version"; "$bin/report" --list "$dry"; } >"$list.tmp" && mv "$list.tmp" "$list"
+		rm -rf "$dry"
+	fi
+	echo "$list"
+}
+
 regenerate() {
-	"$bin/report" --causes "$here/causes.txt" --notes "$here/notes.md" --md "$repo/CONFORMANCE.md" "$kept"/*.json
+	"$bin/report" --causes "$here/causes.txt" --notes "$here/notes.md" --suite "$(suite_specs)" \
+		--md "$repo/CONFORMANCE.md" "$kept"/*.json
 	log "wrote $repo/CONFORMANCE.md from $(ls "$kept"/*.json | wc -l) kept runs in $kept"
 }
 
@@ -252,7 +269,7 @@ fi
 "$bin/report" --save "$out/results.json" --md /dev/null "$out"
 report_flags=(--causes "$here/causes.txt" --md "$md")
 # notes.md describes the full runs behind CONFORMANCE.md, not a subset run.
-[ "$suite" = e2e ] && report_flags+=(--notes "$here/notes.md")
+[ "$suite" = e2e ] && report_flags+=(--notes "$here/notes.md" --suite "$(suite_specs)")
 [ -n "$require" ] && report_flags+=(--require "$require")
 set +e
 "$bin/report" "${report_flags[@]}" "${merge[@]}" "$out"
