@@ -25,7 +25,13 @@
 #       picture and data.json of test/images/{kitten,nautilus}/html (from
 #       the k8s.io/kubernetes module) at /, cmd test-webserver (serves /
 #       on :80): the kubectl Update Demo specs read data.json through the
-#       pod proxy.
+#       pod proxy; the ImageVolume spec mounts kitten as a volume and reads
+#       its data.json and etc/os-release.
+#   The agnhost-based images (agnhost, nginx, kitten, nautilus) carry an
+#   /etc/os-release naming Alpine Linux, as upstream's (alpine-based) ones
+#   do, with a comment and PRETTY_NAME saying it is this stand-in on
+#   Debian's busybox-static: the ImageVolume spec checks the mounted
+#   image's os-release for "Alpine Linux".
 #   pause:<v>: orkit's pause program (images/pause).
 #   nonewprivs:<v>: test/images/nonewprivs (nnp, built static) setuid root
 #       at /usr/local/bin/nnp on the busybox base, cmd nnp, as upstream (on
@@ -89,8 +95,8 @@ base_rootfs() {
 
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
-# as /bin/sh).
-rootfs_rev=4
+# as /bin/sh; 5: agnhost's /etc/os-release).
+rootfs_rev=5
 
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON [USER]: a docker-save tarball of one layer.
 archive() {
@@ -140,6 +146,19 @@ mkdir -p "$root/uploads"
 cp "$kube/test/images/agnhost/porter/localhost.crt" "$kube/test/images/agnhost/porter/localhost.key" "$root/"
 chmod 644 "$root/localhost.crt" "$root/localhost.key"
 echo 'group-defined-in-image:x:50000:user-defined-in-image' >>"$root/etc/group"
+# As upstream's alpine base names itself (the ImageVolume spec reads it
+# through an image volume of kitten); the comment and PRETTY_NAME say what
+# this really is.
+cat >"$root/etc/os-release" <<'EOS'
+# orkit conformance stand-in (compat/conformance/images.sh): upstream's
+# image is built on Alpine Linux; this one is agnhost on Debian's
+# busybox-static and bash-static.
+NAME="Alpine Linux"
+ID=alpine
+PRETTY_NAME="Alpine Linux (orkit stand-in on Debian busybox-static)"
+HOME_URL="https://github.com/orkit/orkit"
+EOS
+chmod 644 "$root/etc/os-release"
 for ref in $(img agnhost); do
 	archive "$ref" "$root" '["/agnhost"]' '["pause"]'
 done
