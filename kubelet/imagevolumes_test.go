@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/core"
+	apierrors "github.com/orkit/orkit/api/errors"
 	"github.com/orkit/orkit/cri"
 	"github.com/orkit/orkit/cri/fake"
 )
@@ -133,4 +135,39 @@ func TestFakeImageVolume(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRealImageVolume runs a pod with an image volume on a real node: the
+// image's files are readable in the container (root and subPath), the
+// mount is read-only, and deleting the pod leaves no mount behind.
+func TestRealImageVolume(t *testing.T) {
+	n := newRealNode(t, "real-iv")
+	ctx := context.Background()
+	p := helloPod("iv", "real-iv")
+	p.Spec.Volumes = []core.Volume{imageVol("img", "orkit.local/hello:v1", core.PullIfNotPresent)}
+	p.Spec.Containers[0].VolumeMounts = []core.VolumeMount{
+		{Name: "img", MountPath: "/volume"},
+		{Name: "img", MountPath: "/tools", SubPath: "bin"},
+	}
+	_, err := pods(n.tc.admin, "default").Create(ctx, p)
+	require.NoError(t, err)
+	got := waitPod(t, n.tc.admin, "default", "iv", 60*time.Second, "Running", running)
+
+	assert.Contains(t, n.exec(t, got, "app", "/hello", "ls", "/volume"), "hello")
+	assert.Contains(t, n.exec(t, got, "app", "/hello", "ls", "/tools"), "cat")
+	var id string
+	for _, cs := range got.Status.ContainerStatuses {
+		id = strings.TrimPrefix(cs.ContainerID, "cri://")
+	}
+	res, err := n.rt.ExecSync(ctx, id, []string{"/hello", "write", "/volume/x", "y"}, 10*time.Second)
+	require.NoError(t, err)
+	assert.NotEqual(t, int32(0), res.ExitCode)
+	assert.Contains(t, string(res.Stderr), "read-only file system")
+	assert.NotEmpty(t, mountsUnder(filepath.Join(n.env.StateDir, "sandboxes")), "the image is mounted under the runtime's sandbox dir")
+
+	require.NoError(t, pods(n.tc.admin, "default").Delete(ctx, "iv", nil))
+	waitFor(t, 60*time.Second, "pod gone and its image mount released", func() bool {
+		_, err := pods(n.tc.admin, "default").Get(ctx, "iv")
+		return apierrors.IsNotFound(err) && len(mountsUnder(filepath.Join(n.env.StateDir, "sandboxes"))) == 0
+	})
 }
