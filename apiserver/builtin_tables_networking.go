@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"strings"
+	"time"
 
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/networking"
@@ -77,3 +78,49 @@ var (
 		},
 	}
 )
+
+// serviceCIDRTable and ipAddressTable are kube-apiserver's printers of
+// ServiceCIDRs (the CIDRs joined with ",", and age) and IPAddresses (the
+// parent as "<resource>.<group>/<namespace>/<name>", lowercased, the
+// namespace left out when empty). kube-apiserver's IPAddress printer
+// declares only the Name and ParentRef columns but sends the age as a
+// third cell; so does this one, so a client sees the same table.
+var (
+	serviceCIDRTable = &TableConvertor{
+		Columns: []TableColumn{
+			col("CIDRs", "string", "cidrs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.", 0),
+		},
+		Cells: func(obj meta.Object) []any {
+			return []any{strings.Join(obj.(*networking.ServiceCIDR).Spec.CIDRs, ",")}
+		},
+	}
+	ipAddressTable = &TableConvertor{
+		NoDefaults: true,
+		Columns: []TableColumn{
+			nameColumn,
+			col("ParentRef", "string", "parentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.", 0),
+		},
+		Cells: func(obj meta.Object) []any {
+			ip := obj.(*networking.IPAddress)
+			return []any{ip.Name, parentRefCell(ip.Spec.ParentRef), HumanAge(ip.CreationTimestamp, time.Now())}
+		},
+	}
+)
+
+// parentRefCell is how kubectl shows an IPAddress's parent: the group
+// resource lowercased ("services", "myresources.mygroup"), then the
+// namespace when set, then the name; "<none>" without a parent.
+func parentRefCell(ref *networking.ParentReference) string {
+	if ref == nil {
+		return "<none>"
+	}
+	s := ref.Resource
+	if ref.Group != "" {
+		s += "." + ref.Group
+	}
+	s = strings.ToLower(s)
+	if ref.Namespace != "" {
+		s += "/" + ref.Namespace
+	}
+	return s + "/" + ref.Name
+}

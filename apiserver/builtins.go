@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"time"
+
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 )
@@ -93,6 +95,14 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			r.Table, r.Scale = replicationControllerTable, replicationControllerScale
 		},
 		coreGVR("podtemplates"): func(r *Resource) { r.Table = podTemplateTable },
+		coreGVR("persistentvolumes"): func(r *Resource) {
+			r.Strategy = &persistentVolumeStrategy{DefaultStrategy: NewDefaultStrategy(r.Type), now: time.Now}
+			r.Table = pvTable
+		},
+		coreGVR("persistentvolumeclaims"): func(r *Resource) {
+			r.Strategy = &persistentVolumeClaimStrategy{NewDefaultStrategy(r.Type)}
+			r.Table = pvcTable
+		},
 		{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}: func(r *Resource) { r.Table = runtimeClassTable },
 		coreGVR("secrets"):     func(r *Resource) { r.Table = secretTable; r.Fields = secretFields },
 		coreGVR("endpoints"):   func(r *Resource) { r.Table = endpointsTable },
@@ -111,8 +121,6 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		},
 	}
 	tables := map[meta.GroupVersionResource]*TableConvertor{
-		coreGVR("persistentvolumeclaims"):                     pvcTable,
-		coreGVR("persistentvolumes"):                          pvTable,
 		coreGVR("resourcequotas"):                             resourceQuotaTable,
 		coreGVR("limitranges"):                                createdAtTable,
 		appsGVR("controllerrevisions"):                        controllerRevisionTable,
@@ -124,12 +132,18 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}:                   ingressTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}:              ingressClassTable,
 		{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}:             networkPolicyTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"}:                serviceCIDRTable,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"}:                 ipAddressTable,
 		{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}:             priorityClassTable,
 		admissionGVR("mutatingwebhookconfigurations"):                                        mutatingWebhookTable,
 		admissionGVR("validatingwebhookconfigurations"):                                      validatingWebhookTable,
 		admissionGVR("validatingadmissionpolicybindings"):                                    policyBindingTable,
 		{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}:                 storageClassTable,
 		{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"}:                       csiNodeTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"}:                     csiDriverTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments"}:              volumeAttachmentTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"}:        volumeAttributesClassTable,
+		{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"}:           csiStorageCapacityTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:               createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}:        createdAtTable,
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}:        roleBindingTable,

@@ -897,6 +897,11 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/core.LocalVolumeSource": {
 		"": "LocalVolumeSource is a disk, partition or directory of one node.",
 	},
+	"github.com/orkit/orkit/api/core.ModifyVolumeStatus": {
+		"":                                "ModifyVolumeStatus is the state of a claim's move to the VolumeAttributesClass its spec names.",
+		"status":                          "Status is Pending, InProgress or Infeasible.",
+		"targetVolumeAttributesClassName": "TargetVolumeAttributesClassName is the class being applied.",
+	},
 	"github.com/orkit/orkit/api/core.NFSVolumeSource": {
 		"": "NFSVolumeSource mounts an NFS export.",
 	},
@@ -978,7 +983,10 @@ var typeDocs = map[string]map[string]string{
 		"": "PersistentVolumeClaimSpec is the desired state of a claim.",
 	},
 	"github.com/orkit/orkit/api/core.PersistentVolumeClaimStatus": {
-		"": "PersistentVolumeClaimStatus is the observed state of a claim.",
+		"":                                 "PersistentVolumeClaimStatus is the observed state of a claim.",
+		"allocatedResourceStatuses":        "AllocatedResourceStatuses are the resize states per resource (\"ControllerResizeInProgress\", ...), set by the resize controller.",
+		"currentVolumeAttributesClassName": "CurrentVolumeAttributesClassName is the VolumeAttributesClass applied to the volume; nil when none has been.",
+		"modifyVolumeStatus":               "ModifyVolumeStatus is the state of a change to another VolumeAttributesClass; nil when none is under way.",
 	},
 	"github.com/orkit/orkit/api/core.PersistentVolumeClaimVolumeSource": {
 		"": "PersistentVolumeClaimVolumeSource mounts the volume bound to a claim.",
@@ -1893,6 +1901,13 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/networking.HTTPIngressRuleValue": {
 		"": "HTTPIngressRuleValue routes by path.",
 	},
+	"github.com/orkit/orkit/api/networking.IPAddress": {
+		"": "IPAddress records that an address is allocated: its name is the address in canonical form (\"10.96.0.10\", \"2001:db8::a\"), its spec the object holding it. Cluster-scoped.",
+	},
+	"github.com/orkit/orkit/api/networking.IPAddressSpec": {
+		"":          "IPAddressSpec names the holder of the address.",
+		"parentRef": "ParentRef is the object the address is attached to; required and immutable.",
+	},
 	"github.com/orkit/orkit/api/networking.IPBlock": {
 		"": "IPBlock is a CIDR without the CIDRs in Except (each a strict subset of it).",
 	},
@@ -1964,8 +1979,22 @@ var typeDocs = map[string]map[string]string{
 		"podSelector": "PodSelector selects the pods of the policy's namespace it applies to; the empty selector selects every pod of the namespace.",
 		"policyTypes": "PolicyTypes are the directions the policy isolates. Unset, the API server defaults it to Ingress, plus Egress when Egress rules are given (DefaultNetworkPolicy).",
 	},
+	"github.com/orkit/orkit/api/networking.ParentReference": {
+		"": "ParentReference names an object by group (\"\" for the core group), resource, namespace (\"\" when cluster-scoped) and name.",
+	},
 	"github.com/orkit/orkit/api/networking.ServiceBackendPort": {
 		"": "ServiceBackendPort names a Service port by name or number (one of them).",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDR": {
+		"": "ServiceCIDR is a cluster-scoped range of addresses (one CIDR per IP family) that Services' cluster IPs are allocated from.",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDRSpec": {
+		"":      "ServiceCIDRSpec holds the ranges.",
+		"cidrs": "CIDRs are one or two canonical CIDRs (\"10.96.0.0/12\", \"2001:db8::/112\"), at most one per IP family. They cannot change, except that a single-family ServiceCIDR may gain the other family.",
+	},
+	"github.com/orkit/orkit/api/networking.ServiceCIDRStatus": {
+		"":           "ServiceCIDRStatus is the state the allocator reports.",
+		"conditions": "Conditions hold Ready.",
 	},
 	"github.com/orkit/orkit/api/node.Overhead": {
 		"": "Overhead is the resource overhead of a pod of a RuntimeClass.",
@@ -2092,6 +2121,24 @@ var typeDocs = map[string]map[string]string{
 	"github.com/orkit/orkit/api/stats.Summary": {
 		"": "Summary is a node's figures and its pods'.",
 	},
+	"github.com/orkit/orkit/api/storage.CSIDriver": {
+		"":     "CSIDriver describes a CSI volume driver installed in the cluster: how the kubelet and the attach/detach controller treat its volumes. It is cluster-scoped and named after the driver. orkit serves the kind and runs no CSI drivers.",
+		"spec": "Spec is the driver's behaviour.",
+	},
+	"github.com/orkit/orkit/api/storage.CSIDriverSpec": {
+		"":                                   "CSIDriverSpec is a driver's behaviour. kube-apiserver defaults every pointer field but NodeAllocatableUpdatePeriodSeconds and ServiceAccountTokenInSecrets (DefaultCSIDriver).",
+		"attachRequired":                     "AttachRequired says volumes must be attached (VolumeAttachment) before they are mounted; default true; immutable.",
+		"fsGroupPolicy":                      "FSGroupPolicy is how the pod's fsGroup applies; default ReadWriteOnceWithFSType.",
+		"nodeAllocatableUpdatePeriodSeconds": "NodeAllocatableUpdatePeriodSeconds is how often the kubelet refreshes the CSINode's allocatable count (at least 10).",
+		"podInfoOnMount":                     "PodInfoOnMount passes the pod's name, namespace, UID and service account to the mount; default false.",
+		"preventPodSchedulingIfMissing":      "PreventPodSchedulingIfMissing keeps pods using the driver off nodes whose CSINode lacks it; default false.",
+		"requiresRepublish":                  "RequiresRepublish says mounts are refreshed periodically; default false.",
+		"seLinuxMount":                       "SELinuxMount says the driver supports the SELinux context mount option; default false.",
+		"serviceAccountTokenInSecrets":       "ServiceAccountTokenInSecrets passes the tokens in the secrets field of the mount call; needs TokenRequests.",
+		"storageCapacity":                    "StorageCapacity says the scheduler considers the driver's CSIStorageCapacity objects; default false.",
+		"tokenRequests":                      "TokenRequests are the service account tokens passed to the mount, one per audience (unique).",
+		"volumeLifecycleModes":               "VolumeLifecycleModes are the modes the driver supports; default [Persistent]; immutable.",
+	},
 	"github.com/orkit/orkit/api/storage.CSINode": {
 		"":     "CSINode holds what the CSI drivers installed on a node report about it: one entry per driver, with the driver's name for the node and the topology keys it supports. It is cluster-scoped and named after its Node; in Kubernetes the kubelet creates it when a driver registers. orkit serves the kind (clients and the conformance suite read it) and runs no CSI drivers.",
 		"spec": "Spec lists the node's CSI drivers.",
@@ -2110,6 +2157,13 @@ var typeDocs = map[string]map[string]string{
 		"":        "CSINodeSpec lists the CSI drivers of a node.",
 		"drivers": "Drivers are the node's CSI drivers, by name (unique).",
 	},
+	"github.com/orkit/orkit/api/storage.CSIStorageCapacity": {
+		"":                  "CSIStorageCapacity is how much storage of a class a CSI driver can provision in a topology segment (the nodes its NodeTopology selects), as the driver's external provisioner publishes it for the scheduler. It is namespaced (the driver's namespace); its topology and class are immutable. orkit serves the kind and publishes none.",
+		"capacity":          "Capacity is what can be provisioned; nil means unknown.",
+		"maximumVolumeSize": "MaximumVolumeSize is the largest single volume; nil means Capacity.",
+		"nodeTopology":      "NodeTopology selects the nodes the capacity is reachable from; nil selects none.",
+		"storageClassName":  "StorageClassName names the StorageClass (a DNS subdomain); required.",
+	},
 	"github.com/orkit/orkit/api/storage.StorageClass": {
 		"":                     "StorageClass describes a class of dynamically provisioned volumes. It is cluster-scoped; its provisioner, parameters, reclaim policy and binding mode are immutable.",
 		"allowVolumeExpansion": "AllowVolumeExpansion says whether claims of the class may grow.",
@@ -2119,6 +2173,45 @@ var typeDocs = map[string]map[string]string{
 		"provisioner":          "Provisioner names the provisioner that makes the class's volumes (a qualified name, such as \"orkit.io/local-path\"); required.",
 		"reclaimPolicy":        "ReclaimPolicy is what happens to a provisioned volume when its claim is deleted: Delete (the default) or Retain.",
 		"volumeBindingMode":    "VolumeBindingMode is when claims are bound; default Immediate.",
+	},
+	"github.com/orkit/orkit/api/storage.TokenRequest": {
+		"":                  "TokenRequest asks for a service account token for an audience.",
+		"audience":          "Audience is the token's audience (\"\" for the API server's).",
+		"expirationSeconds": "ExpirationSeconds is the token's lifetime: 10 minutes to 2^32 seconds.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeAttachment": {
+		"":       "VolumeAttachment records that a CSI driver is to attach (or has attached) a volume to a node. It is cluster-scoped; its spec is immutable and its status is written through the status subresource. In Kubernetes the attach/detach controller creates it and the driver's external attacher reports on it; orkit serves the kind and attaches nothing.",
+		"spec":   "Spec is what to attach where; immutable.",
+		"status": "Status is what the attacher reports.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeAttachmentSource": {
+		"":                     "VolumeAttachmentSource is the volume to attach: exactly one of a PersistentVolume by name or an inline CSI volume spec.",
+		"inlineVolumeSpec":     "InlineVolumeSpec is a pod's inline volume translated to a CSI PersistentVolume spec.",
+		"persistentVolumeName": "PersistentVolumeName names the PersistentVolume.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeAttachmentSpec": {
+		"":         "VolumeAttachmentSpec names the attacher, the volume and the node.",
+		"attacher": "Attacher is the CSI driver that attaches the volume (a CSI driver name); required.",
+		"nodeName": "NodeName is the node the volume is attached to; required.",
+		"source":   "Source is the volume.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeAttachmentStatus": {
+		"":                   "VolumeAttachmentStatus is what the attacher reports.",
+		"attachError":        "AttachError is the last attach failure.",
+		"attached":           "Attached says whether the volume is attached.",
+		"attachmentMetadata": "AttachmentMetadata is what the driver returned on attach, passed to the node's mount (at most 256 KiB of keys and values).",
+		"detachError":        "DetachError is the last detach failure.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeAttributesClass": {
+		"":           "VolumeAttributesClass is a class of mutable volume attributes (such as IOPS or throughput) a CSI driver applies to a volume whose claim names the class in spec.volumeAttributesClassName. It is cluster-scoped; its driver and parameters are immutable.",
+		"driverName": "DriverName is the CSI driver that applies the class (a qualified name); required.",
+		"parameters": "Parameters are passed to the driver unchanged: at least one, with non-empty keys, at most 512 and 256 KiB of keys and values.",
+	},
+	"github.com/orkit/orkit/api/storage.VolumeError": {
+		"":          "VolumeError is an attach or detach failure.",
+		"errorCode": "ErrorCode is the driver's numeric gRPC code (not negative).",
+		"message":   "Message describes the error (at most 1024 characters).",
+		"time":      "Time is when the error happened.",
 	},
 	"github.com/orkit/orkit/api/storage.VolumeNodeResources": {
 		"":      "VolumeNodeResources limits the volumes of one driver on a node.",

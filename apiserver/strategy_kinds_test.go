@@ -49,6 +49,10 @@ var kubeGeneration = map[string]generationRule{
 	"DeviceClass": {tracked: true}, "ResourceSlice": {tracked: true}, "DeviceTaintRule": {tracked: true},
 	"ResourceClaim": {}, "ResourceClaimTemplate": {},
 	"ClusterTrustBundle": {}, "PodCertificateRequest": {},
+	"ServiceCIDR": {}, "IPAddress": {},
+	// CSIDriver's strategy bumps a stored generation on spec changes but
+	// sets none on create; orkit leaves it alone (GenerationNone).
+	"CSIDriver": {}, "VolumeAttachment": {}, "VolumeAttributesClass": {}, "CSIStorageCapacity": {},
 }
 
 // mutateSpec changes the first string, integer or boolean field found in
@@ -264,6 +268,8 @@ var statusMetadataKept = map[string]struct{ labels, annotations, finalizers, own
 	"ResourceClaim": {}, "DeviceTaintRule": {},
 	// PodCertificateRequest's status strategy calls ResetObjectMetaForStatus.
 	"PodCertificateRequest": {},
+	// So does ServiceCIDR's, and VolumeAttachment's.
+	"ServiceCIDR": {}, "VolumeAttachment": {},
 }
 
 // TestStatusUpdateMetadataAsKubernetes: a status update of every built-in

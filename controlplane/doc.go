@@ -16,8 +16,10 @@
 //	                 ├─ admission:      DefaultAdmission (or Config.Admission, built on it)
 //	                 ├─ kinds:          the built-ins and Config.Resources
 //	                 ├─ initializers
-//	                 └─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
-//	                    and DataDir/admin.kubeconfig (system:masters)
+//	                 ├─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
+//	                 │  and DataDir/admin.kubeconfig (system:masters)
+//	                 └─ kept every 10s: the kubernetes Service and its endpoints, the
+//	                    default ServiceCIDR "kubernetes" (10.96.0.0/12, Ready=True)
 //
 // Every choice is a Config field with a documented zero value; nothing
 // must be called in a particular order. The control plane runs until

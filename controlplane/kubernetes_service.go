@@ -38,9 +38,9 @@ const (
 // host of the default service range (10.96.0.0/12).
 var MasterServiceIP = netip.MustParseAddr("10.96.0.1")
 
-// masterReconciler keeps the kubernetes Service, its Endpoints and its
-// EndpointSlice as they should be, every masterReconcileEvery, until ctx
-// ends. Owned by the control plane.
+// masterReconciler keeps the kubernetes Service, its Endpoints, its
+// EndpointSlice and the default ServiceCIDR as they should be, every
+// masterReconcileEvery, until ctx ends. Owned by the control plane.
 type masterReconciler struct {
 	c         *client.Client
 	advertise netip.AddrPort // invalid: no endpoints
@@ -62,8 +62,9 @@ func (m *masterReconciler) run(ctx context.Context) {
 	}
 }
 
-// reconcile creates the Service if it is missing and writes the
-// endpoints when they differ.
+// reconcile creates the Service and the default ServiceCIDR if they are
+// missing (marking the ServiceCIDR Ready) and writes the endpoints when
+// they differ.
 func (m *masterReconciler) reconcile(ctx context.Context) error {
 	port := int32(masterServicePort)
 	if m.advertise.IsValid() {
@@ -85,6 +86,9 @@ func (m *masterReconciler) reconcile(ctx context.Context) error {
 		}
 	} else if err != nil {
 		return fmt.Errorf("get service: %w", err)
+	}
+	if err := ensureDefaultServiceCIDR(ctx, m.c, defaultServiceCIDRs); err != nil {
+		return err
 	}
 	if !m.advertise.IsValid() {
 		return nil

@@ -146,7 +146,40 @@ type PersistentVolumeClaimStatus struct {
 	Capacity           ResourceList                     `json:"capacity,omitempty"`
 	Conditions         []PersistentVolumeClaimCondition `json:"conditions,omitempty"`
 	AllocatedResources ResourceList                     `json:"allocatedResources,omitempty"`
+	// AllocatedResourceStatuses are the resize states per resource
+	// ("ControllerResizeInProgress", ...), set by the resize controller.
+	AllocatedResourceStatuses map[ResourceName]string `json:"allocatedResourceStatuses,omitempty"`
+	// CurrentVolumeAttributesClassName is the VolumeAttributesClass
+	// applied to the volume; nil when none has been.
+	CurrentVolumeAttributesClassName *string `json:"currentVolumeAttributesClassName,omitempty"`
+	// ModifyVolumeStatus is the state of a change to another
+	// VolumeAttributesClass; nil when none is under way.
+	ModifyVolumeStatus *ModifyVolumeStatus `json:"modifyVolumeStatus,omitempty"`
 }
+
+// ModifyVolumeStatus is the state of a claim's move to the
+// VolumeAttributesClass its spec names.
+type ModifyVolumeStatus struct {
+	// TargetVolumeAttributesClassName is the class being applied.
+	TargetVolumeAttributesClassName string `json:"targetVolumeAttributesClassName,omitempty"`
+	// Status is Pending, InProgress or Infeasible.
+	Status PersistentVolumeClaimModifyVolumeStatus `json:"status"`
+}
+
+// PersistentVolumeClaimModifyVolumeStatus is the state of a
+// VolumeAttributesClass change.
+type PersistentVolumeClaimModifyVolumeStatus string
+
+// The VolumeAttributesClass change states.
+const (
+	// ModifyVolumePending waits for a condition, such as the class to
+	// exist.
+	ModifyVolumePending PersistentVolumeClaimModifyVolumeStatus = "Pending"
+	// ModifyVolumeInProgress is being applied by the driver.
+	ModifyVolumeInProgress PersistentVolumeClaimModifyVolumeStatus = "InProgress"
+	// ModifyVolumeInfeasible was refused by the driver as invalid.
+	ModifyVolumeInfeasible PersistentVolumeClaimModifyVolumeStatus = "Infeasible"
+)
 
 // PersistentVolumeClaimCondition is one condition of a claim.
 type PersistentVolumeClaimCondition struct {

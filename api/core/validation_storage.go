@@ -57,7 +57,28 @@ func ValidatePersistentVolume(pv *PersistentVolume) field.ErrorList {
 			errs = append(errs, ValidateNodeSelector(na.Required, sp.Child("nodeAffinity", "required"))...)
 		}
 	}
+	errs = append(errs, validatePVAttributesClass(spec, sp)...)
 	return append(errs, validatePVSource(pv, sp)...)
+}
+
+// validatePVAttributesClass checks a volume's VolumeAttributesClass name
+// as kube-apiserver does: when set, not empty, a DNS subdomain, and only
+// on a CSI volume.
+func validatePVAttributesClass(spec *PersistentVolumeSpec, sp *field.Path) field.ErrorList {
+	name := spec.VolumeAttributesClassName
+	if name == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if *name == "" {
+		errs = append(errs, field.Required(sp.Child("volumeAttributesClassName"), "an empty string is disallowed"))
+	} else {
+		errs = append(errs, validateDNS1123Subdomain(*name, sp.Child("volumeAttributesClassName"))...)
+	}
+	if spec.CSI == nil {
+		errs = append(errs, field.Required(sp.Child("csi"), "has to be specified when using volumeAttributesClassName"))
+	}
+	return errs
 }
 
 func resourceNames(rl ResourceList) string {
@@ -136,6 +157,9 @@ func ValidatePersistentVolumeUpdate(pv, old *PersistentVolume) field.ErrorList {
 	if old.Spec.NodeAffinity != nil && !jsonEqual(pv.Spec.NodeAffinity, old.Spec.NodeAffinity) {
 		errs = append(errs, field.Forbidden(field.NewPath("nodeAffinity"), fieldImmutableMsg))
 	}
+	if old.Spec.VolumeAttributesClassName != nil && pv.Spec.VolumeAttributesClassName == nil {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "volumeAttributesClassName"), "update from non-nil value to nil is forbidden"))
+	}
 	return errs
 }
 
@@ -168,6 +192,9 @@ func ValidatePersistentVolumeClaim(pvc *PersistentVolumeClaim) field.ErrorList {
 		errs = append(errs, validateEnum(*spec.VolumeMode, true, sp.Child("volumeMode"),
 			PersistentVolumeBlock, PersistentVolumeFilesystem)...)
 	}
+	if n := spec.VolumeAttributesClassName; n != nil && *n != "" {
+		errs = append(errs, validateDNS1123Subdomain(*n, sp.Child("volumeAttributesClassName"))...)
+	}
 	return errs
 }
 
@@ -197,6 +224,16 @@ func ValidatePersistentVolumeClaimUpdate(pvc, old *PersistentVolumeClaim) field.
 	if !jsonEqual(newSpec, oldSpec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"),
 			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"))
+	}
+	// Once a VolumeAttributesClass is applied, the claim keeps naming one.
+	if old.Status.CurrentVolumeAttributesClassName != nil && !jsonEqual(pvc.Spec.VolumeAttributesClassName, old.Spec.VolumeAttributesClassName) {
+		vp := field.NewPath("spec", "volumeAttributesClassName")
+		switch n := pvc.Spec.VolumeAttributesClassName; {
+		case n == nil:
+			errs = append(errs, field.Forbidden(vp, "update to nil is forbidden when status.currentVolumeAttributesClassName is not nil"))
+		case *n == "":
+			errs = append(errs, field.Forbidden(vp, "update to empty string is forbidden when status.currentVolumeAttributesClassName is not nil"))
+		}
 	}
 	newSize, oldSize := pvc.Spec.Resources.Requests.Storage(), old.Spec.Resources.Requests.Storage()
 	if newSize.Cmp(*oldSize) < 0 {

@@ -7,9 +7,10 @@ import (
 )
 
 // Register adds networking.k8s.io/v1 ingresses (namespaced, short name
-// "ing", status subresource), ingressclasses (cluster-scoped) and
-// networkpolicies (namespaced, short name "netpol") to s. It panics if
-// any kind is already registered.
+// "ing", status subresource), ingressclasses (cluster-scoped),
+// networkpolicies (namespaced, short name "netpol"), servicecidrs
+// (cluster-scoped, status subresource) and ipaddresses (cluster-scoped,
+// short name "ip") to s. It panics if any kind is already registered.
 func Register(s *scheme.Scheme) {
 	s.MustRegister(scheme.Type{
 		Kind:         GroupVersion().WithKind("Ingress"),
@@ -46,6 +47,28 @@ func Register(s *scheme.Scheme) {
 		Validate:   func(o meta.Object) field.ErrorList { return ValidateNetworkPolicy(o.(*NetworkPolicy)) },
 		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
 			return ValidateNetworkPolicyUpdate(o.(*NetworkPolicy), old.(*NetworkPolicy))
+		},
+	})
+	s.MustRegister(scheme.Type{
+		Kind:         GroupVersion().WithKind("ServiceCIDR"),
+		Resource:     "servicecidrs",
+		Subresources: []string{"status"},
+		New:          func() meta.Object { return &ServiceCIDR{} },
+		NewList:      func() meta.ListObject { return &ServiceCIDRList{} },
+		Validate:     func(o meta.Object) field.ErrorList { return ValidateServiceCIDR(o.(*ServiceCIDR)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateServiceCIDRUpdate(o.(*ServiceCIDR), old.(*ServiceCIDR))
+		},
+	})
+	s.MustRegister(scheme.Type{
+		Kind:       GroupVersion().WithKind("IPAddress"),
+		Resource:   "ipaddresses",
+		ShortNames: []string{"ip"},
+		New:        func() meta.Object { return &IPAddress{} },
+		NewList:    func() meta.ListObject { return &IPAddressList{} },
+		Validate:   func(o meta.Object) field.ErrorList { return ValidateIPAddress(o.(*IPAddress)) },
+		ValidateUpdate: func(o, old meta.Object) field.ErrorList {
+			return ValidateIPAddressUpdate(o.(*IPAddress), old.(*IPAddress))
 		},
 	})
 }

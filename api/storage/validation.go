@@ -29,7 +29,7 @@ var (
 func ValidateStorageClass(sc *StorageClass) field.ErrorList {
 	errs := validation.ValidateObjectMeta(&sc.ObjectMeta, false, validation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, validateProvisioner(sc.Provisioner, field.NewPath("provisioner"))...)
-	errs = append(errs, validateParameters(sc.Parameters, field.NewPath("parameters"))...)
+	errs = append(errs, validateParameters(sc.Parameters, true, field.NewPath("parameters"))...)
 	if p := sc.ReclaimPolicy; p != nil && *p != "" && !slices.Contains(supportedReclaimPolicies, string(*p)) {
 		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), string(*p), supportedReclaimPolicies))
 	}
@@ -74,7 +74,10 @@ func validateProvisioner(p string, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateParameters(params map[string]string, path *field.Path) field.ErrorList {
+// validateParameters checks a class's parameters: at most 512, non-empty
+// keys, at most 256 KiB of keys and values, and (unless allowEmpty) at
+// least one.
+func validateParameters(params map[string]string, allowEmpty bool, path *field.Path) field.ErrorList {
 	if len(params) > maxParameterCount {
 		return field.ErrorList{field.TooLong(path, "Provisioner Parameters exceeded max allowed", maxParameterCount)}
 	}
@@ -88,6 +91,9 @@ func validateParameters(params map[string]string, path *field.Path) field.ErrorL
 	}
 	if size > maxParameterSize {
 		errs = append(errs, field.TooLong(path, "", maxParameterSize))
+	}
+	if !allowEmpty && len(params) == 0 {
+		errs = append(errs, field.Required(path, "must contain at least one key/value pair"))
 	}
 	return errs
 }

@@ -207,3 +207,19 @@ func maskTrailingDash(name string) string {
 	}
 	return name
 }
+
+// IsPathSegmentName checks that v can be one segment of a URL path, as
+// Kubernetes' IsPathSegmentName: not "." or "..", no '/' or '%'. Like it,
+// it accepts "" and any length.
+func IsPathSegmentName(v string) []string {
+	if v == "." || v == ".." {
+		return []string{"may not be '" + v + "'"}
+	}
+	var errs []string
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(v, bad) {
+			errs = append(errs, "may not contain '"+bad+"'")
+		}
+	}
+	return errs
+}

@@ -124,3 +124,18 @@ func TestNameFuncs(t *testing.T) {
 		})
 	}
 }
+
+func TestIsPathSegmentName(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"services", nil}, {"", nil}, {"a.b", nil}, {"...", nil},
+		{".", []string{"may not be '.'"}}, {"..", []string{"may not be '..'"}},
+		{"a/b", []string{"may not contain '/'"}}, {"a%2F", []string{"may not contain '%'"}},
+		{"/%", []string{"may not contain '/'", "may not contain '%'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) { assert.Equal(t, tt.want, IsPathSegmentName(tt.in)) })
+	}
+}

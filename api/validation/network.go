@@ -1,7 +1,9 @@
 package validation
 
 import (
+	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 )
 
@@ -61,6 +63,52 @@ func IsValidIP(v string) []string {
 func IsCIDR(v string) []string {
 	if _, _, err := parseCIDRSloppy(v); err != nil {
 		return []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}
+	}
+	return nil
+}
+
+// IsCanonicalIP checks that v is an IP address as Kubernetes' strict
+// IsValidIP wants it for fields newer than its lenient ones (an
+// IPAddress's name): no leading zeros, no IPv4-mapped IPv6 address, and
+// written in canonical form ("2001:db8::1", not "2001:DB8:0::1").
+func IsCanonicalIP(v string) []string {
+	ip := parseIPSloppy(v)
+	if ip == nil {
+		return IsValidIP(v)
+	}
+	var errs []string
+	addr, err := netip.ParseAddr(v)
+	if err != nil {
+		errs = append(errs, "must not have leading 0s")
+	}
+	if addr.Is4In6() {
+		errs = append(errs, "must not be an IPv4-mapped IPv6 address")
+	}
+	if len(errs) == 0 && v != ip.String() {
+		errs = append(errs, fmt.Sprintf("must be in canonical form (%q)", ip.String()))
+	}
+	return errs
+}
+
+// IsCanonicalCIDR checks that v is a subnet as Kubernetes' strict
+// IsValidCIDR wants it (a ServiceCIDR's ranges): no leading zeros, no
+// IPv4-mapped IPv6 address, no bits set beyond the prefix length, and
+// written in canonical form.
+func IsCanonicalCIDR(v string) []string {
+	_, ipnet, err := parseCIDRSloppy(v)
+	if err != nil {
+		return IsCIDR(v)
+	}
+	prefix, err := netip.ParsePrefix(v)
+	switch {
+	case err != nil:
+		return []string{"must not have leading 0s in IP or prefix length"}
+	case prefix.Addr().Is4In6():
+		return []string{"must not have an IPv4-mapped IPv6 address"}
+	case prefix.Addr() != prefix.Masked().Addr():
+		return []string{"must not have bits set beyond the prefix length"}
+	case v != ipnet.String():
+		return []string{fmt.Sprintf("must be in canonical form (%q)", ipnet.String())}
 	}
 	return nil
 }

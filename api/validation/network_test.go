@@ -57,3 +57,41 @@ func TestIsCIDR(t *testing.T) {
 		assert.Equal(t, []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}, IsCIDR(v), v)
 	}
 }
+
+func TestIsCanonicalIP(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"10.9.8.7", nil}, {"255.255.255.255", nil}, {"fe80::42:1dff:fe84:f9e2", nil}, {"::", nil}, {"2001:db8::a", nil},
+		{"", []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}},
+		{"1.2.3.4/32", []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}},
+		{"fe80::1%eth0", []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}},
+		{"010.0.0.1", []string{"must not have leading 0s"}},
+		{"::ffff:1.2.3.4", []string{"must not be an IPv4-mapped IPv6 address"}},
+		{"2001:DB8::A", []string{`must be in canonical form ("2001:db8::a")`}},
+		{"2001:db8:0:0:0:0:0:a", []string{`must be in canonical form ("2001:db8::a")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) { assert.Equal(t, tt.want, IsCanonicalIP(tt.in)) })
+	}
+}
+
+func TestIsCanonicalCIDR(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"10.96.0.0/12", nil}, {"0.0.0.0/0", nil}, {"2001:db8::/64", nil}, {"fd00:10:96::/112", nil},
+		{"", []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
+		{"10.0.0.1", []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
+		{"10.0.0.0/33", []string{"must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"}},
+		{"010.0.0.0/8", []string{"must not have leading 0s in IP or prefix length"}},
+		{"::ffff:10.0.0.0/104", []string{"must not have an IPv4-mapped IPv6 address"}},
+		{"10.96.0.1/12", []string{"must not have bits set beyond the prefix length"}},
+		{"2001:DB8::/64", []string{`must be in canonical form ("2001:db8::/64")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) { assert.Equal(t, tt.want, IsCanonicalCIDR(tt.in)) })
+	}
+}

@@ -131,13 +131,14 @@ func TestKubectlBodies(t *testing.T) {
 	}
 }
 
-// TestUnknownKind checks that a kind without a schema (storage.k8s.io/v1
-// CSIDriver) gives ErrUnknownKind naming it.
+// TestUnknownKind checks that a kind without a schema (storage.k8s.io/v1beta1
+// VolumeAttributesClass, a version orkit does not serve) gives
+// ErrUnknownKind naming it.
 func TestUnknownKind(t *testing.T) {
-	_, gvk, err := ToJSON(wrap("storage.k8s.io/v1", "CSIDriver", pbMsg{}.msg(1, objectMetaPB("deny"))))
+	_, gvk, err := ToJSON(wrap("storage.k8s.io/v1beta1", "VolumeAttributesClass", pbMsg{}.msg(1, objectMetaPB("deny"))))
 	require.ErrorIs(t, err, ErrUnknownKind)
-	assert.Equal(t, "storage.k8s.io/v1, Kind=CSIDriver", gvk.String())
-	assert.Contains(t, err.Error(), "storage.k8s.io/v1, Kind=CSIDriver")
+	assert.Equal(t, "storage.k8s.io/v1beta1, Kind=VolumeAttributesClass", gvk.String())
+	assert.Contains(t, err.Error(), "storage.k8s.io/v1beta1, Kind=VolumeAttributesClass")
 }
 
 // recorder is a fake API server that answers discovery from a static

@@ -67,7 +67,7 @@ func TestToJSONErrors(t *testing.T) {
 		{name: "truncated fixed64", in: append([]byte("k8s\x00"), 0x09, 1, 2, 3), want: ErrMalformed, msg: "truncated"},
 		{name: "envelope field as varint", in: append([]byte("k8s\x00"), 0x10, 0x01), want: ErrMalformed, msg: "runtime.Unknown field 2"},
 		{name: "gzip content", in: append([]byte("k8s\x00"), pbMsg{}.msg(1, pbMsg{}.str(1, "v1").str(2, "Namespace")).str(3, "gzip")...), want: ErrMalformed, msg: "gzip"},
-		{name: "unknown kind", in: wrap("storage.k8s.io/v1", "CSIDriver", nil), want: ErrUnknownKind, msg: "storage.k8s.io/v1, Kind=CSIDriver"},
+		{name: "unknown kind", in: wrap("storage.k8s.io/v1beta1", "VolumeAttributesClass", nil), want: ErrUnknownKind, msg: "storage.k8s.io/v1beta1, Kind=VolumeAttributesClass"},
 		{name: "known kind, wrong version", in: wrap("apps/v1beta1", "Deployment", nil), want: ErrUnknownKind, msg: "apps/v1beta1"},
 		{name: "metadata as varint", in: wrap("v1", "Namespace", pbMsg{}.varint(1, 3)), want: ErrMalformed, msg: "core.Namespace field 1"},
 		{name: "name as varint", in: wrap("v1", "Namespace", pbMsg{}.msg(1, pbMsg{}.varint(1, 3))), want: ErrMalformed, msg: "meta.ObjectMeta field 1"},

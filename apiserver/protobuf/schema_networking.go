@@ -1,7 +1,7 @@
 package protobuf
 
 // networkingMessages are networking/v1 generated.proto's Ingress,
-// IngressClass and NetworkPolicy messages; the JSON names are the Go json tags of
+// IngressClass, NetworkPolicy, ServiceCIDR and IPAddress messages; the JSON names are the Go json tags of
 // api/networking.
 func networkingMessages() map[string]fields {
 	return map[string]fields{
@@ -47,5 +47,13 @@ func networkingMessages() map[string]fields {
 			1: labelSelector("podSelector"), 2: labelSelector("namespaceSelector"), 3: msg("ipBlock", "networking.IPBlock"),
 		},
 		"networking.IPBlock": {1: str("cidr"), 2: strs("except")},
+		"networking.ServiceCIDR": {
+			1: objectMeta(), 2: msg("spec", "networking.ServiceCIDRSpec"), 3: msg("status", "networking.ServiceCIDRStatus"),
+		},
+		"networking.ServiceCIDRSpec":   {1: strs("cidrs")},
+		"networking.ServiceCIDRStatus": {1: msgs("conditions", "meta.Condition")},
+		"networking.IPAddress":         {1: objectMeta(), 2: msg("spec", "networking.IPAddressSpec")},
+		"networking.IPAddressSpec":     {1: msg("parentRef", "networking.ParentReference")},
+		"networking.ParentReference":   {1: str("group"), 2: str("resource"), 3: str("namespace"), 4: str("name")},
 	}
 }

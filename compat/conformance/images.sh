@@ -15,7 +15,9 @@
 #       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
 #       arguments with busybox wget (its options are ignored), enough for
-#       the specs' `curl http://...` hooks and probes.
+#       the specs' `curl http://...` hooks and probes; /usr/bin/nc is
+#       images/nc, an OpenBSD-style netcat (busybox's nc has none of the
+#       -v -t -u -z options the sig-network reachability checks pass).
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
 #   Every image's /bin/sh and /bin/bash is Debian's bash-static: busybox
 #   1.35's sh drops environment variables whose names are not identifiers.
@@ -79,6 +81,10 @@ build_go() { # PACKAGE OUTPUT
 build_go k8s.io/kubernetes/test/images/agnhost "$out/agnhost"
 build_go github.com/orkit/orkit/images/pause "$out/pause"
 build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
+# nc is orkit's and changes with this tree: built every time (the Go build
+# cache makes that quick), and its digest is part of rootfs_rev.
+rm -f "$out/nc"
+build_go github.com/orkit/orkit/compat/conformance/images/nc "$out/nc"
 kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
@@ -95,8 +101,9 @@ base_rootfs() {
 
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
-# as /bin/sh; 5: agnhost's /etc/os-release).
-rootfs_rev=5
+# as /bin/sh; 5: agnhost's nc, with the nc binary's digest; 6: agnhost's
+# /etc/os-release).
+rootfs_rev=6-nc$(sha256sum "$out/nc" | cut -c1-12)
 
 # archive REF ROOTFS ENTRYPOINT_JSON CMD_JSON [USER]: a docker-save tarball of one layer.
 archive() {
@@ -139,6 +146,7 @@ for a; do
 done
 EOS
 chmod 755 "$root/usr/bin/curl"
+cp "$out/nc" "$root/usr/bin/nc"
 mkdir -p "$root/uploads"
 # As upstream: porter's certificate and key at / (the StatefulSet specs
 # probe /localhost.crt over HTTP and move it away to fail readiness), and

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # run.sh runs the Kubernetes conformance suite (the [Conformance] specs of
 # k8s.io/kubernetes test/e2e, pinned in suite/go.mod) against a fresh orkit
-# minicluster and writes CONFORMANCE.md from the result.
+# minicluster and writes a report of the run (OUT/CONFORMANCE.md); with
+# --keep NAME it keeps the run's results in compat/conformance/results and
+# regenerates the repository's CONFORMANCE.md from every kept run.
 #
 #   bash compat/conformance/run.sh                          # every sig, 2 simulated nodes
 #   bash compat/conformance/run.sh --sig api-machinery      # one sig
 #   bash compat/conformance/run.sh --nodes 2 --sim-nodes 0  # real nodes (takes the real-node lock)
 #   bash compat/conformance/run.sh --build-only             # only build (and cache) the binaries
+#   bash compat/conformance/run.sh --regenerate             # CONFORMANCE.md from the kept results
 #
 # Options:
 #   --focus RE       ginkgo focus (default '\[Conformance\]')
@@ -19,9 +22,15 @@
 #   --procs N        ginkgo parallel processes (default 4; [Serial] specs run alone at the end)
 #   --timeout D      ginkgo's whole-suite timeout (default 3h); the specs keep their own timeouts
 #   --out DIR        where logs and reports go (default /tmp/orkit-conformance/<time>)
-#   --md FILE        the report to write (default CONFORMANCE.md at the repository root);
-#                    every run directory given with --merge is reported too
-#   --merge DIR      also report the results of an earlier run directory (repeatable)
+#   --md FILE        the run's report (default OUT/CONFORMANCE.md); every run
+#                    given with --merge is reported too
+#   --merge DIR      also report the results of an earlier run directory or kept
+#                    results file (repeatable)
+#   --keep NAME      keep this run's results in the repository, as
+#                    compat/conformance/results/NAME.json, and regenerate
+#                    CONFORMANCE.md from every kept result (in file-name order;
+#                    a later run's outcome of a spec wins)
+#   --regenerate     only regenerate CONFORMANCE.md from the kept results
 #   --build-only     build the cached binaries and stop
 #   --suite NAME     e2e (default): the whole suite (k8s.io/kubernetes/test/e2e),
 #                    built once and cached; subset: suite/subset, the suite's
@@ -53,9 +62,11 @@ sim_nodes=2
 procs=4
 timeout=3h
 out=/tmp/orkit-conformance/$(date -u +%Y%m%dT%H%M%SZ)
-md=$repo/CONFORMANCE.md
+md=''
 merge=()
 build_only=false
+regenerate=false
+keep=''
 suite=e2e
 require=''
 args=("$@")
@@ -72,6 +83,8 @@ while [ $# -gt 0 ]; do
 	--md) md=$2; shift 2 ;;
 	--merge) merge+=("$2"); shift 2 ;;
 	--build-only) build_only=true; shift ;;
+	--regenerate) regenerate=true; shift ;;
+	--keep) keep=$2; shift 2 ;;
 	--suite) suite=$2; shift 2 ;;
 	--require) require=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -125,7 +138,18 @@ build() {
 	cd - >/dev/null
 }
 
+# regenerate writes CONFORMANCE.md from the kept results of every run.
+kept=$here/results
+regenerate() {
+	"$bin/report" --causes "$here/causes.txt" --notes "$here/notes.md" --md "$repo/CONFORMANCE.md" "$kept"/*.json
+	log "wrote $repo/CONFORMANCE.md from $(ls "$kept"/*.json | wc -l) kept runs in $kept"
+}
+
 build
+if $regenerate; then
+	regenerate
+	exit 0
+fi
 if $build_only; then
 	log "built: $(ls "$bin" | tr '\n' ' ')"
 	exit 0
@@ -140,6 +164,7 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+[ -n "$md" ] || md=$out/CONFORMANCE.md
 data=$out/cluster
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 16443)
 
@@ -259,6 +284,8 @@ if [ ! -f "$out/report.json" ]; then
 	echo "run.sh: ginkgo wrote no report (exit $rc); see $out/ginkgo.log" >&2
 	exit 1
 fi
+# results.json: the run's outcomes, small enough to keep in the repository.
+"$bin/report" --save "$out/results.json" --md /dev/null "$out"
 report_flags=(--causes "$here/causes.txt" --md "$md")
 # notes.md describes the full runs behind CONFORMANCE.md, not a subset run.
 [ "$suite" = e2e ] && report_flags+=(--notes "$here/notes.md")
@@ -268,6 +295,11 @@ set +e
 rc=$?
 set -e
 log "wrote $md from $out ${merge[*]}"
+if [ -n "$keep" ]; then
+	cp "$out/results.json" "$kept/$keep.json"
+	log "kept $out/results.json as $kept/$keep.json"
+	regenerate
+fi
 if [ $rc -ne 0 ]; then
 	if [ -n "$require" ]; then
 		log "FAILED: not every spec $require names passed (above; details in $md and $out/ginkgo.log)"

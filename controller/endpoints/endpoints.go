@@ -71,10 +71,22 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	controller.WatchObjects(c, svcInf)
-	controller.WatchObjects(c, epInf) // repair edits of managed Endpoints
+	controller.Watch(c, epInf, r.endpointsService) // repair edits of managed Endpoints
 	controller.Watch(c, podInf, r.podServices)
 	r.Controller = c
 	return r, nil
+}
+
+// endpointsService maps an Endpoints object to its Service when that
+// exists: Endpoints without a Service are someone else's (written by hand or
+// by another controller, as the conformance suite does) and are left alone,
+// as kube-controller-manager leaves them; the Service's deletion is what
+// deletes the Endpoints this controller wrote.
+func (r *Controller) endpointsService(ep *core.Endpoints) []controller.Request {
+	if _, err := r.services.Namespace(ep.Namespace).Get(ep.Name); err != nil {
+		return nil
+	}
+	return []controller.Request{{Namespace: ep.Namespace, Name: ep.Name}}
 }
 
 // podServices maps a pod to the Services of its namespace selecting it.

@@ -31,6 +31,13 @@ func TestEndpointsFollowPods(t *testing.T) {
 	testnode.RunManager(t, m)
 	ctx := context.Background()
 
+	// Endpoints with no Service are not this controller's: written first,
+	// they are still there after everything below
+	eps := client.For[core.Endpoints](c, "default")
+	_, err = eps.Create(ctx, &core.Endpoints{ObjectMeta: meta.ObjectMeta{Name: "static", Namespace: "default"},
+		Subsets: []core.EndpointSubset{{Addresses: []core.EndpointAddress{{IP: "10.0.0.9"}}, Ports: []core.EndpointPort{{Port: 80}}}}})
+	require.NoError(t, err)
+
 	svc := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "web", Namespace: "default"}, Spec: core.ServiceSpec{
 		Selector: map[string]string{"app": "web"}, Ports: []core.ServicePort{{Name: "http", Port: 80, TargetPort: meta.FromString("http")}}}}
 	_, err = client.For[core.Service](c, "default").Create(ctx, svc)
@@ -42,7 +49,6 @@ func TestEndpointsFollowPods(t *testing.T) {
 				Ports: []core.ContainerPort{{Name: "http", ContainerPort: 8080}}}}}})
 		require.NoError(t, err)
 	}
-	eps := client.For[core.Endpoints](c, "default")
 	counts := func() (ready, notReady int, port int32) {
 		ep, err := eps.Get(ctx, "web")
 		if err != nil {
@@ -78,4 +84,7 @@ func TestEndpointsFollowPods(t *testing.T) {
 
 	require.NoError(t, client.For[core.Service](c, "default").Delete(ctx, "web", nil))
 	testnode.Eventually(t, wait, func() bool { _, err := eps.Get(ctx, "web"); return apierrors.IsNotFound(err) }, "endpoints deleted with the service")
+	static, err := eps.Get(ctx, "static")
+	require.NoError(t, err, "Endpoints without a Service are left alone")
+	assert.Equal(t, "10.0.0.9", static.Subsets[0].Addresses[0].IP)
 }

@@ -141,6 +141,9 @@ func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 		return controller.Result{}, deleteAll(ctx, r.client, req.Namespace, have)
 	}
 	want := podGroups(svc, r.pods.Namespace(svc.Namespace).List(labels.SelectorFromSet(svc.Spec.Selector)))
+	if len(want) == 0 {
+		want = []*group{placeholder(svc)}
+	}
 	lbls := maps.Clone(svc.Labels)
 	if svc.Spec.ClusterIP == core.ClusterIPNone {
 		if lbls == nil {
@@ -151,6 +154,18 @@ func (r *Controller) Reconcile(ctx context.Context, req controller.Request) (con
 	t := target{namespace: svc.Namespace, service: svc.Name, managedBy: ControllerName, labels: lbls,
 		owner: serviceOwner(svc), maxPerSlice: r.cfg.MaxEndpointsPerSlice}
 	return controller.Result{}, sync(ctx, r.client, t, want, have)
+}
+
+// placeholder is the group of a Service that selects no endpoints: as
+// kube-controller-manager does, the Service still gets one slice, empty,
+// of its primary address family and with no ports, so clients see that
+// the controller has seen it.
+func placeholder(svc *core.Service) *group {
+	t := discovery.AddressTypeIPv4
+	if len(svc.Spec.IPFamilies) > 0 && svc.Spec.IPFamilies[0] == core.IPv6Protocol {
+		t = discovery.AddressTypeIPv6
+	}
+	return &group{addressType: t}
 }
 
 // serviceOwner is the controller reference of svc's slices.

@@ -73,6 +73,16 @@ func TestSlicesFollowPods(t *testing.T) {
 		require.NoError(t, err)
 	}
 	mine := func() []discovery.EndpointSlice { return slicesOf(ctx, c, "web", endpointslice.ControllerName) }
+
+	// a Service that selects nothing still gets one slice: empty, IPv4, no ports
+	_, err = client.For[core.Service](c, "default").Create(ctx, &core.Service{ObjectMeta: meta.ObjectMeta{Name: "empty", Namespace: "default"},
+		Spec: core.ServiceSpec{Selector: map[string]string{"app": "nothing"}, Ports: []core.ServicePort{{Name: "http", Port: 80}}}})
+	require.NoError(t, err)
+	testnode.Eventually(t, wait, func() bool { return len(slicesOf(ctx, c, "empty", endpointslice.ControllerName)) == 1 }, "a placeholder slice")
+	placeholder := slicesOf(ctx, c, "empty", endpointslice.ControllerName)[0]
+	assert.Empty(t, placeholder.Endpoints)
+	assert.Empty(t, placeholder.Ports)
+	assert.Equal(t, discovery.AddressTypeIPv4, placeholder.AddressType)
 	testnode.Eventually(t, wait, func() bool {
 		ss := mine()
 		r, _ := addresses(ss)

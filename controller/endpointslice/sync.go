@@ -59,6 +59,10 @@ type chunk struct {
 func chunks(want []*group, max int) []chunk {
 	var out []chunk
 	for _, g := range want {
+		if len(g.endpoints) == 0 { // a placeholder: one empty slice
+			out = append(out, chunk{key: g.key(), group: g})
+			continue
+		}
 		for eps := range slices.Chunk(g.endpoints, max) {
 			out = append(out, chunk{key: g.key(), group: g, endpoints: eps})
 		}

@@ -139,12 +139,14 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 	}
 	rt, env := newRuntime(t)
 	pn := newPodNet(t)
-	ctx := ctxT(t)
 	raw := env.Client(t)
 	snapsBefore := countSnapshots(t, raw)
 	logDir := t.TempDir()
 	fdsBefore := len(dirEntries(t, "/proc/self/fd"))
 	for i := range cycles {
+		// a deadline per cycle, not for all of them: on a loaded machine
+		// 100 cycles take longer than one ctxT
+		ctx := ctxT(t)
 		cfg := podConfig(fmt.Sprintf("cycle-%d", i), logDir)
 		sb, err := rt.RunPodSandbox(ctx, cfg)
 		require.NoError(t, err)
@@ -155,6 +157,7 @@ func TestCreateDeleteCyclesLeaveNothing(t *testing.T) {
 		pn.tearDown(t, rt, sb, cfg)
 	}
 
+	ctx := ctxT(t)
 	sbs, err := rt.ListPodSandbox(ctx, cri.PodSandboxFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, sbs, "sandboxes")

@@ -261,7 +261,7 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 			c.step("cluster DNS not started: %v (pods resolve nothing)", err)
 		}
 	}
-	if err := c.startKubelet(ctx, n, stateDir, subnet); err != nil {
+	if err := c.startKubelet(ctx, n, stateDir, subnet, gw); err != nil {
 		return err
 	}
 	c.nodes = append(c.nodes, n)
@@ -269,12 +269,17 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	return nil
 }
 
-func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string, subnet netip.Prefix) error {
+// startKubelet starts the kubelet of real node n. The node's address (its
+// InternalIP, where its kubelet serves and where its host ports and node
+// ports answer) is gw, the host's address on the node's pod bridge: all
+// real nodes share the host, and 127.0.0.1 would be each pod's own
+// loopback, not the node.
+func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string, subnet netip.Prefix, gw netip.Addr) error {
 	cl, err := c.clientFor("system:node:"+n.name, "system:nodes")
 	if err != nil {
 		return err
 	}
-	serving, err := c.cp.CA.IssueServing("system:node:"+n.name, []string{"localhost", n.name}, []net.IP{net.ParseIP("127.0.0.1")})
+	serving, err := c.cp.CA.IssueServing("system:node:"+n.name, []string{"localhost", n.name}, []net.IP{gw.AsSlice(), net.ParseIP("127.0.0.1")})
 	if err != nil {
 		return err
 	}
@@ -285,7 +290,7 @@ func (c *cluster) startKubelet(ctx context.Context, n *realNode, stateDir string
 	k, err := kubelet.New(kubelet.Config{
 		NodeName: n.name, Client: cl, Runtime: n.runtime, Network: n.network,
 		RootDir: filepath.Join(stateDir, "kubelet"), CgroupRoot: "/sys/fs/cgroup", PodCIDR: subnet.String(),
-		ServerAddr: "127.0.0.1:0", ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
+		NodeIP: gw, ServerAddr: netip.AddrPortFrom(gw, 0).String(), ServingCert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger,
 		ClusterDNS: []netip.Addr{clusterDNSIP}, ClusterDomain: "cluster.local",
 	})
 	if err != nil {

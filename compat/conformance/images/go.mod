@@ -10,6 +10,7 @@ go 1.26.8
 
 require (
 	github.com/orkit/orkit v0.0.0
+	github.com/stretchr/testify v1.12.1
 	k8s.io/kubernetes v1.37.2
 )
 

@@ -7,7 +7,15 @@
 //	report --require ci-specs.txt --md RUNDIR/CONFORMANCE.md RUNDIR
 //
 // A RUNDIR holds report.json (ginkgo --json-report) and meta.txt (the
-// run's focus, skip, cluster shape and command, written by run.sh). A
+// run's focus, skip, cluster shape and command, written by run.sh). An
+// argument that is a file instead is a run's kept results: the small JSON
+// that --save writes (meta and every spec's outcome), which the
+// repository keeps under compat/conformance/results so that CONFORMANCE.md
+// can be regenerated after the run directories are gone:
+//
+//	report --save RUNDIR/results.json --md /dev/null RUNDIR
+//
+// A
 // cause is the first line of the causes file whose regular expression
 // matches the spec's name, its failure message or its location; a failure nothing
 // matches is listed as "untriaged" with the first line of its message.
@@ -27,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,12 +47,32 @@ func main() {
 	mdPath := flag.String("md", "CONFORMANCE.md", "the Markdown report to write")
 	notesPath := flag.String("notes", "", "a Markdown file inserted after the runs (images, bugs, build figures)")
 	requirePath := flag.String("require", "", "file of full spec names (one a line) that must all have passed; exit 1 otherwise")
+	savePath := flag.String("save", "", "also write the (single) run's kept results, small JSON, to this file")
+	list := flag.Bool("list", false, "only print the names of the specs the run holds, one a line (with a dry run: the suite's spec list)")
+	suitePath := flag.String("suite", "", "file of every [Conformance] spec name of the suite (one a line): adds how many of them passed and never ran")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "report: name at least one run directory")
+		fmt.Fprintln(os.Stderr, "report: name at least one run directory or results file")
 		os.Exit(2)
 	}
-	results, err := run(*causesPath, *mdPath, *notesPath, flag.Args())
+	if *list {
+		if err := printNames(flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *savePath != "" {
+		if flag.NArg() != 1 {
+			fmt.Fprintln(os.Stderr, "report: --save takes exactly one run")
+			os.Exit(2)
+		}
+		if err := save(*savePath, flag.Arg(0)); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+	}
+	results, err := run(*causesPath, *mdPath, *notesPath, *suitePath, flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
@@ -68,7 +97,14 @@ func main() {
 
 // run reads the run directories, writes the Markdown report and returns
 // every spec's result (the later run's when several ran it).
-func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result, error) {
+func run(causesPath, mdPath, notesPath, suitePath string, dirs []string) (map[string]result, error) {
+	var suite []string
+	if suitePath != "" {
+		var err error
+		if suite, err = readRequired(suitePath); err != nil {
+			return nil, err
+		}
+	}
 	var notes []byte
 	if notesPath != "" {
 		var err error
@@ -86,7 +122,7 @@ func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result
 	var runs []runInfo
 	results := map[string]result{}
 	for _, d := range dirs {
-		r, specs, err := readRun(d)
+		r, specs, err := readAny(d)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +137,7 @@ func run(causesPath, mdPath, notesPath string, dirs []string) (map[string]result
 		return nil, err
 	}
 	w := bufio.NewWriter(f)
-	writeMarkdown(w, runs, notes, results)
+	writeMarkdown(w, runs, notes, results, suite)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return nil, err
@@ -117,13 +153,115 @@ type runInfo struct {
 
 // result is one spec's outcome.
 type result struct {
-	Name    string
-	Sig     string
-	State   string // passed, failed (panicked, timedout, interrupted, aborted count as failed), skipped
-	Message string // the failure or skip message
-	Where   string // the failure's code location
-	Cause   string
-	Run     int // index of the run it came from
+	Name    string `json:"name"`
+	Sig     string `json:"-"`
+	State   string `json:"state"`             // passed, failed (panicked, timedout, interrupted, aborted count as failed), skipped
+	Message string `json:"message,omitempty"` // the failure or skip message
+	Where   string `json:"where,omitempty"`   // the failure's code location
+	Cause   string `json:"-"`
+}
+
+// kept is a run's kept results: what --save writes and a results file
+// argument holds.
+type kept struct {
+	Meta  map[string]string `json:"meta"`
+	Specs []result          `json:"specs"`
+}
+
+// maxKeptMessage bounds a kept failure message: the report shows the first
+// line, causes match on the whole message.
+const maxKeptMessage = 4096
+
+// save writes the kept results of one run (a directory or a results file).
+func save(path, arg string) error {
+	info, specs, err := readAny(arg)
+	if err != nil {
+		return err
+	}
+	k := kept{Meta: info.Meta, Specs: make([]result, len(specs))}
+	for i, s := range specs {
+		if s.State == "passed" {
+			s.Message, s.Where = "", ""
+		}
+		if r := []rune(s.Message); len(r) > maxKeptMessage {
+			s.Message = string(r[:maxKeptMessage]) + "…"
+		}
+		k.Specs[i] = s
+	}
+	sort.Slice(k.Specs, func(i, j int) bool { return k.Specs[i].Name < k.Specs[j].Name })
+	b, err := json.MarshalIndent(k, "", "\t")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// printNames prints the sorted names of every spec the runs hold.
+func printNames(args []string) error {
+	var names []string
+	for _, a := range args {
+		_, specs, err := readAny(a)
+		if err != nil {
+			return err
+		}
+		for _, s := range specs {
+			if s.Sig != "suite" {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range slices.Compact(names) {
+		fmt.Println(n)
+	}
+	return nil
+}
+
+// readAny reads a run directory or a kept results file.
+func readAny(arg string) (runInfo, []result, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return runInfo{}, nil, err
+	}
+	if st.IsDir() {
+		return readRun(arg)
+	}
+	return readKept(arg)
+}
+
+// readKept reads a results file written by --save.
+func readKept(path string) (runInfo, []result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return runInfo{}, nil, err
+	}
+	var k kept
+	if err := json.Unmarshal(b, &k); err != nil {
+		return runInfo{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if k.Meta == nil {
+		return runInfo{}, nil, fmt.Errorf("%s: no meta: not a results file written by report --save", path)
+	}
+	for i, s := range k.Specs {
+		switch s.State {
+		case "passed", "failed", "skipped":
+		default:
+			return runInfo{}, nil, fmt.Errorf("%s: spec %q: state %q is not passed, failed or skipped", path, s.Name, s.State)
+		}
+		k.Specs[i].Sig = sigOf(s.Name)
+	}
+	return runInfo{Dir: path, Meta: k.Meta}, k.Specs, nil
+}
+
+// sigOf is the sig a spec's name is tagged with, "other" if none.
+func sigOf(name string) string {
+	if strings.HasPrefix(name, "[suite] ") {
+		return "suite"
+	}
+	if m := sigRE.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return "other"
 }
 
 var sigRE = regexp.MustCompile(`\[sig-([a-z-]+)\]`)
@@ -153,7 +291,7 @@ func readRun(dir string) (runInfo, []result, error) {
 			if sr.LeafNodeType != types.NodeTypeIt {
 				if sr.State.Is(types.SpecStateFailureStates) {
 					// a suite-level node failed (setup): report it as a spec
-					out = append(out, result{Name: "[suite] " + sr.LeafNodeType.String(), Sig: "suite", State: "failed",
+					out = append(out, result{Name: "[suite] " + sr.LeafNodeType.String(), Sig: sigOf("[suite] "), State: "failed",
 						Message: sr.Failure.Message, Where: sr.Failure.Location.String()})
 				}
 				continue
@@ -162,10 +300,7 @@ func readRun(dir string) (runInfo, []result, error) {
 			if sr.State == types.SpecStateSkipped && sr.Failure.Message == "" {
 				continue // filtered out, never ran
 			}
-			res := result{Name: name, Sig: "other", Message: strings.TrimSpace(sr.Failure.Message), Where: sr.Failure.Location.String()}
-			if m := sigRE.FindStringSubmatch(name); m != nil {
-				res.Sig = m[1]
-			}
+			res := result{Name: name, Sig: sigOf(name), Message: strings.TrimSpace(sr.Failure.Message), Where: sr.Failure.Location.String()}
 			switch {
 			case sr.State == types.SpecStatePassed:
 				res.State = "passed"
@@ -278,7 +413,7 @@ func firstLine(s string, n int) string {
 // with no spec in any run is shown with zeros.
 var sigs = []string{"api-machinery", "apps", "auth", "cli", "node", "network", "scheduling", "storage", "instrumentation", "architecture"}
 
-func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result) {
+func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[string]result, suite []string) {
 	names := make([]string, 0, len(results))
 	for n := range results {
 		names = append(names, n)
@@ -325,9 +460,54 @@ func writeMarkdown(w *bufio.Writer, runs []runInfo, notes []byte, results map[st
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", s, c.run, c.passed, c.failed, c.skipped)
 	}
 	fmt.Fprintf(w, "| **total** | **%d** | **%d** | **%d** | **%d** |\n\n", total.run, total.passed, total.failed, total.skipped)
+	if suite != nil {
+		writeSuite(w, suite, results)
+	}
 	writeCauses(w, names, results)
 	writeFailures(w, names, results)
 	writeSkips(w, names, results)
+}
+
+// writeSuite measures the results against the suite's own list of
+// conformance specs: per sig how many it has, how many passed, failed and
+// never ran, and the share of all that passed. Specs a focus ran beyond
+// [Conformance] ones (the table above counts them) do not count here.
+func writeSuite(w *bufio.Writer, suite []string, results map[string]result) {
+	type counts struct{ all, passed, failed, notRun int }
+	per := map[string]*counts{}
+	rows := append([]string(nil), sigs...)
+	var total counts
+	for _, n := range suite {
+		sig := sigOf(n)
+		c := per[sig]
+		if c == nil {
+			c = &counts{}
+			per[sig] = c
+			if !contains(rows, sig) {
+				rows = append(rows, sig)
+			}
+		}
+		for _, cc := range []*counts{c, &total} {
+			cc.all++
+			switch results[n].State {
+			case "passed":
+				cc.passed++
+			case "failed":
+				cc.failed++
+			default: // never ran, or skipped at run time
+				cc.notRun++
+			}
+		}
+	}
+	fmt.Fprintf(w, "**%d of the suite's %d conformance specs passed (%.1f%%)**; %d failed, %d have not run (or were skipped at run time).\n\n",
+		total.passed, total.all, 100*float64(total.passed)/float64(max(total.all, 1)), total.failed, total.notRun)
+	fmt.Fprintf(w, "| sig | conformance specs | passed | failed | not run |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, s := range rows {
+		if c := per[s]; c != nil {
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", s, c.all, c.passed, c.failed, c.notRun)
+		}
+	}
+	fmt.Fprintf(w, "| **total** | **%d** | **%d** | **%d** | **%d** |\n\n", total.all, total.passed, total.failed, total.notRun)
 }
 
 func writeHeader(w *bufio.Writer, runs []runInfo) {
