@@ -2,6 +2,8 @@ package cri
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,12 +30,26 @@ const (
 	PropagationBidirectional   MountPropagation = "BIDIRECTIONAL"
 )
 
-// Mount bind-mounts a host path into a container.
+// Mount bind-mounts a host path, or an image's content, into a container.
 type Mount struct {
 	ContainerPath string
-	HostPath      string
-	Readonly      bool
-	Propagation   MountPropagation
+	// HostPath is the host file or directory to bind; empty for an image
+	// mount.
+	HostPath    string
+	Readonly    bool
+	Propagation MountPropagation
+	// Image, when set, mounts the content of that image (an image volume):
+	// the runtime mounts the image's root filesystem read-only on the host
+	// once per sandbox and image, binds it (or ImageSubPath, a directory
+	// inside it) into the container, and releases it with the sandbox
+	// (RemovePodSandbox). The image must be on the node: the runtime never
+	// pulls here (ErrImageNotFound). HostPath must be empty and Readonly
+	// true.
+	Image *ImageSpec
+	// ImageSubPath is a relative path of a directory in Image's content to
+	// mount instead of its root; it may not leave the image's root, also
+	// not through a symlink.
+	ImageSubPath string
 }
 
 // Device makes a host device available in a container.
@@ -89,11 +105,38 @@ func (c ContainerConfig) Validate() error {
 		if m.ContainerPath == "" || m.ContainerPath[0] != '/' {
 			return fmt.Errorf("container %q: mount path %q must be absolute: %w", c.Metadata.Name, m.ContainerPath, ErrInvalidArgument)
 		}
+		if err := m.validateImage(); err != nil {
+			return fmt.Errorf("container %q: mount %q: %w", c.Metadata.Name, m.ContainerPath, err)
+		}
 	}
 	if r := c.Linux.Resources; r != nil {
 		if err := r.Validate(); err != nil {
 			return fmt.Errorf("container %q: %w", c.Metadata.Name, err)
 		}
+	}
+	return nil
+}
+
+// validateImage checks an image mount's fields; the error wraps
+// ErrInvalidArgument.
+func (m Mount) validateImage() error {
+	if m.Image == nil {
+		if m.ImageSubPath != "" {
+			return fmt.Errorf("imageSubPath %q without an image: %w", m.ImageSubPath, ErrInvalidArgument)
+		}
+		return nil
+	}
+	switch {
+	case m.Image.Image == "":
+		return fmt.Errorf("image mount names no image: %w", ErrInvalidArgument)
+	case m.HostPath != "":
+		return fmt.Errorf("image mount of %s has a host path %q: %w", m.Image.Image, m.HostPath, ErrInvalidArgument)
+	case !m.Readonly:
+		return fmt.Errorf("image mount of %s must be read-only: %w", m.Image.Image, ErrInvalidArgument)
+	}
+	p := m.ImageSubPath
+	if strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
+		return fmt.Errorf("imageSubPath %q must be relative without '..': %w", p, ErrInvalidArgument)
 	}
 	return nil
 }

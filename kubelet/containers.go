@@ -209,6 +209,9 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 	if err != nil {
 		return wait, false
 	}
+	if wait, err := k.ensureImageVolumes(ctx, pod, ps, c, cs); err != nil {
+		return wait, false
+	}
 	// The kubelet knows the sandbox's IPs before it builds a container's
 	// config: join the attachment first when the env reads them.
 	if needsPodIPs(c) {

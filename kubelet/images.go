@@ -17,46 +17,63 @@ import (
 
 // ensureImage makes c's image present per its pull policy, recording
 // Kubernetes' image Events (Pulling, Pulled, Failed, BackOff,
-// ErrImageNeverPull). On failure it sets the container's waiting reason
-// (ErrImagePull, then ImagePullBackOff while the back-off holds;
-// ErrImageNeverPull) and returns when to retry.
+// ErrImageNeverPull) on the container. On failure it sets the container's
+// waiting reason (ErrImagePull, then ImagePullBackOff while the back-off
+// holds; ErrImageNeverPull) and returns when to retry.
 func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Container, ps *podState) (string, time.Duration, error) {
 	cs := ps.containers[c.Name]
-	spec := cri.ImageSpec{Image: c.Image}
-	policy := pullPolicy(c)
-	if policy != core.PullAlways {
+	event := func(typ, reason, format string, args ...any) { k.containerEvent(pod, cs, typ, reason, format, args...) }
+	return k.ensureImageWith(ctx, pod, ps, cs, imagePull{image: c.Image, policy: pullPolicy(c), event: event})
+}
+
+// imagePull is one image to make present: a container's image or an
+// image volume's (pod.spec.volumes[].image).
+type imagePull struct {
+	image  string
+	policy core.PullPolicy
+	// event records an Event about the pull: on the container for its
+	// image, on the pod for an image volume, as the kubelet does.
+	event func(eventType, reason, format string, args ...any)
+}
+
+// ensureImageWith makes p.image present per p.policy through the
+// runtime, with the pod's pull credentials; cs is the container waiting
+// for it, whose waiting reason a failure sets.
+func (k *Kubelet) ensureImageWith(ctx context.Context, pod *core.Pod, ps *podState, cs *ctrState, p imagePull) (string, time.Duration, error) {
+	spec := cri.ImageSpec{Image: p.image}
+	if p.policy != core.PullAlways {
 		img, err := k.cfg.Runtime.ImageStatus(ctx, spec)
 		if err == nil {
-			k.containerEvent(pod, cs, core.EventTypeNormal, EventPulled, "Container image %q already present on machine", c.Image)
-			return imageRefOf(img, c.Image), 0, nil
+			p.event(core.EventTypeNormal, EventPulled, "Container image %q already present on machine", p.image)
+			return imageRefOf(img, p.image), 0, nil
 		}
 		if !errors.Is(err, cri.ErrImageNotFound) && !errors.Is(err, cri.ErrNotFound) {
-			k.containerEvent(pod, cs, core.EventTypeWarning, EventInspectFailed, "Failed to inspect image %q: %v", c.Image, err)
+			p.event(core.EventTypeWarning, EventInspectFailed, "Failed to inspect image %q: %v", p.image, err)
 			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull, Message: err.Error()}
 			return "", retryAfterError, err
 		}
-		if policy == core.PullNever {
-			msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image)
-			k.containerEvent(pod, cs, core.EventTypeWarning, EventErrImageNeverPull, "%s", msg)
+		if p.policy == core.PullNever {
+			msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", p.image)
+			p.event(core.EventTypeWarning, EventErrImageNeverPull, "%s", msg)
 			cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImageNeverPull, Message: msg}
-			return "", k.cfg.ResyncInterval, fmt.Errorf("%w: %s", ErrImageNeverPull, c.Image)
+			return "", k.cfg.ResyncInterval, fmt.Errorf("%w: %s", ErrImageNeverPull, p.image)
 		}
 	}
-	b := ps.pulls[c.Image]
+	b := ps.pulls[p.image]
 	if b == nil {
 		b = &backoff{}
-		ps.pulls[c.Image] = b
+		ps.pulls[p.image] = b
 	}
 	now := time.Now()
 	if b.waiting(now) {
-		msg := fmt.Sprintf("Back-off pulling image %q", c.Image)
-		k.containerEvent(pod, cs, core.EventTypeNormal, EventBackOff, "%s", msg)
-		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %s", ReasonImagePullBackOff)
+		msg := fmt.Sprintf("Back-off pulling image %q", p.image)
+		p.event(core.EventTypeNormal, EventBackOff, "%s", msg)
+		p.event(core.EventTypeWarning, EventFailed, "Error: %s", ReasonImagePullBackOff)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonImagePullBackOff, Message: msg}
 		return "", time.Until(b.until), fmt.Errorf("%w: back-off", ErrImagePull)
 	}
-	k.containerEvent(pod, cs, core.EventTypeNormal, EventPulling, "Pulling image %q", c.Image)
-	auths := k.pullAuths(ctx, pod, c.Image)
+	p.event(core.EventTypeNormal, EventPulling, "Pulling image %q", p.image)
+	auths := k.pullAuths(ctx, pod, p.image)
 	var err error
 	for _, a := range auths {
 		if _, err = k.cfg.Runtime.PullImage(ctx, spec, a); err == nil {
@@ -65,20 +82,20 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *core.Pod, c *core.Contai
 	}
 	if err != nil {
 		b.next(now, k.cfg.ImagePullBackOff, k.cfg.MaxBackOff)
-		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Failed to pull image %q: %v", c.Image, err)
-		k.containerEvent(pod, cs, core.EventTypeWarning, EventFailed, "Error: %s", ReasonErrImagePull)
+		p.event(core.EventTypeWarning, EventFailed, "Failed to pull image %q: %v", p.image, err)
+		p.event(core.EventTypeWarning, EventFailed, "Error: %s", ReasonErrImagePull)
 		cs.waiting = &core.ContainerStateWaiting{Reason: ReasonErrImagePull,
-			Message: fmt.Sprintf("failed to pull image %q: %v", c.Image, err)}
-		return "", time.Until(b.until), fmt.Errorf("%w: %s: %w", ErrImagePull, c.Image, err)
+			Message: fmt.Sprintf("failed to pull image %q: %v", p.image, err)}
+		return "", time.Until(b.until), fmt.Errorf("%w: %s: %w", ErrImagePull, p.image, err)
 	}
-	delete(ps.pulls, c.Image)
-	k.recordPulled(ctx, pod, cs, spec, time.Since(now))
-	return c.Image, 0, nil
+	delete(ps.pulls, p.image)
+	k.recordPulled(ctx, p, spec, time.Since(now))
+	return p.image, 0, nil
 }
 
 // recordPulled records the Pulled Event of a finished pull, with the
 // image's size when the runtime knows it.
-func (k *Kubelet) recordPulled(ctx context.Context, pod *core.Pod, cs *ctrState, spec cri.ImageSpec, took time.Duration) {
+func (k *Kubelet) recordPulled(ctx context.Context, p imagePull, spec cri.ImageSpec, took time.Duration) {
 	if _, off := k.rec.(record.Discard); off {
 		return // no image status call for nothing
 	}
@@ -87,7 +104,7 @@ func (k *Kubelet) recordPulled(ctx context.Context, pod *core.Pod, cs *ctrState,
 	if img, err := k.cfg.Runtime.ImageStatus(ctx, spec); err == nil && img.Size > 0 {
 		msg += fmt.Sprintf(". Image size: %d bytes.", img.Size)
 	}
-	k.containerEvent(pod, cs, core.EventTypeNormal, EventPulled, "%s", msg)
+	p.event(core.EventTypeNormal, EventPulled, "%s", msg)
 }
 
 // pullPolicy is c's imagePullPolicy, defaulted as the API server does.

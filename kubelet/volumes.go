@@ -27,11 +27,13 @@ const (
 )
 
 // mountedVolume is a volume ready for containers: its host path, and
-// whether the kubelet mounted a tmpfs there.
+// whether the kubelet mounted a tmpfs there; for an image volume, the
+// image the runtime mounts instead of a host path.
 type mountedVolume struct {
 	path     string
 	readOnly bool
 	tmpfs    bool
+	image    *core.ImageVolumeSource
 }
 
 func (k *Kubelet) podDir(uid string) string { return filepath.Join(k.cfg.RootDir, "pods", uid) }
@@ -156,6 +158,10 @@ func (k *Kubelet) setUpVolume(ctx context.Context, src *refSource, pod *core.Pod
 		return k.setUpProjected(ctx, src, pod, v, prev)
 	case v.PersistentVolumeClaim != nil:
 		return k.setUpClaim(ctx, pod, v.PersistentVolumeClaim)
+	case v.Image != nil:
+		// Pulled before each container that mounts it starts
+		// (ensureImageVolumes); the runtime mounts it.
+		return mountedVolume{image: v.Image, readOnly: true}, nil
 	}
 	return prev, fmt.Errorf("unsupported volume type")
 }
@@ -333,12 +339,20 @@ func (k *Kubelet) containerMounts(pod *core.Pod, ps *podState, c *core.Container
 			if err := checkSubPath(subPath); err != nil {
 				return nil, err
 			}
+		}
+		var m cri.Mount
+		switch {
+		case mv.image != nil:
+			m = imageMount(mv.image, vm, subPath)
+		case subPath != "":
 			host = filepath.Join(host, subPath)
 			if err := os.MkdirAll(host, 0o777); err != nil && !errors.Is(err, syscall.ENOTDIR) {
 				return nil, err
 			}
+			fallthrough
+		default:
+			m = cri.Mount{ContainerPath: vm.MountPath, HostPath: host, Readonly: vm.ReadOnly || mv.readOnly}
 		}
-		m := cri.Mount{ContainerPath: vm.MountPath, HostPath: host, Readonly: vm.ReadOnly || mv.readOnly}
 		if vm.MountPropagation != nil {
 			switch *vm.MountPropagation {
 			case core.MountPropagationHostToContainer:

@@ -215,7 +215,8 @@ func defaultHostNetworkPorts(ports []ContainerPort) {
 // DefaultVolume fills a volume's defaults: an emptyDir when no source is
 // set, file mode 0644 on secret, configMap, downwardAPI and projected
 // volumes, an empty hostPath type, a one-hour token expiry on projected
-// service account tokens.
+// service account tokens, an image volume's pull policy as a container
+// image's (Always for ":latest" or untagged, else IfNotPresent).
 func DefaultVolume(v *Volume) {
 	s := &v.VolumeSource
 	if *s == (VolumeSource{}) {
@@ -234,6 +235,10 @@ func DefaultVolume(v *Volume) {
 	case s.Projected != nil:
 		defaultMode(&s.Projected.DefaultMode)
 		defaultProjections(s.Projected.Sources)
+	case s.Image != nil:
+		if s.Image.PullPolicy == "" {
+			s.Image.PullPolicy = DefaultPullPolicy(s.Image.Reference)
+		}
 	}
 }
 

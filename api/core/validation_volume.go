@@ -62,12 +62,7 @@ func volumeSourceChecks(s *VolumeSource) []volumeCheck {
 		return nil
 	})
 	add(s.Projected != nil, "projected", func(fp *field.Path) field.ErrorList { return validateProjected(s.Projected, fp) })
-	add(s.Image != nil, "image", func(fp *field.Path) field.ErrorList {
-		if s.Image.Reference == "" {
-			return field.ErrorList{field.Required(fp.Child("reference"), "")}
-		}
-		return nil
-	})
+	add(s.Image != nil, "image", func(fp *field.Path) field.ErrorList { return validateImageVolume(s.Image, fp) })
 	add(s.Ephemeral != nil, "ephemeral", func(fp *field.Path) field.ErrorList {
 		if len(s.Ephemeral.VolumeClaimTemplate) == 0 {
 			return field.ErrorList{field.Required(fp.Child("volumeClaimTemplate"), "")}
@@ -87,6 +82,17 @@ func validateVolumeSource(s *VolumeSource, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(p.Child(c.name), "may not specify more than 1 volume type"))
 	}
 	return errs
+}
+
+// validateImageVolume checks an image volume as kube-apiserver does: a
+// reference, and a pull policy (defaulting sets one) of the container
+// image's values.
+func validateImageVolume(iv *ImageVolumeSource, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if iv.Reference == "" {
+		errs = append(errs, field.Required(p.Child("reference"), ""))
+	}
+	return append(errs, validateEnum(iv.PullPolicy, true, p.Child("pullPolicy"), PullAlways, PullIfNotPresent, PullNever)...)
 }
 
 var hostPathTypes = []HostPathType{

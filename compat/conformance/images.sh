@@ -38,7 +38,13 @@
 #       picture and data.json of test/images/{kitten,nautilus}/html (from
 #       the k8s.io/kubernetes module) at /, cmd test-webserver (serves /
 #       on :80): the kubectl Update Demo specs read data.json through the
-#       pod proxy.
+#       pod proxy; the ImageVolume spec mounts kitten as a volume and reads
+#       its data.json and etc/os-release.
+#   The agnhost-based images (agnhost, nginx, kitten, nautilus) carry an
+#   /etc/os-release naming Alpine Linux, as upstream's (alpine-based) ones
+#   do, with a comment and PRETTY_NAME saying it is this stand-in on
+#   Debian's busybox-static: the ImageVolume spec checks the mounted
+#   image's os-release for "Alpine Linux".
 #   pause:<v>: orkit's pause program (images/pause).
 #   nonewprivs:<v>: test/images/nonewprivs (nnp, built static) setuid root
 #       at /usr/local/bin/nnp on the busybox base, cmd nnp, as upstream (on
@@ -109,8 +115,9 @@ base_rootfs() {
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
 # as /bin/sh; 5: agnhost's nc; 6: dig and getent in agnhost and
-# glibc-dns-testing), with the digest of the nc and dnstools binaries.
-rootfs_rev=6-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
+# glibc-dns-testing; 7: agnhost's /etc/os-release), with the digest of the
+# nc and dnstools binaries.
+rootfs_rev=7-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
 
 # dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
 dns_tools() {
@@ -170,6 +177,19 @@ mkdir -p "$root/uploads"
 cp "$kube/test/images/agnhost/porter/localhost.crt" "$kube/test/images/agnhost/porter/localhost.key" "$root/"
 chmod 644 "$root/localhost.crt" "$root/localhost.key"
 echo 'group-defined-in-image:x:50000:user-defined-in-image' >>"$root/etc/group"
+# As upstream's alpine base names itself (the ImageVolume spec reads it
+# through an image volume of kitten); the comment and PRETTY_NAME say what
+# this really is.
+cat >"$root/etc/os-release" <<'EOS'
+# orkit conformance stand-in (compat/conformance/images.sh): upstream's
+# image is built on Alpine Linux; this one is agnhost on Debian's
+# busybox-static and bash-static.
+NAME="Alpine Linux"
+ID=alpine
+PRETTY_NAME="Alpine Linux (orkit stand-in on Debian busybox-static)"
+HOME_URL="https://github.com/orkit/orkit"
+EOS
+chmod 644 "$root/etc/os-release"
 for ref in $(img agnhost); do
 	archive "$ref" "$root" '["/agnhost"]' '["pause"]'
 done

@@ -15,7 +15,9 @@
 #   --focus RE       ginkgo focus (default '\[Conformance\]')
 #   --sig NAME       shorthand: focus '\[sig-NAME\].*\[Conformance\]'
 #   --skip RE        ginkgo skip (default: none)
-#   --nodes N        real nodes (default 0); N > 0 holds /tmp/orkit-realnodes.lock for the run
+#   --nodes N        real nodes (default 0); N > 0 holds /tmp/orkit-realnodes.lock for the run,
+#                    and runs a local registry (Debian docker-registry, on loopback) holding
+#                    the suite's images as the nodes' only source of registry.k8s.io pulls
 #   --sim-nodes N    simulated nodes (default 2: the suite wants two schedulable nodes)
 #   --procs N        ginkgo parallel processes (default 4; [Serial] specs run alone at the end)
 #   --timeout D      ginkgo's whole-suite timeout (default 3h); the specs keep their own timeouts
@@ -188,10 +190,31 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 log "building the minicluster"
 (cd "$repo" && go build -o "$out/minicluster" ./examples/minicluster)
 
+# Real nodes pull registry.k8s.io's images (pull policy Always: the
+# ImageVolume spec) only from a local registry on loopback, which gets the
+# suite's images below: no pull leaves the machine. Without Debian's
+# docker-registry the mirror port stays closed and such pulls fail.
+mirror_flags=()
+reg_pid=''
+if [ "$nodes" -gt 0 ]; then
+	reg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	mirror_flags=(--registry-mirror "registry.k8s.io=127.0.0.1:$reg_port")
+	if command -v docker-registry >/dev/null; then
+		mkdir -p "$out/registry"
+		printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%s\n' \
+			"$out/registry/data" "$reg_port" >"$out/registry/config.yml"
+		docker-registry serve "$out/registry/config.yml" >"$out/registry/registry.log" 2>&1 &
+		reg_pid=$!
+		log "local registry mirror for registry.k8s.io on 127.0.0.1:$reg_port (pid $reg_pid)"
+	else
+		log "no docker-registry: pulls of registry.k8s.io images (pull policy Always) will fail"
+	fi
+fi
+
 log "starting the minicluster: $nodes real, $sim_nodes simulated nodes, API at 127.0.0.1:$port, data in $data"
 # Run in orkit's module: the minicluster builds its bundled images there.
 (cd "$repo" && exec "$out/minicluster" --data-dir "$data" --listen "127.0.0.1:$port" \
-	--nodes "$nodes" --sim-nodes "$sim_nodes") >"$out/minicluster.log" 2>&1 &
+	--nodes "$nodes" --sim-nodes "$sim_nodes" "${mirror_flags[@]}") >"$out/minicluster.log" 2>&1 &
 mc=$!
 stop_cluster() {
 	if kill -0 "$mc" 2>/dev/null; then
@@ -201,6 +224,11 @@ stop_cluster() {
 		kill -KILL "$mc" 2>/dev/null || true
 	fi
 	wait "$mc" 2>/dev/null || true
+	if [ -n "$reg_pid" ]; then
+		kill "$reg_pid" 2>/dev/null || true
+		wait "$reg_pid" 2>/dev/null || true
+		reg_pid=''
+	fi
 }
 trap stop_cluster EXIT
 
@@ -230,6 +258,14 @@ if [ "$nodes" -gt 0 ]; then
 	done
 	ctr --address "$data/containerd/containerd.sock" -n orkit-node-1 images ls -q >"$out/images.txt"
 	log "images imported into $nodes node(s): $(tr '\n' ' ' <"$out/images.txt")"
+	if [ -n "$reg_pid" ]; then
+		for ref in $(grep '^registry\.k8s\.io/' "$out/images.txt"); do
+			ctr --address "$data/containerd/containerd.sock" -n orkit-node-1 images push --plain-http \
+				"127.0.0.1:$reg_port/${ref#registry.k8s.io/}" "$ref" >>"$out/registry/push.log" 2>&1 ||
+				log "push of $ref to the local registry failed (see $out/registry/push.log)"
+		done
+		log "images pushed to the local registry 127.0.0.1:$reg_port"
+	fi
 fi
 log "cluster up: $(kubectl get nodes --no-headers | awk '{print $1}' | tr '\n' ' ')"
 

@@ -48,7 +48,13 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg cri
 	if err != nil {
 		return "", fmt.Errorf("container %q: %w", cfg.Metadata.Name, err)
 	}
-	opts, err := r.containerSpecOpts(ctx, image, cfg, sb, id)
+	// The spec binds the mounted image volumes; the record keeps the
+	// mounts as asked.
+	specCfg := cfg
+	if specCfg.Mounts, err = r.resolveImageMounts(ctx, sb, cfg.Mounts); err != nil {
+		return "", fmt.Errorf("container %q: %w", cfg.Metadata.Name, err)
+	}
+	opts, err := r.containerSpecOpts(ctx, image, specCfg, sb, id)
 	if err != nil {
 		return "", err
 	}

@@ -32,6 +32,17 @@
 // containerd reports it. So each event is published once and in order,
 // also when containerd's stream was down at the time.
 //
+// Image volumes (cri.Mount.Image): the image's layers become one
+// read-only snapshot view (key orkit-imagevolume/<sandbox>/<manifest>,
+// labelled with its sandbox and as a GC root), mounted once per sandbox
+// and image under <state dir>/sandboxes/<id>/image-volumes/<manifest>
+// (read-only, not noexec: as containerd's CRI) and bound read-only into
+// each container that asks, ImageSubPath resolved inside the image.
+// RemovePodSandbox unmounts them and removes the views; New removes views
+// whose sandbox is gone.
+//
+// Pulls: WithRegistryMirror sends a registry's pulls to a mirror only.
+//
 // Shims: every container of a sandbox carries the runc v2 shim's group
 // annotation, so one shim process serves the whole pod.
 //

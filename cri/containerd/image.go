@@ -106,10 +106,7 @@ func (r *Runtime) PullImage(ctx context.Context, spec cri.ImageSpec, auth *cri.A
 	if strings.HasPrefix(ref, "sha256:") {
 		return "", fmt.Errorf("cannot pull by image id %s: %w", ref, cri.ErrInvalidImage)
 	}
-	ropts := docker.ResolverOptions{Hosts: docker.ConfigureDefaultRegistries(
-		docker.WithPlainHTTP(isLoopbackHost),
-		docker.WithAuthorizer(docker.NewDockerAuthorizer(docker.WithAuthCreds(credentials(auth)))),
-	)}
+	ropts := docker.ResolverOptions{Hosts: r.registryHosts(auth)}
 	if auth != nil && auth.RegistryToken != "" {
 		ropts.Headers = http.Header{"Authorization": {"Bearer " + auth.RegistryToken}}
 	}
@@ -120,6 +117,21 @@ func (r *Runtime) PullImage(ctx context.Context, spec cri.ImageSpec, auth *cri.A
 		return "", pullErr(ref, err)
 	}
 	return imageRef(img), nil
+}
+
+// registryHosts resolves a registry host to where its images are pulled
+// from: the registry itself, or only its mirror (WithRegistryMirror).
+func (r *Runtime) registryHosts(auth *cri.AuthConfig) docker.RegistryHosts {
+	hosts := docker.ConfigureDefaultRegistries(
+		docker.WithPlainHTTP(isLoopbackHost),
+		docker.WithAuthorizer(docker.NewDockerAuthorizer(docker.WithAuthCreds(credentials(auth)))),
+	)
+	return func(host string) ([]docker.RegistryHost, error) {
+		if m, ok := r.cfg.mirrors[host]; ok {
+			return hosts(m)
+		}
+		return hosts(host)
+	}
 }
 
 // credentials returns the docker authorizer's credential callback for auth.

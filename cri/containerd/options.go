@@ -17,6 +17,7 @@ type config struct {
 	allowPrivileged bool
 	runcRoot        string
 	log             *slog.Logger
+	mirrors         map[string]string // registry host -> mirror host
 }
 
 // WithNamespace sets the containerd namespace (default DefaultNamespace).
@@ -51,3 +52,18 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 // (a test's and a minicluster's) from colliding on an ID, which matters
 // because sandbox and container IDs are derived from pod metadata.
 func WithRuncRoot(dir string) Option { return func(c *config) { c.runcRoot = dir } }
+
+// WithRegistryMirror makes PullImage fetch images of registry (a host
+// such as "registry.k8s.io") from mirror (a registry host[:port] serving
+// the same repositories) and never from registry itself: an air-gapped
+// node's pulls stay on the mirror, also when it lacks the image. Plain
+// HTTP is used only for a mirror on the loopback interface, as for any
+// registry. Repeatable, one mirror per registry.
+func WithRegistryMirror(registry, mirror string) Option {
+	return func(c *config) {
+		if c.mirrors == nil {
+			c.mirrors = map[string]string{}
+		}
+		c.mirrors[registry] = mirror
+	}
+}

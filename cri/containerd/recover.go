@@ -21,8 +21,8 @@ func (r *Runtime) recover(ctx context.Context) error {
 	return r.removeOrphans(ctx)
 }
 
-// removeOrphans removes network namespaces, sandbox files and FIFO
-// directories whose containerd container is gone (left by a crash between
+// removeOrphans removes network namespaces, sandbox files (with their
+// image volumes) and FIFO directories whose containerd container is gone (left by a crash between
 // steps). Only one Runtime may use a state directory at a time.
 func (r *Runtime) removeOrphans(ctx context.Context) error {
 	cs, err := r.client.ContainerService().List(ctx)
@@ -47,6 +47,11 @@ func (r *Runtime) removeOrphans(ctx context.Context) error {
 			switch sub {
 			case netnsDir:
 				err = removeNetNS(filepath.Join(r.cfg.stateDir, sub, e.Name()))
+			case sandboxesDir:
+				// Image volumes first: RemoveAll must not walk into them.
+				if err = r.releaseImageVolumes(ctx, e.Name()); err == nil {
+					err = os.RemoveAll(filepath.Join(r.cfg.stateDir, sub, e.Name()))
+				}
 			default:
 				err = os.RemoveAll(filepath.Join(r.cfg.stateDir, sub, e.Name()))
 			}
@@ -54,6 +59,11 @@ func (r *Runtime) removeOrphans(ctx context.Context) error {
 				r.cfg.log.Warn("remove orphaned runtime state", "kind", sub, "id", e.Name(), "err", err)
 			}
 		}
+	}
+	// Views of image volumes whose sandbox is gone (their mounts went with
+	// a reboot, or above).
+	if err := r.removeImageViews(ctx, func(sb string) bool { return !live[sb] }); err != nil {
+		r.cfg.log.Warn("remove orphaned image volume views", "err", err)
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, cfg cri.PodSandboxConfig) (
 	}
 	// No container has this ID (checked under its lock): whatever a crash
 	// left under it is garbage.
-	if err := r.removeSandboxFiles(id); err != nil {
+	if err := r.removeSandboxFiles(ctx, id); err != nil {
 		return "", err
 	}
 	dir := r.sandboxDir(id)
@@ -219,7 +219,7 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, id string) error {
 }
 
 // RemovePodSandbox removes the sandbox's containers, its pause container,
-// network namespace and files. A missing sandbox succeeds (leftover
+// image volumes, network namespace and files. A missing sandbox succeeds (leftover
 // network namespace and files of that ID are still removed).
 func (r *Runtime) RemovePodSandbox(ctx context.Context, id string) error {
 	if err := r.StopPodSandbox(ctx, id); err != nil && !isNotFound(err) {
@@ -242,15 +242,19 @@ func (r *Runtime) RemovePodSandbox(ctx context.Context, id string) error {
 	if err := r.deleteContainer(ctx, id); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
-	if err := r.removeSandboxFiles(id); err != nil {
+	if err := r.removeSandboxFiles(ctx, id); err != nil {
 		return err
 	}
 	r.forget(id)
 	return nil
 }
 
-// removeSandboxFiles removes the network namespace and files of sandbox id.
-func (r *Runtime) removeSandboxFiles(id string) error {
+// removeSandboxFiles releases the image volumes and removes the network
+// namespace and files of sandbox id.
+func (r *Runtime) removeSandboxFiles(ctx context.Context, id string) error {
+	if err := r.releaseImageVolumes(ctx, id); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", id, err)
+	}
 	if err := removeNetNS(r.netnsPath(id)); err != nil {
 		return err
 	}

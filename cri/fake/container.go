@@ -62,6 +62,15 @@ func (r *Runtime) CreateContainer(ctx context.Context, sandboxID string, cfg cri
 	if err != nil {
 		return "", fmt.Errorf("create container %q: %w", cfg.Metadata.Name, err)
 	}
+	// Image volumes must be on the node too; nothing is mounted here.
+	for _, m := range cfg.Mounts {
+		if m.Image == nil {
+			continue
+		}
+		if _, err := r.resolveLocked(m.Image.Image); err != nil {
+			return "", fmt.Errorf("create container %q: image volume at %s: %w", cfg.Metadata.Name, m.ContainerPath, err)
+		}
+	}
 	for _, c := range r.containers {
 		if c.status.PodSandboxID == sandboxID && c.status.Metadata == cfg.Metadata {
 			return "", fmt.Errorf("container %q attempt %d in sandbox %q is %s: %w",
@@ -325,6 +334,13 @@ func cloneConfig(cfg cri.ContainerConfig) cri.ContainerConfig {
 	cfg.Args = slices.Clone(cfg.Args)
 	cfg.Envs = slices.Clone(cfg.Envs)
 	cfg.Mounts = slices.Clone(cfg.Mounts)
+	for i, m := range cfg.Mounts {
+		if m.Image != nil {
+			img := *m.Image
+			img.Annotations = maps.Clone(img.Annotations)
+			cfg.Mounts[i].Image = &img
+		}
+	}
 	cfg.Devices = slices.Clone(cfg.Devices)
 	cfg.Labels = maps.Clone(cfg.Labels)
 	cfg.Annotations = maps.Clone(cfg.Annotations)

@@ -347,8 +347,7 @@ func (c *cluster) startContainerdKubelet(ctx context.Context, cl *client.Client)
 		return err
 	}
 	stateDir := filepath.Join(c.opts.DataDir, "node")
-	rt, err := ctrd.New(ctx, d.Address(), ctrd.WithNamespace("orkit-"+a.NodeName), ctrd.WithStateDir(filepath.Join(stateDir, "runtime")),
-		ctrd.WithLogger(c.opts.Logger), ctrd.WithAllowPrivileged(!c.opts.DenyPrivileged))
+	rt, err := ctrd.New(ctx, d.Address(), c.runtimeOptions(a.NodeName, stateDir)...)
 	if err != nil {
 		return fmt.Errorf("runtime: %w", err)
 	}

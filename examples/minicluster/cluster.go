@@ -52,6 +52,12 @@ type options struct {
 	// real nodes beside the bundled ones: an embedder's own programs run
 	// as pods with no registry (--image REF=PACKAGE).
 	Images []images.Spec
+	// RegistryMirrors sends the real nodes' pulls of a registry's images
+	// (key, "registry.k8s.io") to a mirror (value, host[:port]; plain HTTP
+	// only on loopback) and never to the registry: an air-gapped cluster
+	// pulls, pull policy Always included, from a local registry
+	// (--registry-mirror REGISTRY=HOST).
+	RegistryMirrors map[string]string
 	// Auth configures the API server's authentication and authorization
 	// (see addAuthFlags).
 	Auth controlplane.AuthConfig

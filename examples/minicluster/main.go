@@ -56,6 +56,17 @@ func main() {
 		opts.Images = append(opts.Images, spec)
 		return err
 	})
+	flag.Func("registry-mirror", "REGISTRY=HOST[:PORT]: real nodes pull REGISTRY's images from HOST only (plain HTTP on loopback), e.g. registry.k8s.io=127.0.0.1:5000 (repeatable)", func(v string) error {
+		reg, mirror, ok := strings.Cut(v, "=")
+		if !ok || reg == "" || mirror == "" || strings.ContainsAny(mirror, "/ ") {
+			return fmt.Errorf("want REGISTRY=HOST[:PORT], got %q", v)
+		}
+		if opts.RegistryMirrors == nil {
+			opts.RegistryMirrors = map[string]string{}
+		}
+		opts.RegistryMirrors[reg] = mirror
+		return nil
+	})
 	demo := flag.Bool("demo", false, "run the demo scenario and exit with its result")
 	defrag := flag.Bool("defragment", false, "give the space compaction freed in DATA/store.db back to the file system and exit (the cluster must be stopped)")
 	opts.addAuthFlags(flag.CommandLine)

@@ -209,6 +209,18 @@ func (c *cluster) importImages(ctx context.Context, rt cri.Runtime) error {
 	return nil
 }
 
+// runtimeOptions are the options of a real node's runtime: containerd
+// namespace orkit-<node>, state under stateDir/runtime, the cluster's
+// privileged setting and registry mirrors.
+func (c *cluster) runtimeOptions(node, stateDir string) []ctrd.Option {
+	opts := []ctrd.Option{ctrd.WithNamespace("orkit-" + node), ctrd.WithStateDir(filepath.Join(stateDir, "runtime")),
+		ctrd.WithLogger(c.opts.Logger), ctrd.WithAllowPrivileged(!c.opts.DenyPrivileged)}
+	for reg, mirror := range c.opts.RegistryMirrors {
+		opts = append(opts, ctrd.WithRegistryMirror(reg, mirror))
+	}
+	return opts
+}
+
 // startRealNode starts node-<i>: runtime, network, kubelet.
 func (c *cluster) startRealNode(ctx context.Context, i int) error {
 	name := fmt.Sprintf("node-%d", i)
@@ -217,8 +229,7 @@ func (c *cluster) startRealNode(ctx context.Context, i int) error {
 		return err
 	}
 	stateDir := filepath.Join(c.opts.DataDir, "nodes", name)
-	rt, err := ctrd.New(ctx, d.Address(), ctrd.WithNamespace("orkit-"+name), ctrd.WithStateDir(filepath.Join(stateDir, "runtime")),
-		ctrd.WithLogger(c.opts.Logger), ctrd.WithAllowPrivileged(!c.opts.DenyPrivileged))
+	rt, err := ctrd.New(ctx, d.Address(), c.runtimeOptions(name, stateDir)...)
 	if err != nil {
 		return fmt.Errorf("%s: runtime: %w", name, err)
 	}
