@@ -87,6 +87,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 			}
 		},
 		coreGVR("services"): func(r *Resource) {
+			r.Strategy = &serviceStrategy{NewDefaultStrategy(r.Type)}
 			r.Table, r.Fields = serviceTable, serviceFields
 			r.Subresources = map[string]SubresourceHandler{"proxy": s.proxySubresource(s.locateService)}
 		},

@@ -82,4 +82,13 @@ spec:
 	first := mustKubectl(t, kc, "", "get", "service", "applied", "-o", "jsonpath={.spec.clusterIP}")
 	mustKubectl(t, kc, strings.Replace(manifest, "port: 80", "port: 81", 1), "apply", "-f", "-")
 	assert.Equal(t, first, mustKubectl(t, kc, "", "get", "service", "applied", "-o", "jsonpath={.spec.clusterIP}"))
+
+	// a type change that sets only the type and the external name drops
+	// the cluster IP and node port the NodePort Service held
+	mustKubectl(t, kc, "", "patch", "service", "web", "-p", `{"spec":{"type":"ExternalName","externalName":"foo.example.com"}}`)
+	assert.Equal(t, "ExternalName||", mustKubectl(t, kc, "", "get", "service", "web", "-o",
+		"jsonpath={.spec.type}|{.spec.clusterIP}|{.spec.ports[0].nodePort}"))
+	mustKubectl(t, kc, "", "patch", "service", "web", "-p", `{"spec":{"type":"NodePort","externalName":null}}`)
+	port = mustKubectl(t, kc, "", "get", "service", "web", "-o", "jsonpath={.spec.ports[0].nodePort}")
+	assert.Regexp(t, `^3[0-2]\d{3}$`, port)
 }

@@ -4,8 +4,8 @@ import "github.com/orkit/orkit/api/meta"
 
 // DefaultService fills a Service's defaults: sessionAffinity None (and a
 // three-hour timeout for ClientIP), type ClusterIP, port protocol TCP,
-// targetPort equal to port, externalTrafficPolicy Cluster for NodePort and
-// LoadBalancer services, allocateLoadBalancerNodePorts true for
+// targetPort equal to port, externalTrafficPolicy Cluster for externally
+// accessible services (NodePort, LoadBalancer, ClusterIP with external IPs), allocateLoadBalancerNodePorts true for
 // LoadBalancer, internalTrafficPolicy Cluster except for ExternalName, and
 // clusterIP and clusterIPs kept in step as Kubernetes' conversion keeps them.
 // Cluster IPs and IP families are assigned by the API server, not here.
@@ -39,7 +39,7 @@ func DefaultService(svc *Service) {
 			p.TargetPort = meta.FromInt(p.Port)
 		}
 	}
-	if (spec.Type == ServiceTypeNodePort || spec.Type == ServiceTypeLoadBalancer) && spec.ExternalTrafficPolicy == "" {
+	if svc.ExternallyAccessible() && spec.ExternalTrafficPolicy == "" {
 		spec.ExternalTrafficPolicy = ServiceExternalTrafficPolicyCluster
 	}
 	if spec.Type == ServiceTypeLoadBalancer && spec.AllocateLoadBalancerNodePorts == nil {

@@ -157,6 +157,12 @@ func TestDefaultService(t *testing.T) {
 				"allocateLoadBalancerNodePorts":true,"internalTrafficPolicy":"Cluster"}`,
 		},
 		{
+			name: "cluster IP with external IPs",
+			in:   ServiceSpec{ExternalIPs: []string{"192.0.2.7"}, Ports: []ServicePort{{Port: 80}}},
+			want: `{"ports":[{"protocol":"TCP","port":80,"targetPort":80}],"type":"ClusterIP","externalIPs":["192.0.2.7"],
+				"sessionAffinity":"None","externalTrafficPolicy":"Cluster","internalTrafficPolicy":"Cluster"}`,
+		},
+		{
 			name: "external name",
 			in:   ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com"},
 			want: `{"type":"ExternalName","externalName":"db.example.com","sessionAffinity":"None"}`,

@@ -26,7 +26,7 @@ func ValidateService(svc *Service) field.ErrorList {
 	errs = append(errs, validateServicePorts(spec, sp.Child("ports"))...)
 	errs = append(errs, validateServiceIPs(spec, sp)...)
 	errs = append(errs, validateSessionAffinity(spec, sp)...)
-	errs = append(errs, validateTrafficPolicies(spec, sp)...)
+	errs = append(errs, validateTrafficPolicies(svc, sp)...)
 	errs = append(errs, validation.ValidateLabels(spec.Selector, sp.Child("selector"))...)
 	if spec.Type == ServiceTypeExternalName {
 		name := strings.TrimSuffix(spec.ExternalName, ".")
@@ -153,15 +153,15 @@ func validateSessionAffinity(spec *ServiceSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateTrafficPolicies(spec *ServiceSpec, p *field.Path) field.ErrorList {
+func validateTrafficPolicies(svc *Service, p *field.Path) field.ErrorList {
+	spec := &svc.Spec
 	var errs field.ErrorList
-	external := spec.Type == ServiceTypeNodePort || spec.Type == ServiceTypeLoadBalancer
-	if external {
+	if svc.ExternallyAccessible() {
 		errs = append(errs, validateEnum(spec.ExternalTrafficPolicy, true, p.Child("externalTrafficPolicy"),
 			ServiceExternalTrafficPolicyCluster, ServiceExternalTrafficPolicyLocal)...)
 	} else if spec.ExternalTrafficPolicy != "" {
 		errs = append(errs, field.Invalid(p.Child("externalTrafficPolicy"), string(spec.ExternalTrafficPolicy),
-			"may only be set when `type` is 'NodePort' or 'LoadBalancer'"))
+			"may only be set for externally-accessible services"))
 	}
 	if spec.HealthCheckNodePort != 0 && !(spec.Type == ServiceTypeLoadBalancer &&
 		spec.ExternalTrafficPolicy == ServiceExternalTrafficPolicyLocal) {

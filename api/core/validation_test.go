@@ -102,7 +102,12 @@ func TestValidateService(t *testing.T) {
 		{"session affinity", func(s *Service) { s.Spec.SessionAffinity = "Sticky" },
 			[]string{`spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"`}},
 		{"external traffic policy on cluster IP", func(s *Service) { s.Spec.ExternalTrafficPolicy = ServiceExternalTrafficPolicyLocal },
-			[]string{"spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set when `type` is 'NodePort' or 'LoadBalancer'"}},
+			[]string{"spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set for externally-accessible services"}},
+		{"external traffic policy on cluster IP with external IPs", func(s *Service) {
+			s.Spec.ExternalIPs, s.Spec.ExternalTrafficPolicy = []string{"192.0.2.7"}, ServiceExternalTrafficPolicyLocal
+		}, nil},
+		{"external traffic policy required when externally accessible", func(s *Service) { s.Spec.Type = ServiceTypeNodePort },
+			[]string{"spec.externalTrafficPolicy: Required value"}},
 		{"bad cluster IP", func(s *Service) { s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.96.0", []string{"10.96.0"} },
 			[]string{`spec.clusterIP: Invalid value: "10.96.0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
 				`spec.clusterIPs[0]: Invalid value: "10.96.0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
@@ -110,7 +115,9 @@ func TestValidateService(t *testing.T) {
 			s.Spec.Type, s.Spec.ExternalTrafficPolicy = ServiceTypeLoadBalancer, ServiceExternalTrafficPolicyCluster
 			s.Spec.Ports[1].Port = 10250
 		}, []string{"spec.ports[1]: Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet"}},
-		{"loopback external IP", func(s *Service) { s.Spec.ExternalIPs = []string{"127.0.0.1"} },
+		{"loopback external IP", func(s *Service) {
+			s.Spec.ExternalIPs, s.Spec.ExternalTrafficPolicy = []string{"127.0.0.1"}, ServiceExternalTrafficPolicyCluster
+		},
 			[]string{`spec.externalIPs[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`}},
 		{"external name", func(s *Service) {
 			s.Spec = ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com.", SessionAffinity: ServiceAffinityNone}
