@@ -11,6 +11,7 @@ go 1.26.8
 require (
 	github.com/orkit/orkit v0.0.0
 	k8s.io/kubernetes v1.37.2
+	k8s.io/sample-apiserver v0.37.2
 )
 
 require (
