@@ -79,7 +79,7 @@ func (s *Server) transportFor(as *apiregistration.APIService) (*http.Transport, 
 		kt.tr.CloseIdleConnections()
 		delete(s.agg.transports, as.Name)
 	}
-	tr, err := s.transportFor(as)
+	tr, err := s.remoteTransport(as)
 	if err != nil {
 		return nil, err
 	}
