@@ -123,7 +123,9 @@ type PKIConfig struct {
 	// Servers of one cluster should share it (as kubeadm copies
 	// front-proxy-ca to every control-plane node); the ConfigMap trusts
 	// the union anyway. nil means the CA in DataDir/pki/front-proxy
-	// (ca.crt, ca.key), created on first start.
+	// (ca.crt, ca.key), created on first start, or, when CA is given
+	// (the caller keeps the PKI and nothing is written to DataDir/pki),
+	// CA itself.
 	FrontProxyCA *pki.CA
 }
 
@@ -175,7 +177,9 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 		}
 	}
 	fpca := cfg.PKI.FrontProxyCA
-	if fpca == nil {
+	if fpca == nil && cfg.PKI.CA != nil {
+		fpca = ca
+	} else if fpca == nil {
 		var err error
 		if fpca, err = pki.LoadOrCreateCA(filepath.Join(cfg.DataDir, "pki", "front-proxy"), "front-proxy-ca"); err != nil {
 			return nil, fmt.Errorf("controlplane: front-proxy CA: %w", err)
