@@ -8,7 +8,9 @@
 //	cfg, err := cp.ClientConfig("system:kube-scheduler")   // a component's credentials
 //	c, err := client.New(cfg)
 //
-//	Config ─▶ Start ─┬─ PKI:            DataDir/pki/ca.{crt,key} (or PKI.CA), serving certificate
+//	Config ─▶ Start ─┬─ PKI:            DataDir/pki/ca.{crt,key} (or PKI.CA), serving certificate,
+//	                 │                  front-proxy CA DataDir/pki/front-proxy (or PKI.FrontProxyCA)
+//	                 │                  and the proxy client certificate for aggregated APIs
 //	                 ├─ store:          bbolt in DataDir/store.db (or Config.Store: any store.Interface)
 //	                 ├─ authentication: x509 | token file | basic-auth file | OIDC (| anonymous)
 //	                 ├─ authorization:  system:masters, then AuthConfig.AuthorizationMode in order
@@ -16,8 +18,10 @@
 //	                 ├─ admission:      DefaultAdmission (or Config.Admission, built on it)
 //	                 ├─ kinds:          the built-ins and Config.Resources
 //	                 ├─ initializers
-//	                 └─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
-//	                    and DataDir/admin.kubeconfig (system:masters)
+//	                 ├─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
+//	                 │  and DataDir/admin.kubeconfig (system:masters)
+//	                 └─ kube-system/extension-apiserver-authentication: whom aggregated API
+//	                    servers trust (client CA, front-proxy CA, allowed names, headers)
 //
 // Every choice is a Config field with a documented zero value; nothing
 // must be called in a particular order. The control plane runs until
