@@ -24,9 +24,9 @@ func TestSetRemoteUser(t *testing.T) {
 	setRemoteUser(h, &authn.User{Name: "alice", Groups: []string{"dev", authn.GroupAuthenticated},
 		Extra: map[string][]string{"authentication.kubernetes.io/pod-name": {"p1"}}})
 	assert.Equal(t, http.Header{
-		"Accept":          {"application/json"},
-		"X-Remote-User":   {"alice"},
-		"X-Remote-Group":  {"dev", authn.GroupAuthenticated},
+		"Accept":         {"application/json"},
+		"X-Remote-User":  {"alice"},
+		"X-Remote-Group": {"dev", authn.GroupAuthenticated},
 		"X-Remote-Extra-Authentication.kubernetes.io%2fpod-Name": {"p1"},
 	}, h)
 }
