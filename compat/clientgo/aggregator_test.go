@@ -46,11 +46,11 @@ func TestAggregatorClientset(t *testing.T) {
 		Type: "StatusUpdated", Status: "True", Reason: "E2E", Message: "Set from e2e test"})
 	st, err := api.UpdateStatus(ctx, got, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	var types_ []string
+	var condTypes []string
 	for _, cond := range st.Status.Conditions {
-		types_ = append(types_, string(cond.Type))
+		condTypes = append(condTypes, string(cond.Type))
 	}
-	assert.Contains(t, types_, "StatusUpdated")
+	assert.Contains(t, condTypes, "StatusUpdated")
 
 	st.Labels = map[string]string{name: "updated"}
 	_, err = api.Update(ctx, st, metav1.UpdateOptions{})
