@@ -12,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +24,16 @@ import (
 )
 
 var apiServiceGVR = meta.GroupVersionResource{Group: apiregistration.GroupName, Version: apiregistration.Version, Resource: "apiservices"}
+
+// The headers in which the server passes the user of a proxied request
+// to the server of an aggregated API (kube-aggregator's, and the ones
+// kubeadm configures as --requestheader-*-headers): the name, each
+// group, and each extra value under its key (URL path-escaped).
+const (
+	RemoteUserHeader        = "X-Remote-User"
+	RemoteGroupHeader       = "X-Remote-Group"
+	RemoteExtraHeaderPrefix = "X-Remote-Extra-"
+)
 
 // aggregatorResync is how often every APIService's server is checked
 // besides on each change to APIServices.
@@ -43,6 +54,51 @@ type remoteAPI struct {
 type aggregator struct {
 	mu      sync.RWMutex
 	remotes map[meta.GroupVersion]*remoteAPI
+	// transports are the transports of the APIServices by name, reused
+	// while the settings they were made from (key) stay the same, so the
+	// checks and the proxy keep their connections. Only the aggregator
+	// loop touches it.
+	transports map[string]keyedTransport
+}
+
+// keyedTransport is a transport and what it was made from.
+type keyedTransport struct {
+	key string
+	tr  *http.Transport
+}
+
+// transportFor returns the transport of an APIService, reusing the last
+// one when its settings are unchanged (closing the idle connections of
+// a replaced one).
+func (s *Server) transportFor(as *apiregistration.APIService) (*http.Transport, error) {
+	key := fmt.Sprintf("%s/%s %t %x", as.Spec.Service.Namespace, as.Spec.Service.Name, as.Spec.InsecureSkipTLSVerify, as.Spec.CABundle)
+	if kt, ok := s.agg.transports[as.Name]; ok {
+		if kt.key == key {
+			return kt.tr, nil
+		}
+		kt.tr.CloseIdleConnections()
+		delete(s.agg.transports, as.Name)
+	}
+	tr, err := s.remoteTransport(as)
+	if err != nil {
+		return nil, err
+	}
+	if s.agg.transports == nil {
+		s.agg.transports = map[string]keyedTransport{}
+	}
+	s.agg.transports[as.Name] = keyedTransport{key: key, tr: tr}
+	return tr, nil
+}
+
+// dropTransports closes and forgets the transports of APIServices no
+// longer present (keep holds the names present).
+func (s *Server) dropTransports(keep map[string]bool) {
+	for name, kt := range s.agg.transports {
+		if !keep[name] {
+			kt.tr.CloseIdleConnections()
+			delete(s.agg.transports, name)
+		}
+	}
 }
 
 func (a *aggregator) get(gv meta.GroupVersion) *remoteAPI {
@@ -79,16 +135,30 @@ func (s *Server) serveRemote(w http.ResponseWriter, r *http.Request, rm *remoteA
 		return
 	}
 	out := r.Clone(r.Context())
-	out.Header.Del("Authorization")
-	out.Header.Del("Impersonate-User")
-	out.Header.Del("Impersonate-Group")
-	out.Header.Del("X-Remote-User")
-	out.Header.Del("X-Remote-Group")
-	out.Header.Set("X-Remote-User", u.Name)
-	for _, g := range u.Groups {
-		out.Header.Add("X-Remote-Group", g)
-	}
+	setRemoteUser(out.Header, u)
 	rm.proxy.ServeHTTP(w, out)
+}
+
+// setRemoteUser replaces the credentials and identity headers of h with
+// u in the front-proxy headers, as kube-aggregator's proxy does: nothing
+// the client sent can claim another identity.
+func setRemoteUser(h http.Header, u *authn.User) {
+	for k := range h {
+		switch ck := http.CanonicalHeaderKey(k); {
+		case ck == "Authorization", strings.HasPrefix(ck, "Impersonate-"),
+			ck == RemoteUserHeader, ck == RemoteGroupHeader, strings.HasPrefix(ck, RemoteExtraHeaderPrefix):
+			delete(h, k)
+		}
+	}
+	h.Set(RemoteUserHeader, u.Name)
+	for _, g := range u.Groups {
+		h.Add(RemoteGroupHeader, g)
+	}
+	for k, vs := range u.Extra {
+		for _, v := range vs {
+			h.Add(RemoteExtraHeaderPrefix+url.PathEscape(k), v)
+		}
+	}
 }
 
 // startAggregator keeps the remote group/versions in line with the
@@ -147,11 +217,13 @@ func (s *Server) syncAPIServices(ctx context.Context, cache *WatchCache) {
 	var list []*apiregistration.APIService
 	cache.Objects(func(o meta.Object) { list = append(list, o.(*apiregistration.APIService)) })
 	next := map[meta.GroupVersion]*remoteAPI{}
+	present := map[string]bool{}
 	for _, as := range list {
 		if as.Spec.Service == nil {
 			s.setAvailable(ctx, as, meta.ConditionTrue, "Local", "Local APIServices are always available")
 			continue
 		}
+		present[as.Name] = true
 		rm := s.checkRemote(ctx, as)
 		next[meta.GroupVersion{Group: as.Spec.Group, Version: as.Spec.Version}] = rm
 		st := meta.ConditionTrue
@@ -165,6 +237,7 @@ func (s *Server) syncAPIServices(ctx context.Context, cache *WatchCache) {
 		}
 		s.setAvailable(ctx, as, st, reason, msg)
 	}
+	s.dropTransports(present)
 	s.agg.mu.Lock()
 	s.agg.remotes = next
 	s.agg.mu.Unlock()
@@ -179,7 +252,7 @@ func (s *Server) checkRemote(ctx context.Context, as *apiregistration.APIService
 		rm.reason = err.Error()
 		return rm
 	}
-	tr, err := s.remoteTransport(as)
+	tr, err := s.transportFor(as)
 	if err != nil {
 		rm.reason = err.Error()
 		return rm
@@ -291,7 +364,9 @@ func fetchResources(ctx context.Context, tr http.RoundTripper, base *url.URL, gr
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("X-Remote-User", "system:kube-aggregator")
+	// As kube-aggregator's availability check: the aggregator's own user
+	// in system:masters, which delegated authorization always allows.
+	setRemoteUser(req.Header, &authn.User{Name: "system:kube-aggregator", Groups: []string{authn.GroupMasters}})
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
 		return nil, err

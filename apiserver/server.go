@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/orkit/orkit/admission"
 	apierrors "github.com/orkit/orkit/api/errors"
+	"github.com/orkit/orkit/api/fields"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheme"
 	"github.com/orkit/orkit/apiserver/kubeletclient"
@@ -591,12 +593,36 @@ func (s *Server) authorize(ctx context.Context, u *authn.User, info *RequestInfo
 
 func attributesFor(u *authn.User, info *RequestInfo, r *http.Request) authz.Attributes {
 	q := r.URL.Query()
+	name := info.Name
+	if name == "" && (info.Verb == "list" || info.Verb == "watch") {
+		name = selectedName(q.Get("fieldSelector"))
+	}
 	return authz.Attributes{
 		User: u, Verb: info.Verb, Namespace: info.Namespace, APIGroup: info.APIGroup, APIVersion: info.APIVersion,
-		Resource: info.Resource, Subresource: info.Subresource, Name: info.Name,
+		Resource: info.Resource, Subresource: info.Subresource, Name: name,
 		ResourceRequest: info.IsResourceRequest, Path: info.Path,
 		FieldSelector: q.Get("fieldSelector"), LabelSelector: q.Get("labelSelector"),
 	}
+}
+
+// selectedName is the name a list or watch is authorized for, as
+// kube-apiserver's request info reads it: the value of a metadata.name
+// field selector term, when it is a valid path segment; "" otherwise. So
+// a role with resourceNames may list and watch its one object (an
+// informer on extension-apiserver-authentication).
+func selectedName(sel string) string {
+	if sel == "" {
+		return ""
+	}
+	fs, err := fields.Parse(sel)
+	if err != nil {
+		return ""
+	}
+	name, ok := fs.RequiresExactMatch("metadata.name")
+	if !ok || name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/%") {
+		return ""
+	}
+	return name
 }
 
 // route sends an authorized request to its handler.

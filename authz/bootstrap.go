@@ -55,7 +55,9 @@ func rules(rs ...rule) []rbac.PolicyRule {
 // aggregated into view, edit and admin), system:discovery, system:basic-user and system:public-info-viewer
 // (the discovery and health paths for authenticated and, for the public
 // ones, unauthenticated users), and the roles of the scheduler, the
-// controller manager and the node proxier bound to their users. Each call
+// controller manager and the node proxier bound to their users,
+// system:auth-delegator and, in kube-system, the Role
+// extension-apiserver-authentication-reader (see addDelegatedAuthPolicy). Each call
 // returns fresh objects the caller owns.
 func BootstrapPolicy() *Policy {
 	p := &Policy{}
@@ -115,7 +117,39 @@ func BootstrapPolicy() *Policy {
 	add("orkit:network-policy-agent", networkPolicyAgentRules())
 	bind("orkit:network-policy-agent", "orkit:network-policy-agent", user(NetworkPolicyAgentUser))
 	addNodeCertificatePolicy(add, bind)
+	addDelegatedAuthPolicy(p, add)
 	return p
+}
+
+// ExtensionAPIServerAuthenticationReader is the Role in kube-system that
+// may read the authentication ConfigMap
+// (extension-apiserver-authentication), which aggregated API servers
+// bind to their service accounts for delegated authentication.
+const ExtensionAPIServerAuthenticationReader = "extension-apiserver-authentication-reader"
+
+// addDelegatedAuthPolicy adds Kubernetes' roles for servers that delegate
+// authentication and authorization to the API server: the ClusterRole
+// system:auth-delegator (create TokenReviews and SubjectAccessReviews)
+// and, in kube-system, the Role
+// extension-apiserver-authentication-reader (read the authentication
+// ConfigMap), bound as Kubernetes binds it to the controller manager and
+// the scheduler.
+func addDelegatedAuthPolicy(p *Policy, add func(string, []rbac.PolicyRule, ...string) *rbac.ClusterRole) {
+	add("system:auth-delegator", rules(
+		verbs("create").groups("authentication.k8s.io").resources("tokenreviews"),
+		verbs("create").groups("authorization.k8s.io").resources("subjectaccessreviews")))
+	const ns = "kube-system"
+	r := &rbac.Role{ObjectMeta: bootstrapMeta(ExtensionAPIServerAuthenticationReader),
+		Rules: rules(verbs(readVerbs...).groups("").resources("configmaps").names("extension-apiserver-authentication"))}
+	r.Namespace = ns
+	r.SetGroupVersionKind(meta.GroupVersionKind{Group: rbac.GroupName, Version: rbac.Version, Kind: "Role"})
+	p.Roles = append(p.Roles, r)
+	b := &rbac.RoleBinding{ObjectMeta: bootstrapMeta("system::" + ExtensionAPIServerAuthenticationReader),
+		RoleRef:  rbac.RoleRef{APIGroup: rbac.GroupName, Kind: "Role", Name: ExtensionAPIServerAuthenticationReader},
+		Subjects: []rbac.Subject{user(KubeControllerManagerUser), user(KubeSchedulerUser)}}
+	b.Namespace = ns
+	b.SetGroupVersionKind(meta.GroupVersionKind{Group: rbac.GroupName, Version: rbac.Version, Kind: "RoleBinding"})
+	p.RoleBindings = append(p.RoleBindings, b)
 }
 
 func bootstrapMeta(name string) meta.ObjectMeta {

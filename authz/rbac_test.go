@@ -322,3 +322,53 @@ func TestBootstrapPolicyShape(t *testing.T) {
 	p.ClusterRoles[0].Name = "changed"
 	assert.Equal(t, "cluster-admin", BootstrapPolicy().ClusterRoles[0].Name)
 }
+
+// TestDelegatedAuthPolicy: an aggregated API server's service account,
+// bound as the Aggregator spec binds it (system:auth-delegator cluster
+// wide, extension-apiserver-authentication-reader in kube-system), may
+// review tokens and access and read the one authentication ConfigMap,
+// and nothing more; the controller manager and the scheduler read it
+// through the bootstrap RoleBinding.
+func TestDelegatedAuthPolicy(t *testing.T) {
+	p := BootstrapPolicy()
+	sa := rbac.Subject{Kind: rbac.ServiceAccountKind, Name: "default", Namespace: "wardle"}
+	p.ClusterRoleBindings = append(p.ClusterRoleBindings, &rbac.ClusterRoleBinding{ObjectMeta: meta.ObjectMeta{Name: "wardler:auth-delegator"},
+		RoleRef: rbac.RoleRef{APIGroup: rbac.GroupName, Kind: "ClusterRole", Name: "system:auth-delegator"}, Subjects: []rbac.Subject{sa}})
+	p.RoleBindings = append(p.RoleBindings, &rbac.RoleBinding{ObjectMeta: meta.ObjectMeta{Name: "wardler-auth-reader", Namespace: "kube-system"},
+		RoleRef: rbac.RoleRef{APIGroup: rbac.GroupName, Kind: "Role", Name: ExtensionAPIServerAuthenticationReader}, Subjects: []rbac.Subject{sa}})
+	z := Chain(Masters(), RBAC(p))
+	wardle := &authn.User{Name: "system:serviceaccount:wardle:default", Groups: []string{authn.GroupServiceAccounts, "system:serviceaccounts:wardle", authn.GroupAuthenticated}}
+	kcm := &authn.User{Name: KubeControllerManagerUser, Groups: []string{authn.GroupAuthenticated}}
+	const cm = "extension-apiserver-authentication"
+	tests := []struct {
+		name  string
+		attrs Attributes
+		want  Decision
+	}{
+		{"token review", res(wardle, "create", "", "authentication.k8s.io", "tokenreviews", "", ""), DecisionAllow},
+		{"subject access review", res(wardle, "create", "", "authorization.k8s.io", "subjectaccessreviews", "", ""), DecisionAllow},
+		{"get the configmap", res(wardle, "get", "kube-system", "", "configmaps", "", cm), DecisionAllow},
+		{"watch the configmap by name", res(wardle, "watch", "kube-system", "", "configmaps", "", cm), DecisionAllow},
+		{"list the configmap by name", res(wardle, "list", "kube-system", "", "configmaps", "", cm), DecisionAllow},
+		{"no list of every configmap", res(wardle, "list", "kube-system", "", "configmaps", "", ""), DecisionNoOpinion},
+		{"no other configmap", res(wardle, "get", "kube-system", "", "configmaps", "", "kubeadm-config"), DecisionNoOpinion},
+		{"no configmap elsewhere", res(wardle, "get", "default", "", "configmaps", "", cm), DecisionNoOpinion},
+		{"no update", res(wardle, "update", "kube-system", "", "configmaps", "", cm), DecisionNoOpinion},
+		{"no self subject review escalation", res(wardle, "create", "", "authorization.k8s.io", "localsubjectaccessreviews", "", ""), DecisionNoOpinion},
+		{"controller manager reads it", res(kcm, "get", "kube-system", "", "configmaps", "", cm), DecisionAllow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, reason, err := z.Authorize(context.Background(), tt.attrs)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d, reason)
+		})
+	}
+	for _, r := range p.Roles {
+		assert.Empty(t, rbac.ValidateRole(r), r.Name)
+		assert.Equal(t, "Role", r.Kind)
+	}
+	for _, b := range p.RoleBindings {
+		assert.Empty(t, rbac.ValidateRoleBinding(b), b.Name)
+	}
+}

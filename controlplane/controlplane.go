@@ -116,6 +116,17 @@ type PKIConfig struct {
 	// certificate is valid for: the names clients reach the API server by
 	// beyond the defaults.
 	ServingHosts []string
+	// FrontProxyCA signs the API server's proxy client certificate (CN
+	// FrontProxyClientCN), which it presents to the servers of aggregated
+	// APIs, as kubeadm's front-proxy-ca and --proxy-client-cert-file;
+	// aggregated servers trust it through the authentication ConfigMap.
+	// Servers of one cluster should share it (as kubeadm copies
+	// front-proxy-ca to every control-plane node); the ConfigMap trusts
+	// the union anyway. nil means the CA in DataDir/pki/front-proxy
+	// (ca.crt, ca.key), created on first start, or, when CA is given
+	// (the caller keeps the PKI and nothing is written to DataDir/pki),
+	// CA itself.
+	FrontProxyCA *pki.CA
 }
 
 // ControlPlane is a running store and API server. Its fields are set by
@@ -129,6 +140,9 @@ type ControlPlane struct {
 	// CA is the cluster CA: it signed the serving certificate and signs
 	// the credentials the control plane issues.
 	CA *pki.CA
+	// FrontProxyCA signed the proxy client certificate the API server
+	// presents to aggregated API servers (see PKIConfig.FrontProxyCA).
+	FrontProxyCA *pki.CA
 	// URL is https://<bound address>.
 	URL string
 	// AdminKubeconfig is the path of the system:masters kubeconfig,
@@ -162,11 +176,20 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 			return nil, fmt.Errorf("controlplane: %w", err)
 		}
 	}
+	fpca := cfg.PKI.FrontProxyCA
+	if fpca == nil && cfg.PKI.CA != nil {
+		fpca = ca
+	} else if fpca == nil {
+		var err error
+		if fpca, err = pki.LoadOrCreateCA(filepath.Join(cfg.DataDir, "pki", "front-proxy"), "front-proxy-ca"); err != nil {
+			return nil, fmt.Errorf("controlplane: front-proxy CA: %w", err)
+		}
+	}
 	st, closeStore, err := cfg.openStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cp := &ControlPlane{CA: ca, Store: st, dataDir: cfg.DataDir, done: make(chan struct{})}
+	cp := &ControlPlane{CA: ca, FrontProxyCA: fpca, Store: st, dataDir: cfg.DataDir, done: make(chan struct{})}
 	if err := cp.startServer(ctx, cfg); err != nil {
 		closeStore()
 		return nil, err
@@ -239,11 +262,15 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	proxyClient, err := cp.proxyClientCert()
+	if err != nil {
+		return err
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Listen: cfg.Listen, Store: cp.Store, Scheme: api.NewScheme(), Resources: cfg.Resources,
 		TLS: &cert, ClientCA: cp.CA.Pool(), Authenticator: authenticator, ServiceAccountTokens: tokens,
 		Authorizer: cfg.authorizer, Admission: cfg.Admission,
-		Initializers: true, Bootstrap: true, Kubelet: kubeletClient, ProxyClientCert: kubeletClient.ClientCert,
+		Initializers: true, Bootstrap: true, Kubelet: kubeletClient, ProxyClientCert: proxyClient,
 		Logger: cfg.Logger, WatchHistory: cfg.WatchHistory, CompactionInterval: cfg.CompactionInterval,
 		Serving: cfg.Serving,
 	})
@@ -264,6 +291,9 @@ func (cp *ControlPlane) startServer(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("controlplane: API server caches did not sync in %v", readyTimeout)
 	}
 	if err := cp.startMasterService(ctx, cfg); err != nil {
+		return err
+	}
+	if err := cp.startAuthTrust(ctx, cfg); err != nil {
 		return err
 	}
 	cp.AdminKubeconfig = filepath.Join(cp.dataDir, "admin.kubeconfig")

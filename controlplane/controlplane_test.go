@@ -135,6 +135,7 @@ func TestExistingStoreAndCA(t *testing.T) {
 		PKI: PKIConfig{CA: ca, ServingHosts: []string{"api.example.test", "127.0.0.9"}}})
 	require.NoError(t, err)
 	assert.Same(t, ca, cp.CA)
+	assert.Same(t, ca, cp.FrontProxyCA, "the given CA also signs the proxy client certificate")
 	assert.Equal(t, store.Interface(st), cp.Store)
 	_, err = os.Stat(filepath.Join(dir, "pki"))
 	assert.ErrorIs(t, err, os.ErrNotExist)

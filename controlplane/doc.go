@@ -8,7 +8,9 @@
 //	cfg, err := cp.ClientConfig("system:kube-scheduler")   // a component's credentials
 //	c, err := client.New(cfg)
 //
-//	Config ─▶ Start ─┬─ PKI:            DataDir/pki/ca.{crt,key} (or PKI.CA), serving certificate
+//	Config ─▶ Start ─┬─ PKI:            DataDir/pki/ca.{crt,key} (or PKI.CA), serving certificate,
+//	                 │                  front-proxy CA DataDir/pki/front-proxy (or PKI.FrontProxyCA)
+//	                 │                  and the proxy client certificate for aggregated APIs
 //	                 ├─ store:          bbolt in DataDir/store.db (or Config.Store: any store.Interface)
 //	                 ├─ authentication: x509 | token file | basic-auth file | OIDC (| anonymous)
 //	                 ├─ authorization:  system:masters, then AuthConfig.AuthorizationMode in order
@@ -18,8 +20,10 @@
 //	                 ├─ initializers
 //	                 ├─ bootstrap objects (namespaces, RBAC policy, system PriorityClasses)
 //	                 │  and DataDir/admin.kubeconfig (system:masters)
-//	                 └─ kept every 10s: the kubernetes Service and its endpoints, the
-//	                    default ServiceCIDR "kubernetes" (10.96.0.0/12, Ready=True)
+//	                 ├─ kept every 10s: the kubernetes Service and its endpoints, the
+//	                 │  default ServiceCIDR "kubernetes" (10.96.0.0/12, Ready=True)
+//	                 └─ kube-system/extension-apiserver-authentication: whom aggregated API
+//	                    servers trust (client CA, front-proxy CA, allowed names, headers)
 //
 // Every choice is a Config field with a documented zero value; nothing
 // must be called in a particular order. The control plane runs until

@@ -28,9 +28,10 @@ import (
 const DefaultResolution = 15 * time.Second
 
 // DefaultClientName is the API server's client certificate CN that may
-// call the server (orkit's API server presents its kubelet client
-// certificate to aggregated APIs).
-const DefaultClientName = "kube-apiserver-kubelet-client"
+// call the server: the proxy client certificate orkit's control plane
+// presents to aggregated APIs (controlplane.FrontProxyClientCN, kubeadm's
+// front-proxy-client, signed by the front-proxy CA).
+const DefaultClientName = "front-proxy-client"
 
 // Config configures a Server.
 type Config struct {
@@ -44,7 +45,8 @@ type Config struct {
 	// Cert is the serving certificate, for Serve; its SANs should name
 	// <service>.<namespace>.svc, which the API server verifies.
 	Cert *tls.Certificate
-	// ClientCA verifies callers' client certificates, for Serve.
+	// ClientCA verifies callers' client certificates, for Serve: the CA
+	// of the API server's proxy client certificate (the front-proxy CA).
 	ClientCA *x509.CertPool
 	// ClientNames are the CNs allowed to call; default DefaultClientName.
 	ClientNames []string

@@ -43,6 +43,7 @@ func kindTable() map[meta.GroupVersionKind]string {
 		meta.GroupVersion{Group: "flowcontrol.apiserver.k8s.io", Version: "v1"}.WithKind("PriorityLevelConfiguration"): "flowcontrol.PriorityLevelConfiguration",
 		meta.GroupVersion{Group: "storagemigration.k8s.io", Version: "v1"}.WithKind("StorageVersionMigration"):         "storagemigration.StorageVersionMigration",
 		meta.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}.WithKind("CustomResourceDefinition"):           "apiext.CustomResourceDefinition",
+		meta.GroupVersion{Group: "apiregistration.k8s.io", Version: "v1"}.WithKind("APIService"):                       "apiregistration.APIService",
 	}
 	for _, k := range []string{
 		"Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PodTemplate", "Endpoints",

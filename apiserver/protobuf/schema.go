@@ -139,7 +139,7 @@ func newSchema() schema {
 		coreSecurityMessages(), coreSchedulingMessages(), corePodStatusMessages(),
 		appsMessages(), batchMessages(), policyMessages(), rbacMessages(), authMessages(), otherMessages(), viewMessages(),
 		discoveryMessages(), networkingMessages(), admissionMessages(), storageMessages(), apiextensionsMessages(),
-		flowcontrolMessages(), mutatingPolicyMessages(),
+		flowcontrolMessages(), mutatingPolicyMessages(), apiregistrationMessages(),
 	} {
 		for name, f := range group {
 			s[name] = message{fields: f}

@@ -51,6 +51,19 @@
 #       alpine).
 #   nonroot:<v>: the busybox base with user 1234, as upstream (on
 #       debian-base).
+# --- aggregator images (sample-apiserver, etcd) ---
+#   sample-apiserver:<v>: k8s.io/sample-apiserver at the suite's staging
+#       version (v0.37.2, pinned in images/go.mod; upstream's image builds
+#       the sample-apiserver repository's tag the same way, CGO_ENABLED=0)
+#       at /sample-apiserver on the busybox base; entrypoint
+#       /sample-apiserver, as upstream (test/images/sample-apiserver).
+#   etcd:<v>: the static etcd that scripts/setup.sh builds from
+#       go.etcd.io/etcd/server/v3 (/usr/local/bin/etcd, or $ORKIT_ETCD) at
+#       /usr/local/bin/etcd on the busybox base; no entrypoint, cmd
+#       /usr/local/bin/etcd (the aggregator spec gives the command). A
+#       missing or dynamically linked etcd fails the script: run
+#       scripts/setup.sh first.
+# --- end aggregator images ---
 # Archives are cached in OUTDIR by name; delete OUTDIR to rebuild.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -98,6 +111,9 @@ build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
 rm -f "$out/nc" "$out/dnstools"
 build_go github.com/orkit/orkit/compat/conformance/images/nc "$out/nc"
 build_go github.com/orkit/orkit/compat/conformance/images/dnstools "$out/dnstools"
+# --- aggregator images: build ---
+build_go k8s.io/sample-apiserver "$out/sample-apiserver"
+# --- end aggregator images: build ---
 kube=$(cd "$here/images" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # base_rootfs DIR: busybox with its applets in /bin, /etc/passwd and group.
@@ -239,3 +255,27 @@ cp "$out/pause" "$root/pause"
 for ref in $(img pause); do
 	archive "$ref" "$root" '["/pause"]' 'null'
 done
+
+# --- aggregator images (sample-apiserver, etcd) ---
+root=$work/sample-apiserver
+base_rootfs "$root"
+cp "$out/sample-apiserver" "$root/sample-apiserver"
+for ref in $(img sample-apiserver); do
+	archive "$ref" "$root" '["/sample-apiserver"]' 'null'
+done
+
+etcd_bin=${ORKIT_ETCD:-/usr/local/bin/etcd}
+if [ -n "$(img etcd)" ]; then
+	if ! [ -x "$etcd_bin" ] || { command -v file >/dev/null && ! file -b "$etcd_bin" | grep -q 'statically linked'; }; then
+		echo "images.sh: the etcd image needs a static etcd at $etcd_bin (scripts/setup.sh builds it; ORKIT_ETCD names another)" >&2
+		exit 1
+	fi
+	root=$work/etcd
+	base_rootfs "$root"
+	mkdir -p "$root/usr/local/bin" "$root/var/lib/etcd"
+	cp "$etcd_bin" "$root/usr/local/bin/etcd"
+	for ref in $(img etcd); do
+		archive "$ref" "$root" 'null' '["/usr/local/bin/etcd"]'
+	done
+fi
+# --- end aggregator images ---

@@ -34,7 +34,7 @@ func (c *cluster) startMetricsServer(ctx context.Context) error {
 		scraper = metricsserver.FirstOf(c.simPool, scraper)
 	}
 	ms, err := metricsserver.New(metricsserver.Config{Client: cl, Scraper: scraper, Resolution: c.opts.MetricResolution,
-		Cert: &cert, ClientCA: c.cp.CA.Pool(), Logger: c.opts.Logger})
+		Cert: &cert, ClientCA: c.cp.FrontProxyCA.Pool(), Logger: c.opts.Logger})
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,13 @@ type serverOptions struct {
 	// cluster share it: copy the first server's DATA/pki, or name the
 	// same files here.
 	CACertFile, CAKeyFile string
+	// FrontProxyCACertFile and FrontProxyCAKeyFile name the front-proxy CA
+	// (kubeadm's front-proxy-ca), which signs the proxy client certificate
+	// the API server presents to aggregated API servers; empty means
+	// DATA/pki/front-proxy/ca.crt and ca.key (created on first start), or
+	// the cluster CA when --ca-cert names one. Servers of one cluster
+	// share it like the cluster CA.
+	FrontProxyCACertFile, FrontProxyCAKeyFile string
 	// Identity names this process in leader election; default
 	// <hostname>_<pid>.
 	Identity string
@@ -121,6 +128,8 @@ func (o *options) addServerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.EtcdPrefix, "etcd-prefix", "", "prefix of every etcd key (default none: keys start with /registry/)")
 	fs.StringVar(&s.CACertFile, "ca-cert", "", "cluster CA certificate shared by the servers (default DATA/pki/ca.crt)")
 	fs.StringVar(&s.CAKeyFile, "ca-key", "", "cluster CA key (default DATA/pki/ca.key)")
+	fs.StringVar(&s.FrontProxyCACertFile, "front-proxy-ca-cert", "", "front-proxy CA certificate shared by the servers, signing the proxy client certificate for aggregated APIs (default DATA/pki/front-proxy/ca.crt, or --ca-cert's CA)")
+	fs.StringVar(&s.FrontProxyCAKeyFile, "front-proxy-ca-key", "", "front-proxy CA key (default DATA/pki/front-proxy/ca.key)")
 	fs.Func("cluster-cidr", "pod network node IPAM hands nodes their pod CIDRs from (default 10.244.0.0/16; real nodes take 10.244.<i>.0/24 of it)", func(v string) error {
 		p, err := netip.ParsePrefix(v)
 		if err != nil {
@@ -159,6 +168,9 @@ func (o *options) checkServer() error {
 	}
 	if (s.CACertFile == "") != (s.CAKeyFile == "") {
 		return errors.New("--ca-cert and --ca-key go together")
+	}
+	if (s.FrontProxyCACertFile == "") != (s.FrontProxyCAKeyFile == "") {
+		return errors.New("--front-proxy-ca-cert and --front-proxy-ca-key go together")
 	}
 	if s.Identity == "" {
 		host, _ := os.Hostname()
@@ -220,6 +232,13 @@ func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 			return cfg, err
 		}
 		cfg.PKI.CA = ca
+	}
+	if s.FrontProxyCACertFile != "" {
+		ca, err := pki.LoadCA(s.FrontProxyCACertFile, s.FrontProxyCAKeyFile)
+		if err != nil {
+			return cfg, fmt.Errorf("--front-proxy-ca-cert/--front-proxy-ca-key: %w", err)
+		}
+		cfg.PKI.FrontProxyCA = ca
 	}
 	if len(s.EtcdServers) > 0 {
 		ecfg := etcd.Config{Endpoints: s.EtcdServers, Prefix: s.EtcdPrefix, Logger: o.Logger}

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/internal/etcdtest"
+	"github.com/orkit/orkit/pki"
 )
 
 // serverProc is one `minicluster --role server` child process, started
@@ -317,6 +318,7 @@ func TestCheckServer(t *testing.T) {
 		{"server with nodes", options{Nodes: 1, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"server with sim nodes", options{SimNodes: 3, Server: serverOptions{Role: roleServer}}, "runs no nodes"},
 		{"half a CA", options{Server: serverOptions{CACertFile: "ca.crt"}}, "go together"},
+		{"half a front-proxy CA", options{Server: serverOptions{FrontProxyCAKeyFile: "front-proxy-ca.key"}}, "--front-proxy-ca-cert and --front-proxy-ca-key go together"},
 		{"wide cluster CIDR", options{Nodes: 1, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("10.240.0.0/12"), NodeCIDRMaskSize: 24}}, ""},
 		{"sim nodes on their own CIDR", options{SimNodes: 5000, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("172.16.0.0/12"), NodeCIDRMaskSize: 26}}, ""},
 		{"real nodes outside the cluster CIDR", options{Nodes: 1, Server: serverOptions{ClusterCIDR: netip.MustParsePrefix("172.16.0.0/12")}}, "must contain 10.244.0.0/17"},
@@ -358,6 +360,32 @@ func TestControlPlaneConfigBadFiles(t *testing.T) {
 	o = options{DataDir: dir, Server: serverOptions{EtcdServers: []string{"https://127.0.0.1:1"}, EtcdCAFile: filepath.Join(dir, "etcd-ca.crt")}}
 	_, err = o.controlPlaneConfig()
 	require.ErrorContains(t, err, "--etcd-cafile")
+	o = options{DataDir: dir, Server: serverOptions{FrontProxyCACertFile: filepath.Join(dir, "no-fp.crt"), FrontProxyCAKeyFile: filepath.Join(dir, "no-fp.key")}}
+	_, err = o.controlPlaneConfig()
+	require.ErrorContains(t, err, "--front-proxy-ca-cert")
+	require.ErrorContains(t, err, "no-fp.crt")
+}
+
+// TestControlPlaneConfigFrontProxyCA: the front-proxy CA named by
+// --front-proxy-ca-cert/--front-proxy-ca-key signs the proxy client
+// certificate (kubeadm's front-proxy-ca shared by the servers); without
+// them the control plane keeps its own in DATA/pki/front-proxy.
+func TestControlPlaneConfigFrontProxyCA(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := pki.NewCA("shared-front-proxy-ca")
+	require.NoError(t, err)
+	require.NoError(t, ca.Save(filepath.Join(dir, "shared")))
+	o := options{DataDir: dir, Server: serverOptions{FrontProxyCACertFile: filepath.Join(dir, "shared", "ca.crt"),
+		FrontProxyCAKeyFile: filepath.Join(dir, "shared", "ca.key")}}
+	cfg, err := o.controlPlaneConfig()
+	require.NoError(t, err)
+	require.NotNil(t, cfg.PKI.FrontProxyCA)
+	assert.Equal(t, ca.CertPEM, cfg.PKI.FrontProxyCA.CertPEM)
+	assert.Nil(t, cfg.PKI.CA, "the cluster CA stays the default")
+
+	cfg, err = (&options{DataDir: dir}).controlPlaneConfig()
+	require.NoError(t, err)
+	assert.Nil(t, cfg.PKI.FrontProxyCA, "default: the control plane's DATA/pki/front-proxy")
 }
 
 // nodeCSR is a kubelet client CertificateSigningRequest for node, named

@@ -13,6 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.61.0
 	k8s.io/kubernetes v1.37.2
+	k8s.io/sample-apiserver v0.37.2
 )
 
 require (

@@ -9,4 +9,5 @@ import (
 	_ "github.com/orkit/orkit/images/hello"
 	_ "github.com/orkit/orkit/images/pause"
 	_ "k8s.io/kubernetes/test/images/agnhost"
+	_ "k8s.io/sample-apiserver"
 )
