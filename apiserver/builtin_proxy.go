@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -27,7 +28,14 @@ import (
 
 var (
 	discoveryGVRSlices = discovery.GroupVersion().WithResource("endpointslices")
-	plainTransport     = &http.Transport{Proxy: nil, DialContext: (&net.Dialer{}).DialContext}
+	// plainTransport reaches pods and Service endpoints by IP, where no
+	// serving certificate can be verified: like kube-apiserver's proxy
+	// transport it does not verify them (https:name:port).
+	plainTransport = &http.Transport{
+		Proxy:           nil,
+		DialContext:     (&net.Dialer{}).DialContext,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // IP-addressed backends, as kube-apiserver
+	}
 )
 
 // proxyTarget is where a proxy request goes.
@@ -64,7 +72,7 @@ func (s *Server) proxySubresource(locate func(ctx context.Context, req *Request,
 			writeError(w, err)
 			return
 		}
-		rest := proxyPath(r.URL.Path, req.Info.Name)
+		prefix, rest := splitProxyPath(r.URL.Path, req.Info.Name)
 		named := *req
 		info := *req.Info
 		info.Name = name
@@ -74,13 +82,22 @@ func (s *Server) proxySubresource(locate func(ctx context.Context, req *Request,
 			writeError(w, err)
 			return
 		}
+		if rest == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			redirectToSlash(w, r) // as kube-apiserver (issue 4958)
+			return
+		}
+		if rest == "" {
+			rest = "/"
+		}
 		target := *t.url
 		target.Path = strings.TrimSuffix(target.Path, "/") + rest
 		target.RawQuery = r.URL.RawQuery
+		rw := &proxyRewriter{prefix: prefix, backendHost: target.Host, requestHost: r.Host}
 		rp := &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.Out.URL = &target
 				pr.Out.Host = target.Host
+				pr.Out.Header.Set("X-Forwarded-Uri", prefix+rest)
 				pr.Out.Header.Del("Authorization")
 				for k := range pr.Out.Header {
 					if strings.HasPrefix(k, "Impersonate-") {
@@ -88,8 +105,13 @@ func (s *Server) proxySubresource(locate func(ctx context.Context, req *Request,
 					}
 				}
 			},
-			Transport: t.transport,
+			Transport:      t.transport,
+			ModifyResponse: rw.modifyResponse,
 			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+				if apierrors.FromError(err) != nil {
+					writeError(w, err)
+					return
+				}
 				writeError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach %s: %v", target.Host, err)))
 			},
 		}
@@ -97,18 +119,25 @@ func (s *Server) proxySubresource(locate func(ctx context.Context, req *Request,
 	}
 }
 
-// proxyPath is what follows .../{id}/proxy in path ("/" when nothing).
-func proxyPath(path, id string) string {
+// splitProxyPath splits path at .../{id}/proxy: prefix is the path up to
+// and including /proxy, rest what follows ("" when nothing).
+func splitProxyPath(path, id string) (prefix, rest string) {
 	marker := "/" + id + "/proxy"
 	i := strings.Index(path, marker)
 	if i < 0 {
-		return "/"
+		return path, "/"
 	}
-	rest := path[i+len(marker):]
-	if rest == "" {
-		return "/"
+	return path[:i+len(marker)], path[i+len(marker):]
+}
+
+// redirectToSlash answers 301 to the request's path with a slash added.
+func redirectToSlash(w http.ResponseWriter, r *http.Request) {
+	loc := r.URL.Path + "/"
+	if r.URL.RawQuery != "" {
+		loc += "?" + r.URL.RawQuery
 	}
-	return rest
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusMovedPermanently)
 }
 
 // proxyableIP refuses addresses the API server must not be made to reach

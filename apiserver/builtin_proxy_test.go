@@ -35,10 +35,23 @@ func TestSplitProxyName(t *testing.T) {
 	}
 }
 
-func TestProxyPath(t *testing.T) {
-	assert.Equal(t, "/", proxyPath("/api/v1/namespaces/web/services/web:80/proxy", "web:80"))
-	assert.Equal(t, "/", proxyPath("/api/v1/namespaces/web/services/web:80/proxy/", "web:80"))
-	assert.Equal(t, "/a/b/", proxyPath("/api/v1/namespaces/web/pods/web/proxy/a/b/", "web"))
+func TestSplitProxyPath(t *testing.T) {
+	tests := []struct {
+		path, id, prefix, rest string
+	}{
+		{"/api/v1/namespaces/web/services/web:80/proxy", "web:80", "/api/v1/namespaces/web/services/web:80/proxy", ""},
+		{"/api/v1/namespaces/web/services/web:80/proxy/", "web:80", "/api/v1/namespaces/web/services/web:80/proxy", "/"},
+		{"/api/v1/namespaces/web/pods/web/proxy/a/b/", "web", "/api/v1/namespaces/web/pods/web/proxy", "/a/b/"},
+		{"/api/v1/nodes/n1/proxy/logs/", "n1", "/api/v1/nodes/n1/proxy", "/logs/"},
+		{"/elsewhere", "web", "/elsewhere", "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			prefix, rest := splitProxyPath(tt.path, tt.id)
+			assert.Equal(t, tt.prefix, prefix)
+			assert.Equal(t, tt.rest, rest)
+		})
+	}
 }
 
 func TestProxyableIP(t *testing.T) {
@@ -57,6 +70,6 @@ func FuzzSplitProxyName(f *testing.F) {
 		if err == nil && (name == "" || (scheme != "" && scheme != "http" && scheme != "https")) {
 			t.Fatalf("accepted %q", id)
 		}
-		_ = proxyPath("/api/v1/namespaces/x/pods/"+id+"/proxy/y", id)
+		_, _ = splitProxyPath("/api/v1/namespaces/x/pods/"+id+"/proxy/y", id)
 	})
 }
