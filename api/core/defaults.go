@@ -20,6 +20,10 @@ func DefaultService(svc *Service) {
 	if spec.SessionAffinity == "" {
 		spec.SessionAffinity = ServiceAffinityNone
 	}
+	if spec.SessionAffinity == ServiceAffinityNone {
+		// as Kubernetes defaults it: switching affinity off drops its config
+		spec.SessionAffinityConfig = nil
+	}
 	if spec.SessionAffinity == ServiceAffinityClientIP &&
 		(spec.SessionAffinityConfig == nil || spec.SessionAffinityConfig.ClientIP == nil ||
 			spec.SessionAffinityConfig.ClientIP.TimeoutSeconds == nil) {

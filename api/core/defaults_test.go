@@ -163,6 +163,12 @@ func TestDefaultService(t *testing.T) {
 				"sessionAffinity":"None","externalTrafficPolicy":"Cluster","internalTrafficPolicy":"Cluster"}`,
 		},
 		{
+			name: "affinity switched off drops its config",
+			in: ServiceSpec{SessionAffinity: ServiceAffinityNone, Ports: []ServicePort{{Port: 80}},
+				SessionAffinityConfig: &SessionAffinityConfig{ClientIP: &ClientIPConfig{TimeoutSeconds: ptr(int32(60))}}},
+			want: `{"ports":[{"protocol":"TCP","port":80,"targetPort":80}],"type":"ClusterIP","sessionAffinity":"None","internalTrafficPolicy":"Cluster"}`,
+		},
+		{
 			name: "external name",
 			in:   ServiceSpec{Type: ServiceTypeExternalName, ExternalName: "db.example.com"},
 			want: `{"type":"ExternalName","externalName":"db.example.com","sessionAffinity":"None"}`,

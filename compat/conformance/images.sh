@@ -14,8 +14,10 @@
 #       with bash, curl, nc...), with porter's localhost.crt and .key at /
 #       (from the module, as upstream); entrypoint /agnhost and cmd pause, as
 #       upstream; /usr/bin/curl is a shell stand-in that GETs its URL
-#       arguments with busybox wget (its options are ignored), enough for
-#       the specs' `curl http://...` hooks and probes; /usr/bin/nc is
+#       arguments with busybox wget (options skipped, with their values;
+#       a URL without scheme is http://), enough for the specs' `curl
+#       http://...` and `curl -q -s --max-time 30 IP:PORT/hostname` hooks
+#       and probes; /usr/bin/nc is
 #       images/nc, an OpenBSD-style netcat (busybox's nc has none of the
 #       -v -t -u -z options the sig-network reachability checks pass);
 #       /usr/bin/dig and /usr/bin/getent are links to dnstools (below) for
@@ -131,9 +133,9 @@ base_rootfs() {
 # rootfs_rev names the revision of the rootfs trees below (2: agnhost's curl;
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
 # as /bin/sh; 5: agnhost's nc; 6: dig and getent in agnhost and
-# glibc-dns-testing; 7: agnhost's /etc/os-release), with the digest of the
-# nc and dnstools binaries.
-rootfs_rev=7-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
+# glibc-dns-testing; 7: agnhost's /etc/os-release; 8: curl takes URLs
+# without a scheme), with the digest of the nc and dnstools binaries.
+rootfs_rev=8-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
 
 # dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
 dns_tools() {
@@ -178,9 +180,27 @@ ln -s agnhost "$root/agnhost-2"
 mkdir -p "$root/usr/bin"
 cat >"$root/usr/bin/curl" <<'EOS'
 #!/bin/sh
-# curl stand-in (busybox has no curl): GET each URL argument with wget.
-for a; do
-	case $a in http://* | https://*) wget -q -O - "$a" || exit 7 ;; esac
+# curl stand-in (busybox has no curl): GET each URL with busybox wget.
+# The options that take a value are skipped with it; a URL without a
+# scheme is http://, as for curl; -m/--max-time/--connect-timeout bound
+# the request.
+timeout=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-m | --max-time | --connect-timeout) timeout=${2%.*}; shift 2 ;;
+	--max-time=* | --connect-timeout=*) timeout=${1#*=}; timeout=${timeout%.*}; shift ;;
+	-o | --output | -H | --header | -X | --request | -d | --data | -w | --write-out | --retry | \
+		-A | --user-agent | --resolve | --interface | -u | --user | -e | --referer | --cacert | \
+		--cert | --key | -b | --cookie | -c | --cookie-jar | -T | --upload-file | -F | --form | \
+		-x | --proxy) shift 2 ;;
+	-*) shift ;;
+	*)
+		url=$1
+		shift
+		case $url in *://*) ;; *) url=http://$url ;; esac
+		wget -q -O - ${timeout:+-T "$timeout"} "$url" || exit 7
+		;;
+	esac
 done
 EOS
 chmod 755 "$root/usr/bin/curl"
