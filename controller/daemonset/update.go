@@ -1,11 +1,13 @@
 package daemonset
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orkit/orkit/api/apps"
@@ -231,26 +233,47 @@ func revisionData(ds *apps.DaemonSet) ([]byte, error) {
 }
 
 // syncRevision makes sure the ControllerRevision of ds's current template
-// exists and returns the template's hash (the pods' label value).
+// exists and returns the template's hash (the pods' label value). As in
+// kube-controller-manager, a revision is ds's current one when its data is
+// the current template's, whatever its name (a client may have written
+// it); a revision that holds the name but another template is a
+// collision, and the next collision count names the new one.
 func (c *Controller) syncRevision(ctx context.Context, ds *apps.DaemonSet) (string, error) {
+	data, err := revisionData(ds)
+	if err != nil {
+		return "", err
+	}
+	owned := func(r *apps.ControllerRevision) bool {
+		ref := meta.ControllerOf(&r.ObjectMeta)
+		return ref != nil && ref.UID == ds.UID
+	}
+	for _, r := range c.revisions.Namespace(ds.Namespace).List(nil) {
+		if owned(r) && bytes.Equal(r.Data, data) {
+			if h := r.Labels[apps.DefaultDaemonSetUniqueLabelKey]; h != "" {
+				return h, nil
+			}
+			return strings.TrimPrefix(r.Name, ds.Name+"-"), nil
+		}
+	}
 	var collisions int32
 	if ds.Status.CollisionCount != nil {
 		collisions = *ds.Status.CollisionCount
 	}
 	hash := templateHash(&ds.Spec.Template, collisions)
 	name := ds.Name + "-" + hash
-	if _, err := c.revisions.Get(ds.Namespace, name); err == nil {
-		return hash, nil
+	for i := 0; i < 100; i++ {
+		if _, err := c.revisions.Get(ds.Namespace, name); err != nil {
+			break
+		}
+		collisions++
+		hash = templateHash(&ds.Spec.Template, collisions)
+		name = ds.Name + "-" + hash
 	}
 	var maxRev int64
 	for _, r := range c.revisions.Namespace(ds.Namespace).List(nil) {
-		if ref := meta.ControllerOf(&r.ObjectMeta); ref != nil && ref.UID == ds.UID {
+		if owned(r) {
 			maxRev = max(maxRev, r.Revision)
 		}
-	}
-	data, err := revisionData(ds)
-	if err != nil {
-		return "", err
 	}
 	yes := true
 	labels := map[string]string{apps.DefaultDaemonSetUniqueLabelKey: hash}
