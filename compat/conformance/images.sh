@@ -134,8 +134,8 @@ base_rootfs() {
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
 # as /bin/sh; 5: agnhost's nc; 6: dig and getent in agnhost and
 # glibc-dns-testing; 7: agnhost's /etc/os-release; 8: curl takes URLs
-# without a scheme), with the digest of the nc and dnstools binaries.
-rootfs_rev=8-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
+# without a scheme; 9: and passes no -T to wget), with the digest of the nc and dnstools binaries.
+rootfs_rev=9-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
 
 # dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
 dns_tools() {
@@ -181,15 +181,12 @@ mkdir -p "$root/usr/bin"
 cat >"$root/usr/bin/curl" <<'EOS'
 #!/bin/sh
 # curl stand-in (busybox has no curl): GET each URL with busybox wget.
-# The options that take a value are skipped with it; a URL without a
-# scheme is http://, as for curl; -m/--max-time/--connect-timeout bound
-# the request.
-timeout=
+# The options that take a value are skipped with it (busybox 1.35's
+# wget crashes with -T, so timeouts are the caller's); a URL without a
+# scheme is http://, as for curl.
 while [ $# -gt 0 ]; do
 	case $1 in
-	-m | --max-time | --connect-timeout) timeout=${2%.*}; shift 2 ;;
-	--max-time=* | --connect-timeout=*) timeout=${1#*=}; timeout=${timeout%.*}; shift ;;
-	-o | --output | -H | --header | -X | --request | -d | --data | -w | --write-out | --retry | \
+	-m | --max-time | --connect-timeout | -o | --output | -H | --header | -X | --request | -d | --data | -w | --write-out | --retry | \
 		-A | --user-agent | --resolve | --interface | -u | --user | -e | --referer | --cacert | \
 		--cert | --key | -b | --cookie | -c | --cookie-jar | -T | --upload-file | -F | --form | \
 		-x | --proxy) shift 2 ;;
@@ -198,7 +195,7 @@ while [ $# -gt 0 ]; do
 		url=$1
 		shift
 		case $url in *://*) ;; *) url=http://$url ;; esac
-		wget -q -O - ${timeout:+-T "$timeout"} "$url" || exit 7
+		wget -q -O - "$url" || exit 7
 		;;
 	esac
 done
