@@ -60,13 +60,19 @@ func upsert[T any, PT interface {
 	if err == nil || !apierrors.IsAlreadyExists(err) {
 		return wrapRegister(obj, err)
 	}
-	cur, err := r.Get(ctx, obj.GetObjectMeta().Name)
-	if err != nil {
-		return wrapRegister(obj, err)
+	// Several servers register at once, and the aggregator writes the
+	// APIService's status: retry a conflicting update on the latest.
+	for attempt := 0; ; attempt++ {
+		cur, err := r.Get(ctx, obj.GetObjectMeta().Name)
+		if err != nil {
+			return wrapRegister(obj, err)
+		}
+		set(cur)
+		_, err = r.Update(ctx, cur)
+		if err == nil || !apierrors.IsConflict(err) || attempt >= 9 {
+			return wrapRegister(obj, err)
+		}
 	}
-	set(cur)
-	_, err = r.Update(ctx, cur)
-	return wrapRegister(obj, err)
 }
 
 func wrapRegister(obj meta.Object, err error) error {

@@ -239,6 +239,17 @@ func (o *options) controlPlaneConfig() (controlplane.Config, error) {
 			return cfg, fmt.Errorf("--front-proxy-ca-cert/--front-proxy-ca-key: %w", err)
 		}
 		cfg.PKI.FrontProxyCA = ca
+	} else if s.Role == roleServer && cfg.PKI.CA == nil {
+		// Several servers share the cluster CA (DATA/pki, copied to each)
+		// but would each make their own front-proxy CA, and then refuse
+		// each other's proxied requests (the metrics server behind one
+		// server, reached through another): given to the control plane,
+		// the cluster CA also signs the proxy client certificate.
+		ca, err := pki.LoadOrCreateCA(filepath.Join(o.DataDir, "pki"), "orkit-ca")
+		if err != nil {
+			return cfg, fmt.Errorf("cluster CA: %w", err)
+		}
+		cfg.PKI.CA = ca
 	}
 	if len(s.EtcdServers) > 0 {
 		ecfg := etcd.Config{Endpoints: s.EtcdServers, Prefix: s.EtcdPrefix, Logger: o.Logger}

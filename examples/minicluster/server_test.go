@@ -386,6 +386,16 @@ func TestControlPlaneConfigFrontProxyCA(t *testing.T) {
 	cfg, err = (&options{DataDir: dir}).controlPlaneConfig()
 	require.NoError(t, err)
 	assert.Nil(t, cfg.PKI.FrontProxyCA, "default: the control plane's DATA/pki/front-proxy")
+
+	// --role server: the servers of one cluster share DATA/pki's CA, which
+	// then also signs the proxy client certificate (given as the CA)
+	cfg, err = (&options{DataDir: dir, Server: serverOptions{Role: roleServer}}).controlPlaneConfig()
+	require.NoError(t, err)
+	require.NotNil(t, cfg.PKI.CA)
+	assert.Nil(t, cfg.PKI.FrontProxyCA)
+	onDisk, err := pki.LoadCA(filepath.Join(dir, "pki", "ca.crt"), filepath.Join(dir, "pki", "ca.key"))
+	require.NoError(t, err)
+	assert.Equal(t, onDisk.CertPEM, cfg.PKI.CA.CertPEM)
 }
 
 // nodeCSR is a kubelet client CertificateSigningRequest for node, named
