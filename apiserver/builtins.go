@@ -61,7 +61,7 @@ func (s *Server) builtinExtras() map[meta.GroupVersionResource]func(*Resource) {
 				"log":     SubresourceFunc(s.servePodLog),
 				"exec":    SubresourceFunc(s.servePodExec),
 			}
-			r.ObjectSubresources = []string{subresourceEphemeralContainers}
+			r.ObjectSubresources = []string{subresourceEphemeralContainers, subresourceResize}
 			r.Subresources["attach"] = SubresourceFunc(s.servePodAttach)
 			r.Subresources["portforward"] = SubresourceFunc(s.servePodPortForward)
 			r.Subresources["eviction"] = SubresourceFunc(s.servePodEviction)

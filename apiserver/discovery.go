@@ -151,7 +151,7 @@ var (
 	subresourceVerb = map[string][]string{
 		"status": {"get", "patch", "update"}, "scale": {"get", "patch", "update"}, "approval": {"get", "patch", "update"},
 		"binding": {"create"}, "eviction": {"create"}, "log": {"get"}, "exec": {"create", "get"},
-		"attach": {"create", "get"}, "portforward": {"create", "get"}, "ephemeralcontainers": {"get", "patch", "update"}, "finalize": {"update"},
+		"attach": {"create", "get"}, "portforward": {"create", "get"}, "ephemeralcontainers": {"get", "patch", "update"}, "resize": {"get", "patch", "update"}, "finalize": {"update"},
 		"token": {"create"},
 	}
 )

@@ -110,7 +110,7 @@ func (k *Kubelet) ensureCgroup(pod *core.Pod, ps *podState) error {
 		return nil
 	}
 	name := PodCgroupName(pod)
-	if err := k.cgroups.ensure(name, limitsOf(pod)); err != nil {
+	if err := k.cgroups.ensure(name, limitsOf(cgroupView(pod, ps))); err != nil {
 		return fmt.Errorf("%w: pod %s: %w", ErrCgroup, podKey(pod), err)
 	}
 	ps.cgroupParent = "/" + name

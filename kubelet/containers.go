@@ -111,11 +111,13 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 		return retryAfterError // unknown, not gone: wait for the runtime
 	}
 	if st != nil && st.State == cri.ContainerRunning {
-		if cs.killReason == "" {
+		if cs.killReason == "" && !k.actuateResize(ctx, pod, ps, c, cs, st) {
 			return 0
 		}
-		if err := k.killContainer(ctx, pod, c, cs, gracePeriod(pod)); err != nil {
-			return retryAfterError
+		if cs.killReason != ReasonResize {
+			if err := k.killContainer(ctx, pod, c, cs, gracePeriod(pod)); err != nil {
+				return retryAfterError
+			}
 		}
 		st = k.containerStatus(ctx, cs)
 	}
@@ -124,7 +126,8 @@ func (k *Kubelet) syncAppContainer(ctx context.Context, pod *core.Pod, ps *podSt
 		if !shouldRestart(policy, st.ExitCode, cs.killReason != "") {
 			return 0
 		}
-		if !k.restartDue(pod, cs, now) {
+		// A restart to apply a resize is no crash: it waits for no back-off.
+		if cs.killReason != ReasonResize && !k.restartDue(pod, cs, now) {
 			return time.Until(cs.restart.until)
 		}
 	}
@@ -249,6 +252,7 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *core.Pod, ps *podStat
 		}
 	}
 	cs.id, cs.attempt, cs.created, cs.killReason = id, cfg.Metadata.Attempt, true, ""
+	cs.applied, cs.resizeErr = appliedOf(c), ""
 	cs.started, cs.ready, cs.probes = false, false, nil
 	if old != "" {
 		if err := k.cfg.Runtime.RemoveContainer(ctx, old); err != nil && !errors.Is(err, cri.ErrNotFound) {

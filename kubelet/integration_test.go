@@ -236,6 +236,33 @@ func TestRealKubelet(t *testing.T) {
 			`.*Created\s.*kubelet.*Created container: app.*Started\s.*kubelet.*Started container app`, out)
 	})
 
+	t.Run("in-place resize reaches the container's and the pod's cgroups, up and down", func(t *testing.T) {
+		v2 := newCgroupManager("/sys/fs/cgroup").v2
+		for _, tc := range []struct{ cpu, mem, quota, memBytes string }{
+			{"300m", "96Mi", "30000", "100663296"},
+			{"150m", "80Mi", "15000", "83886080"}, // down: the pod cgroup may not go below a container first (v1)
+		} {
+			p, err := podsAPI.Get(ctx, "web")
+			require.NoError(t, err)
+			p.Spec.Containers[0].Resources.Limits = core.ResourceList{core.ResourceCPU: resource.MustParse(tc.cpu), core.ResourceMemory: resource.MustParse(tc.mem)}
+			_, err = podsAPI.UpdateSubresource(ctx, p, "resize")
+			require.NoError(t, err)
+			got := waitPod(t, n.tc.admin, "default", "web", 30*time.Second, "resized to "+tc.cpu, resized)
+			assert.Equal(t, int32(0), got.Status.ContainerStatuses[0].RestartCount, "resized in place")
+			pod := filepath.Join("/sys/fs/cgroup", "cpu", "kubepods", "burstable", "pod"+string(got.UID))
+			if v2 {
+				pod = filepath.Join("/sys/fs/cgroup", "kubepods", "burstable", "pod"+string(got.UID))
+				assert.Equal(t, tc.quota+" 100000", strings.TrimSpace(n.exec(t, got, "app", "/hello", "cat", "/sys/fs/cgroup/cpu.max")))
+				assert.Equal(t, tc.memBytes, strings.TrimSpace(n.exec(t, got, "app", "/hello", "cat", "/sys/fs/cgroup/memory.max")))
+				assert.Equal(t, tc.quota+" 100000", readTrim(filepath.Join(pod, "cpu.max")))
+				continue
+			}
+			assert.Equal(t, tc.quota, strings.TrimSpace(n.exec(t, got, "app", "/hello", "cat", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us")))
+			assert.Equal(t, tc.memBytes, strings.TrimSpace(n.exec(t, got, "app", "/hello", "cat", "/sys/fs/cgroup/memory/memory.limit_in_bytes")))
+			assert.Equal(t, tc.quota, readTrim(filepath.Join(pod, "cpu.cfs_quota_us")))
+		}
+	})
+
 	t.Run("init container, emptyDir, secret volume, configMap env, postStart", func(t *testing.T) {
 		_, err := client.For[core.Secret](n.tc.admin, "default").Create(ctx, &core.Secret{
 			ObjectMeta: meta.ObjectMeta{Name: "creds"}, Data: map[string][]byte{"password": []byte("s3cret")}})

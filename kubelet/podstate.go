@@ -45,6 +45,15 @@ type podState struct {
 	netWait        func() error // set while the network is being attached
 	etcHosts       []byte       // content of the managed hosts file last written
 
+	// allocated are the containers' resources the node granted (at
+	// admission, then by resizes that fit); resizePending is why the pod's
+	// current resize is not granted yet.
+	allocated     map[string]core.ResourceRequirements
+	resizePending *resizePending
+	// cgroupStale: a container took a resize this sync; the pod cgroup
+	// gets its final limits once every container has.
+	cgroupStale bool
+
 	startTime  *meta.Time
 	containers map[string]*ctrState // by container name (init and app)
 	pulls      map[string]*backoff  // image pull back-off per image
@@ -87,6 +96,11 @@ type ctrState struct {
 	ready      bool
 	probes     map[probeKind]*probeState
 	cpus       string // exclusive cpuset from the static CPU manager
+	// applied are the resources the running container was configured
+	// with (nil before it runs); resizeErr is why applying a resize to it
+	// failed last.
+	applied   *core.ResourceRequirements
+	resizeErr string
 	// termMsg is the termination message of the exited container
 	// termMsgID, read once.
 	termMsgID, termMsg string

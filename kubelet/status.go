@@ -110,7 +110,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 
 // containerStatusOf builds one container's status.
 func (k *Kubelet) containerStatusOf(ctx context.Context, c *core.Container, ps *podState, init, stopping bool) core.ContainerStatus {
-	out := core.ContainerStatus{Name: c.Name, Image: c.Image}
+	out := core.ContainerStatus{Name: c.Name, Image: c.Image, AllocatedResources: c.Resources.Requests.DeepCopy()}
 	cs := ps.containers[c.Name]
 	if cs == nil {
 		out.State.Waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating}
@@ -133,6 +133,10 @@ func (k *Kubelet) containerStatusOf(ctx context.Context, c *core.Container, ps *
 		started := cs.started
 		out.Started = &started
 		out.Ready = cs.ready && cs.started && cs.killReason == ""
+		out.Resources = cs.applied
+		if out.Resources == nil {
+			out.Resources = appliedOf(c)
+		}
 		if cs.lastTerm != nil && cs.lastTerm.ContainerID == runtimeID(rst.ID) {
 			out.LastTerminationState.Terminated = nil
 		}
@@ -255,6 +259,7 @@ func (k *Kubelet) setConditions(pod *core.Pod, st *core.PodStatus, ps *podState,
 	} else {
 		set(core.PodReady, false, "ContainersNotReady", "containers with unready status: "+unready(st.ContainerStatuses, st.InitContainerStatuses))
 	}
+	setResizeConditions(st, ps, set)
 	if st.Phase == core.PodSucceeded {
 		for _, t := range []core.PodConditionType{core.ContainersReady, core.PodReady} {
 			if _, c := core.GetPodCondition(st, t); c != nil {

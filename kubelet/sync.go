@@ -73,6 +73,9 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 		}
 		ps.admitted, ps.rejection, ps.reason, ps.message = true, nil, "", ""
 	}
+	// From here on the pod runs with the resources the node allocated
+	// (an in-place resize that does not fit waits).
+	pod = k.allocate(pod, ps)
 	next := k.cfg.ResyncInterval
 	if err := k.syncPodResources(ctx, pod, ps); err != nil {
 		ps.lastErr = err.Error()
@@ -81,6 +84,14 @@ func (k *Kubelet) syncPod(ctx context.Context, pod *core.Pod, removed bool, ps *
 	} else {
 		ps.lastErr = ""
 		next = min(next, k.syncContainers(ctx, pod, ps))
+		// A resize the containers took may let the pod cgroup shrink.
+		if ps.cgroupStale && cgroupView(pod, ps) == pod {
+			if err := k.ensureCgroup(pod, ps); err != nil {
+				k.cfg.Logger.Info("sync pod cgroup", "pod", podKey(pod), "err", err)
+			} else {
+				ps.cgroupStale = false
+			}
+		}
 	}
 	if err := ps.awaitNetwork(); err != nil {
 		ps.lastErr = err.Error()

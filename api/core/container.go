@@ -78,6 +78,13 @@ type ContainerResizePolicy struct {
 	RestartPolicy string       `json:"restartPolicy"`
 }
 
+// Resize restart policies: whether changing a resource in place restarts
+// the container.
+const (
+	ResizeNotRequired      = "NotRequired"
+	ResizeRestartContainer = "RestartContainer"
+)
+
 // ContainerPort is a port a container listens on.
 type ContainerPort struct {
 	Name          string   `json:"name,omitempty"`

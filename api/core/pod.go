@@ -198,6 +198,17 @@ const (
 	ContainersReady           PodConditionType = "ContainersReady"
 	PodReady                  PodConditionType = "Ready"
 	DisruptionTarget          PodConditionType = "DisruptionTarget"
+	// PodResizePending: the kubelet cannot grant an in-place resize yet
+	// (reason Deferred) or at all on this node (Infeasible).
+	PodResizePending PodConditionType = "PodResizePending"
+	// PodResizeInProgress: the kubelet granted a resize and is applying it.
+	PodResizeInProgress PodConditionType = "PodResizeInProgress"
+)
+
+// Reasons of the PodResizePending condition.
+const (
+	PodReasonInfeasible = "Infeasible"
+	PodReasonDeferred   = "Deferred"
 )
 
 // Reasons of pod conditions.

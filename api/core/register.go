@@ -41,7 +41,7 @@ func workloadTypes() []scheme.Type {
 		{
 			Kind: GroupVersion().WithKind("Pod"), Resource: "pods", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"},
-			Subresources:   []string{"status", "binding", "log", "exec", "attach", "portforward", "eviction", "ephemeralcontainers"},
+			Subresources:   []string{"status", "binding", "log", "exec", "attach", "portforward", "eviction", "ephemeralcontainers", "resize"},
 			New:            func() meta.Object { return &Pod{} },
 			NewList:        func() meta.ListObject { return &PodList{} },
 			Default:        defaulter(DefaultPod),

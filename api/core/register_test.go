@@ -22,7 +22,7 @@ func TestRegister(t *testing.T) {
 		categories []string
 		sub        []string
 	}{
-		{"pods", "Pod", true, []string{"po"}, []string{"all"}, []string{"status", "binding", "log", "exec", "attach", "portforward", "eviction", "ephemeralcontainers"}},
+		{"pods", "Pod", true, []string{"po"}, []string{"all"}, []string{"status", "binding", "log", "exec", "attach", "portforward", "eviction", "ephemeralcontainers", "resize"}},
 		{"nodes", "Node", false, []string{"no"}, nil, []string{"status"}},
 		{"namespaces", "Namespace", false, []string{"ns"}, nil, []string{"status", "finalize"}},
 		{"secrets", "Secret", true, nil, nil, nil},

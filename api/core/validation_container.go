@@ -14,8 +14,9 @@ import (
 
 // containerContext is what container validation needs from the pod.
 type containerContext struct {
-	volumes     map[string]bool
-	gracePeriod int64
+	volumes       map[string]bool
+	gracePeriod   int64
+	restartPolicy RestartPolicy
 }
 
 // validateContainers checks the app containers; names records every name seen.
@@ -28,6 +29,7 @@ func validateContainers(cs []Container, ctx containerContext, names map[string]b
 		c, ip := &cs[i], p.Index(i)
 		errs = append(errs, validateContainerCommon(c, ctx, names, ip)...)
 		errs = append(errs, validateProbes(c, ip)...)
+		errs = append(errs, validateResizePolicy(c, ctx.restartPolicy, ip.Child("resizePolicy"))...)
 		if c.RestartPolicy != nil {
 			errs = append(errs, field.Forbidden(ip.Child("restartPolicy"), "may not be set for non-init containers"))
 		}

@@ -66,7 +66,7 @@ func validatePodSpec(spec *PodSpec, isPod bool, p *field.Path) field.ErrorList {
 	if spec.TerminationGracePeriodSeconds != nil {
 		grace = *spec.TerminationGracePeriodSeconds
 	}
-	ctx := containerContext{volumes: vols, gracePeriod: grace}
+	ctx := containerContext{volumes: vols, gracePeriod: grace, restartPolicy: spec.RestartPolicy}
 	names := map[string]bool{}
 	errs = append(errs, validateContainers(spec.Containers, ctx, names, p.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, ctx, names, p.Child("initContainers"))...)

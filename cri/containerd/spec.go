@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	containerd "github.com/containerd/containerd"
 	"github.com/containerd/containerd/containers"
 	"github.com/containerd/containerd/oci"
 	"github.com/containerd/containerd/pkg/cap"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 
 	"github.com/orkit/orkit/cri"
 )
@@ -142,11 +145,26 @@ func namespaceOpts(own cri.NamespaceOptions, sb sandboxInfo, targetPID uint32) [
 	return opts
 }
 
-// mountOpts adds the user's bind mounts and the sandbox's hostname, hosts
-// and resolv.conf (unless the user mounts those paths).
+// mountOpts adds the user's bind mounts, the container's own cgroup at
+// /sys/fs/cgroup (read-only; privileged containers get it writable), and
+// the sandbox's hostname, hosts and resolv.conf (unless the user mounts
+// those paths).
 func mountOpts(ms []cri.Mount, sb sandboxInfo, readonlyRoot bool) oci.SpecOpts {
 	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
 		taken := map[string]bool{}
+		if !slices.ContainsFunc(ms, func(m cri.Mount) bool { return filepath.Clean(m.ContainerPath) == cgroupMountPath }) {
+			// As containerd's CRI does: a program (and the conformance
+			// suite) reads its limits there. On a cgroup v1 host runc
+			// binds the container's own cgroup of each hierarchy; on a
+			// v2 host the container gets a cgroup namespace, so the
+			// cgroup2 mount's root is its own cgroup.
+			s.Mounts = append(s.Mounts, specs.Mount{Destination: cgroupMountPath, Type: "cgroup", Source: "cgroup",
+				Options: []string{"nosuid", "noexec", "nodev", "relatime", "ro"}})
+			if unifiedCgroups() && s.Linux != nil &&
+				!slices.ContainsFunc(s.Linux.Namespaces, func(n specs.LinuxNamespace) bool { return n.Type == specs.CgroupNamespace }) {
+				s.Linux.Namespaces = append(s.Linux.Namespaces, specs.LinuxNamespace{Type: specs.CgroupNamespace})
+			}
+		}
 		var rootProp string
 		for _, m := range ms {
 			opts := []string{"rbind"}
@@ -343,3 +361,13 @@ func withSysctls(sysctls map[string]string) oci.SpecOpts {
 		return nil
 	}
 }
+
+// cgroupMountPath is where containers see their cgroup.
+const cgroupMountPath = "/sys/fs/cgroup"
+
+// unifiedCgroups reports whether the host runs cgroup v2 only (its
+// /sys/fs/cgroup is a cgroup2 file system).
+var unifiedCgroups = sync.OnceValue(func() bool {
+	var st unix.Statfs_t
+	return unix.Statfs(cgroupMountPath, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+})

@@ -1,0 +1,304 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/cri"
+)
+
+// In-place pod resize (pods/resize), as the kubelet does it: the node
+// allocates a resize when it fits (the pod's new requests within the
+// node's allocatable next to the other pods' requests), then applies the
+// allocated resources to the pod cgroup and to each running container
+// (UpdateContainerResources, or a restart where the container's resize
+// policy asks for one). Until a resize fits, the pod keeps running with
+// what was allocated before, and its PodResizePending condition says why.
+// Container statuses report allocatedResources and, for running
+// containers, the resources applied.
+
+// ReasonResize is the kill reason of a container restarted to apply a
+// resize (its resize policy is RestartContainer).
+const ReasonResize = "Resize"
+
+// resizePending is why a resize is not allocated yet.
+type resizePending struct {
+	reason, message string
+}
+
+// allocate returns pod as the node runs it: its containers' resources are
+// the allocated ones. The first call allocates what the pod asks for (the
+// pod was admitted with it); later ones allocate a resize when it fits,
+// and otherwise record in ps.resizePending why not.
+func (k *Kubelet) allocate(pod *core.Pod, ps *podState) *core.Pod {
+	if ps.allocated == nil {
+		ps.allocated = requirementsOf(pod)
+		return pod
+	}
+	want := requirementsOf(pod)
+	if sameAllocation(want, ps.allocated) {
+		ps.resizePending = nil
+		return pod
+	}
+	if p := k.resizeFits(pod); p != nil {
+		if ps.resizePending == nil || *ps.resizePending != *p {
+			k.podEvent(pod, core.EventTypeWarning, "ResizeInfeasible", "%s", p.message)
+		}
+		ps.resizePending = p
+		return withResources(pod, ps.allocated)
+	}
+	ps.allocated, ps.resizePending = want, nil
+	return pod
+}
+
+// resizeFits checks the pod's new requests against the node: nil when they
+// fit, else Infeasible (beyond the node's allocatable) or Deferred (beyond
+// what the other pods leave).
+func (k *Kubelet) resizeFits(pod *core.Pod) *resizePending {
+	alloc := k.allocatable()
+	req := core.PodRequests(pod)
+	for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
+		a, ok := alloc[name]
+		r := req[name]
+		if ok && r.Cmp(a) > 0 {
+			return &resizePending{core.PodReasonInfeasible, fmt.Sprintf(
+				"Node didn't have enough capacity: %s, requested: %s, capacity: %s", name, qstr(r), qstr(a))}
+		}
+	}
+	used := core.ResourceList{}
+	for _, p := range k.activePods(pod.UID) {
+		for name, q := range core.PodRequests(p) {
+			u := used[name]
+			u.Add(q)
+			used[name] = u
+		}
+	}
+	for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
+		a, ok := alloc[name]
+		if !ok {
+			continue
+		}
+		total := used[name]
+		total.Add(req[name])
+		if total.Cmp(a) > 0 {
+			u := used[name]
+			return &resizePending{core.PodReasonDeferred, fmt.Sprintf(
+				"Node didn't have enough resource: %s, requested: %s, used: %s, capacity: %s",
+				name, qstr(req[name]), qstr(u), qstr(a))}
+		}
+	}
+	return nil
+}
+
+// requirementsOf returns every container's resources by name.
+func requirementsOf(pod *core.Pod) map[string]core.ResourceRequirements {
+	out := make(map[string]core.ResourceRequirements, len(pod.Spec.Containers)+len(pod.Spec.InitContainers))
+	for _, cs := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			out[cs[i].Name] = copyRequirements(cs[i].Resources)
+		}
+	}
+	return out
+}
+
+// withResources returns a copy of pod whose containers have the given
+// resources.
+func withResources(pod *core.Pod, res map[string]core.ResourceRequirements) *core.Pod {
+	p := *pod
+	set := func(cs []core.Container) []core.Container {
+		out := make([]core.Container, len(cs))
+		for i := range cs {
+			out[i] = cs[i]
+			if r, ok := res[cs[i].Name]; ok {
+				out[i].Resources = r
+			}
+		}
+		return out
+	}
+	p.Spec.Containers, p.Spec.InitContainers = set(pod.Spec.Containers), set(pod.Spec.InitContainers)
+	return &p
+}
+
+// actuateResize brings the running container c to its allocated resources:
+// it updates the container's limits in place, or kills it for a restart
+// when a changed resource's policy is RestartContainer. It returns whether
+// the container was killed.
+func (k *Kubelet) actuateResize(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, st *cri.ContainerStatus) bool {
+	want := containerResources(pod, c, k.minOOMScoreAdj)
+	want.CpusetCpus = cs.cpus
+	have := st.Resources
+	if have == nil || sameLimits(*have, want) {
+		cs.applied, cs.resizeErr = appliedOf(c), ""
+		return false
+	}
+	ps.cgroupStale = true
+	if restartOnResize(c, *have, want) {
+		cs.killReason = ReasonResize
+		if err := k.killContainer(ctx, pod, c, cs, gracePeriod(pod)); err != nil {
+			k.cfg.Logger.Warn("restart container to resize", "pod", podKey(pod), "container", c.Name, "err", err)
+		}
+		return true
+	}
+	if err := k.cfg.Runtime.UpdateContainerResources(ctx, cs.id, want); err != nil {
+		cs.resizeErr = err.Error()
+		k.cfg.Logger.Warn("resize container", "pod", podKey(pod), "container", c.Name, "err", err)
+		return false
+	}
+	cs.cached, cs.resizeErr = nil, ""
+	cs.applied = appliedOf(c)
+	return false
+}
+
+// cgroupView is the pod whose limits the pod cgroup gets: per container
+// the larger of what it runs with and what it was allocated, so that the
+// pod cgroup never holds less than a container below it while a resize is
+// applied (cgroup v1 refuses a parent CFS quota below a child's). Once
+// every container runs with its allocation, it is the allocated pod.
+func cgroupView(pod *core.Pod, ps *podState) *core.Pod {
+	var res map[string]core.ResourceRequirements
+	for _, cs := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			st := ps.containers[cs[i].Name]
+			if st == nil || st.applied == nil || sameRequirements(*st.applied, cs[i].Resources) {
+				continue
+			}
+			if res == nil {
+				res = map[string]core.ResourceRequirements{}
+			}
+			res[cs[i].Name] = core.ResourceRequirements{
+				Requests: maxList(st.applied.Requests, cs[i].Resources.Requests, false),
+				Limits:   maxList(st.applied.Limits, cs[i].Resources.Limits, true),
+			}
+		}
+	}
+	if res == nil {
+		return pod
+	}
+	return withResources(pod, res)
+}
+
+// maxList is the larger of a and b per resource; with absentIsMax (limits)
+// a resource either leaves out is left out (unlimited).
+func maxList(a, b core.ResourceList, absentIsMax bool) core.ResourceList {
+	out := core.ResourceList{}
+	for name, q := range a {
+		o, ok := b[name]
+		switch {
+		case !ok && absentIsMax:
+		case !ok || q.Cmp(o) > 0:
+			out[name] = q.DeepCopy()
+		default:
+			out[name] = o.DeepCopy()
+		}
+	}
+	for name, q := range b {
+		if _, ok := a[name]; !ok && !absentIsMax {
+			out[name] = q.DeepCopy()
+		}
+	}
+	return out
+}
+
+// sameLimits reports whether a running container's limits are want's.
+func sameLimits(have, want cri.LinuxContainerResources) bool {
+	return have.CPUShares == want.CPUShares && have.CPUQuota == want.CPUQuota &&
+		have.MemoryLimitInBytes == want.MemoryLimitInBytes
+}
+
+// restartOnResize reports whether going from have to want changes a
+// resource whose resize policy restarts the container.
+func restartOnResize(c *core.Container, have, want cri.LinuxContainerResources) bool {
+	changed := map[core.ResourceName]bool{
+		core.ResourceCPU:    have.CPUShares != want.CPUShares || have.CPUQuota != want.CPUQuota,
+		core.ResourceMemory: have.MemoryLimitInBytes != want.MemoryLimitInBytes,
+	}
+	for _, p := range c.ResizePolicy {
+		if p.RestartPolicy == core.ResizeRestartContainer && changed[p.ResourceName] {
+			return true
+		}
+	}
+	return false
+}
+
+// setResizeConditions sets or clears PodResizePending and
+// PodResizeInProgress (a resize allocated but not applied to every running
+// container yet).
+func setResizeConditions(st *core.PodStatus, ps *podState, set func(core.PodConditionType, bool, string, string)) {
+	remove := func(t core.PodConditionType) {
+		if i, _ := core.GetPodCondition(st, t); i >= 0 {
+			st.Conditions = append(st.Conditions[:i], st.Conditions[i+1:]...)
+		}
+	}
+	if p := ps.resizePending; p != nil {
+		set(core.PodResizePending, true, p.reason, p.message)
+	} else {
+		remove(core.PodResizePending)
+	}
+	inProgress, msg := false, ""
+	for _, cs := range st.ContainerStatuses {
+		if cs.State.Running == nil || cs.Resources == nil {
+			continue
+		}
+		if want, ok := ps.allocated[cs.Name]; ok && !sameRequirements(*cs.Resources, want) {
+			inProgress = true
+			if s := ps.containers[cs.Name]; s != nil && s.resizeErr != "" {
+				msg = s.resizeErr
+			}
+		}
+	}
+	if inProgress {
+		reason := ""
+		if msg != "" {
+			reason = "Error"
+		}
+		set(core.PodResizeInProgress, true, reason, msg)
+	} else {
+		remove(core.PodResizeInProgress)
+	}
+}
+
+// appliedOf is what the container runs with once c's resources are applied.
+func appliedOf(c *core.Container) *core.ResourceRequirements {
+	r := copyRequirements(c.Resources)
+	return &r
+}
+
+// copyRequirements deep-copies r's requests and limits.
+func copyRequirements(r core.ResourceRequirements) core.ResourceRequirements {
+	out := r
+	out.Requests, out.Limits = r.Requests.DeepCopy(), r.Limits.DeepCopy()
+	return out
+}
+
+// sameRequirements compares requests and limits by value ("1000m" is "1").
+func sameRequirements(a, b core.ResourceRequirements) bool {
+	return sameList(a.Requests, b.Requests) && sameList(a.Limits, b.Limits)
+}
+
+func sameList(a, b core.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		o, ok := b[name]
+		if !ok || !q.Equal(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAllocation compares two allocations container by container.
+func sameAllocation(a, b map[string]core.ResourceRequirements) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, r := range a {
+		o, ok := b[name]
+		if !ok || !sameRequirements(r, o) {
+			return false
+		}
+	}
+	return true
+}
