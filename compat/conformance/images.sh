@@ -32,8 +32,11 @@
 #       output format and exit codes; getent hosts: the hosts file, then
 #       DNS through resolv.conf's search list, exit 2 when not found.
 #   busybox:<v>: Debian's busybox-static, every applet linked in /bin; cmd sh.
-#   Every image's /bin/sh and /bin/bash is Debian's bash-static: busybox
-#   1.35's sh drops environment variables whose names are not identifiers.
+#   Its /bin/sh is images/sh: busybox's ash (upstream's shell, whose
+#   messages the specs read), or bash-static when the environment holds a
+#   variable whose name is not an identifier (busybox 1.35's ash drops
+#   those, upstream's newer busybox keeps them).
+#   Every other image's /bin/sh and /bin/bash is Debian's bash-static.
 #   nginx:<v> (both tags): agnhost's netexec serving HTTP on :80, on the
 #       same busybox base (no nginx build offline).
 #   kitten:<v>, nautilus:<v>: as upstream, the agnhost image with the
@@ -110,9 +113,10 @@ build_go k8s.io/kubernetes/test/images/nonewprivs "$out/nnp"
 # nc and dnstools are orkit's and change with this tree: built every time
 # (the Go build cache makes that quick), and their digest is part of
 # rootfs_rev.
-rm -f "$out/nc" "$out/dnstools"
+rm -f "$out/nc" "$out/dnstools" "$out/sh"
 build_go github.com/orkit/orkit/compat/conformance/images/nc "$out/nc"
 build_go github.com/orkit/orkit/compat/conformance/images/dnstools "$out/dnstools"
+build_go github.com/orkit/orkit/compat/conformance/images/sh "$out/sh"
 # --- aggregator images: build ---
 build_go k8s.io/sample-apiserver "$out/sample-apiserver"
 # --- end aggregator images: build ---
@@ -134,8 +138,9 @@ base_rootfs() {
 # 3: agnhost's /localhost.crt and .key, group-defined-in-image; 4: bash
 # as /bin/sh; 5: agnhost's nc; 6: dig and getent in agnhost and
 # glibc-dns-testing; 7: agnhost's /etc/os-release; 8: curl takes URLs
-# without a scheme; 9: and passes no -T to wget), with the digest of the nc and dnstools binaries.
-rootfs_rev=9-$(cat "$out/nc" "$out/dnstools" | sha256sum | cut -c1-12)
+# without a scheme; 9: and passes no -T to wget; 10: busybox's /bin/sh is
+# images/sh), with the digest of the nc, dnstools and sh binaries.
+rootfs_rev=10-$(cat "$out/nc" "$out/dnstools" "$out/sh" | sha256sum | cut -c1-12)
 
 # dns_tools DIR: dnstools at /usr/bin with dig and getent linked to it.
 dns_tools() {
@@ -240,6 +245,8 @@ done
 
 root=$work/busybox
 base_rootfs "$root"
+rm "$root/bin/sh"
+cp "$out/sh" "$root/bin/sh"
 for ref in $(img busybox); do
 	archive "$ref" "$root" 'null' '["sh"]'
 done
