@@ -45,8 +45,9 @@ func choose(args, env []string) (string, []string) {
 			return bash, append([]string{name}, rest...)
 		}
 	}
-	// busybox picks its applet from argv[0]'s base name.
-	return busybox, append([]string{"sh"}, rest...)
+	// busybox picks its applet from argv[0]'s base name, and ash names
+	// itself by argv[0] in its messages ("/bin/sh: can't create ...").
+	return busybox, append([]string{name}, rest...)
 }
 
 // identifier reports whether s is a shell variable name: a letter or

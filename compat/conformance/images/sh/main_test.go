@@ -15,7 +15,7 @@ func TestChoose(t *testing.T) {
 		wantArgv []string
 	}{
 		{"identifiers only: ash", []string{"/bin/sh", "-c", "echo hi"}, []string{"PATH=/bin", "KUBERNETES_PORT=tcp://x", "_x1=2"},
-			busybox, []string{"sh", "-c", "echo hi"}},
+			busybox, []string{"/bin/sh", "-c", "echo hi"}},
 		{"a dash in a name: bash", []string{"sh", "-c", "env"}, []string{"PATH=/bin", "data-1=value-1"},
 			bash, []string{"sh", "-c", "env"}},
 		{"a leading digit: bash", []string{"sh"}, []string{"1-data-1=v"}, bash, []string{"sh"}},
