@@ -9,48 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const resizeRBAC = `
-apiVersion: v1
-kind: Namespace
-metadata: {name: team}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: dev, namespace: team}
-rules:
-- apiGroups: [""]
-  resources: [pods]
-  verbs: [get, list, watch, patch, update]
-- apiGroups: [""]
-  resources: [pods/resize]
-  verbs: [%s]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: dev, namespace: team}
-subjects: [{kind: User, name: dev, apiGroup: rbac.authorization.k8s.io}]
-roleRef: {kind: Role, name: dev, apiGroup: rbac.authorization.k8s.io}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: team, labels: {app: web}}
-spec:
-  nodeName: node-1
-  containers:
-  - name: app
-    image: orkit.local/hello:v1
-    resources:
-      requests: {cpu: 100m, memory: 64Mi}
-      limits: {cpu: 200m}
-`
-
 // TestPodResizeSubresource: pods/resize (in-place vertical scaling) needs
 // its own permission, changes only the containers' resources and resize
 // policies, bumps the generation, and refuses what a resize may not do
 // with Kubernetes' messages; ordinary updates may not change resources.
 func TestPodResizeSubresource(t *testing.T) {
 	c := startCluster(t)
-	mustKubectl(t, c.admin, fmt.Sprintf(resizeRBAC, "get"), "apply", "-f", "-")
+	mustKubectl(t, c.admin, fmt.Sprintf(podSubresourceRBAC, "resize", "get"), "apply", "-f", "-")
 	const up = `{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"150m"},"limits":{"cpu":"300m"}}}]}}`
 
 	_, errOut, err := kubectl(t, c.dev, "", "-n", "team", "patch", "pod", "web", "--subresource=resize", "-p", up)
@@ -60,7 +25,7 @@ func TestPodResizeSubresource(t *testing.T) {
 	require.Error(t, err, "an ordinary update may not resize")
 	assert.Contains(t, errOut, "pod updates may not change fields")
 
-	mustKubectl(t, c.admin, fmt.Sprintf(resizeRBAC, "get, patch, update"), "apply", "-f", "-")
+	mustKubectl(t, c.admin, fmt.Sprintf(podSubresourceRBAC, "resize", "get, patch, update"), "apply", "-f", "-")
 	_, errOut, err = kubectl(t, c.dev, "", "-n", "team", "patch", "pod", "web", "--subresource=resize", "-p",
 		`{"metadata":{"labels":{"app":"changed"}},"spec":{"activeDeadlineSeconds":5,"containers":[{"name":"app","image":"orkit.local/pause:v1","resources":{"requests":{"cpu":"150m"},"limits":{"cpu":"300m"}}}]}}`)
 	require.NoError(t, err, errOut)

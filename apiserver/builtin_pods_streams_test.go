@@ -174,7 +174,10 @@ func TestPodAttachAndPortForwardChecks(t *testing.T) {
 	assert.Equal(t, map[string]string{"pods/attach": "PodAttachOptions", "pods/portforward": "PodPortForwardOptions"}, kinds)
 }
 
-const ephemeralRBAC = `
+// podSubresourceRBAC makes namespace team, pod web in it (with cpu and
+// memory requests), and user dev who may read and update pods and use
+// pods/SUBRESOURCE with VERBS (fmt arguments: subresource, verbs).
+const podSubresourceRBAC = `
 apiVersion: v1
 kind: Namespace
 metadata: {name: team}
@@ -185,9 +188,9 @@ metadata: {name: dev, namespace: team}
 rules:
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch]
+  verbs: [get, list, watch, patch, update]
 - apiGroups: [""]
-  resources: [pods/ephemeralcontainers]
+  resources: [pods/%s]
   verbs: [%s]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
@@ -202,7 +205,11 @@ metadata: {name: web, namespace: team, labels: {app: web}}
 spec:
   nodeName: node-1
   containers:
-  - {name: app, image: orkit.local/hello:v1}
+  - name: app
+    image: orkit.local/hello:v1
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+      limits: {cpu: 200m}
 `
 
 // TestPodEphemeralContainersSubresource: kubectl debug needs patch on
@@ -210,13 +217,13 @@ spec:
 // spec.ephemeralContainers; ordinary creates and updates may not set them.
 func TestPodEphemeralContainersSubresource(t *testing.T) {
 	c := startCluster(t)
-	mustKubectl(t, c.admin, fmt.Sprintf(ephemeralRBAC, "get"), "apply", "-f", "-")
+	mustKubectl(t, c.admin, fmt.Sprintf(podSubresourceRBAC, "ephemeralcontainers", "get"), "apply", "-f", "-")
 
 	_, errOut, err := kubectl(t, c.dev, "", "-n", "team", "debug", "web", "--image=orkit.local/hello:v1", "--container=dbg")
 	require.Error(t, err)
 	assert.Contains(t, errOut, `pods "web" is forbidden: User "dev" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "team"`)
 
-	mustKubectl(t, c.admin, fmt.Sprintf(ephemeralRBAC, "get, patch, update"), "apply", "-f", "-")
+	mustKubectl(t, c.admin, fmt.Sprintf(podSubresourceRBAC, "ephemeralcontainers", "get, patch, update"), "apply", "-f", "-")
 	_, errOut, err = kubectl(t, c.dev, "", "-n", "team", "debug", "web", "--image=orkit.local/hello:v1", "--container=dbg", "--target=app")
 	require.NoError(t, err, errOut)
 	out := mustKubectl(t, c.admin, "", "-n", "team", "get", "pod", "web", "-o",
