@@ -90,7 +90,7 @@ func WithUnknownUsageRefused() QuotaOption {
 // NewResourceQuota returns the plugin reading and charging quotas through store.
 func NewResourceQuota(store QuotaStore, opts ...QuotaOption) *ResourceQuota {
 	p := &ResourceQuota{
-		Handler: Handler{PluginName: ResourceQuotaName, Operations: []Operation{Create}},
+		Handler: Handler{PluginName: ResourceQuotaName, Operations: []Operation{Create, Update}},
 		store:   store,
 		retries: defaultQuotaRetries,
 	}
@@ -106,10 +106,11 @@ type charge struct {
 	requested core.ResourceList
 }
 
-// Validate checks a create against every quota of its namespace and
-// charges those it falls under.
+// Validate checks a create, or an in-place pod resize (pods/resize), against
+// every quota of its namespace and charges those it falls under; a resize
+// is charged what it adds (kube-apiserver's quota evaluates pods/resize).
 func (p *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
-	if a.Operation != Create || a.Namespace == "" || a.Subresource != "" || a.Object == nil {
+	if a.Namespace == "" || a.Object == nil || !charged(a) {
 		return nil
 	}
 	quotas, err := p.store.List(ctx, a.Namespace)
@@ -120,6 +121,12 @@ func (p *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 		return nil // nothing to charge: skip computing the object's usage
 	}
 	usage := removeZeros(ObjectUsage(a.Resource.GroupResource(), a.Object))
+	if a.Operation == Update {
+		usage = growth(usage, ObjectUsage(a.Resource.GroupResource(), a.OldObject))
+		if len(usage) == 0 {
+			return nil
+		}
+	}
 	sort.Slice(quotas, func(i, j int) bool { return quotas[i].Name < quotas[j].Name })
 	var charges []charge
 	for _, q := range quotas {
@@ -145,6 +152,35 @@ func (p *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 		}
 	}
 	return nil
+}
+
+// charged reports whether a is charged to quotas: a create of the object
+// itself, or a resize of a pod.
+func charged(a *Attributes) bool {
+	switch a.Operation {
+	case Create:
+		return a.Subresource == ""
+	case Update:
+		return a.Subresource == "resize" && a.OldObject != nil &&
+			a.Resource.GroupResource() == meta.GroupResource{Resource: "pods"}
+	}
+	return false
+}
+
+// growth is what usage adds to old: per resource the positive difference.
+func growth(usage, old core.ResourceList) core.ResourceList {
+	out := core.ResourceList{}
+	for name, q := range usage {
+		if o, ok := old[name]; ok {
+			if q.Cmp(o) <= 0 {
+				continue
+			}
+			q = q.DeepCopy()
+			q.Sub(o)
+		}
+		out[name] = q
+	}
+	return out
 }
 
 // evaluate decides whether q constrains the object and whether it may

@@ -206,6 +206,37 @@ func TestResourceQuotaPassesWithoutWriting(t *testing.T) {
 	}
 }
 
+// TestResourceQuotaChargesResize: an in-place resize (pods/resize) is
+// charged what it adds, refused past the quota, and a shrink is free.
+func TestResourceQuotaChargesResize(t *testing.T) {
+	store := newQuotaStore(quota("compute", rl("pods", "10", "requests.cpu", "2", "limits.memory", "4Gi"),
+		rl("pods", "2", "requests.cpu", "1500m", "limits.memory", "1Gi")))
+	p := NewResourceQuota(store)
+	old := pod("ns", "web", container("web", rl("cpu", "500m", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi")))
+	resize := func(cpu, mem string) *Attributes {
+		n := pod("ns", "web", container("web", rl("cpu", cpu, "memory", "1Gi"), rl("cpu", "1", "memory", mem)))
+		a := attrs(Update, "pods", "ns", "web", n)
+		a.OldObject, a.Subresource = old, "resize"
+		return a
+	}
+	require.NoError(t, p.Validate(context.Background(), resize("700m", "2Gi")))
+	assertRL(t, rl("pods", "2", "requests.cpu", "1700m", "limits.memory", "2Gi"), store.get("ns", "compute").Status.Used,
+		"charged the growth only")
+
+	err := p.Validate(context.Background(), resize("1", "1Gi"))
+	requireStatus(t, err, http.StatusForbidden,
+		`pods "web" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1700m, limited: requests.cpu=2`)
+
+	updates := store.updates
+	require.NoError(t, p.Validate(context.Background(), resize("100m", "512Mi")))
+	assert.Equal(t, updates, store.updates, "a shrink charges nothing")
+
+	plain := attrs(Update, "pods", "ns", "web", old)
+	plain.OldObject = old
+	require.NoError(t, p.Validate(context.Background(), plain))
+	assert.Equal(t, updates, store.updates, "an ordinary update is not charged")
+}
+
 func TestResourceQuotaUnknownUsage(t *testing.T) {
 	store := newQuotaStore(quota("q", rl("pods", "10", "configmaps", "3"), nil))
 	p := NewResourceQuota(store, WithUnknownUsageRefused())
