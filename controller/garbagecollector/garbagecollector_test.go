@@ -117,10 +117,10 @@ func TestPropagationPolicies(t *testing.T) {
 		got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "shared")
 		require.NoError(t, err, "a dependent with a live owner stays")
 		assert.Nil(t, got.DeletionTimestamp)
-		eventually(t, "the reference to the deleted owner dropped", func() bool {
-			got, err := client.For[core.ConfigMap](c, ns).Get(ctx, "shared")
-			return err == nil && len(got.OwnerReferences) == 1 && got.OwnerReferences[0].UID == keeper.UID
-		})
+		// Dropped before the owner could finish (as Kubernetes' collector
+		// does; the conformance spec checks it as soon as the owner is gone).
+		require.Len(t, got.OwnerReferences, 1, "the reference to the deleted owner was dropped first")
+		assert.Equal(t, keeper.UID, got.OwnerReferences[0].UID)
 	})
 
 	t.Run("orphan keeps dependents and strips references", func(t *testing.T) {

@@ -44,8 +44,8 @@ func (gc *Controller) process(ctx context.Context, uid meta.UID) (time.Duration,
 }
 
 // attemptToDelete deletes n when none of its owners exists any more (or
-// the remaining ones are deleting in the foreground), and otherwise
-// drops references to owners that are gone.
+// the remaining ones are deleting in the foreground), and otherwise drops
+// references to owners that are gone or deleting in the foreground.
 func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Duration, error) {
 	var solid, waiting, dangling []meta.UID
 	var retry time.Duration
@@ -75,9 +75,11 @@ func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Durati
 		if len(dangling) == 0 && len(waiting) == 0 {
 			return retry, nil
 		}
+		// References to owners deleting in the foreground go too, as
+		// Kubernetes' collector drops them: the owner may finish only once
+		// no dependent refers to it, and one with another owner stays.
 		return retry, gc.mutate(ctx, n, func(m *meta.ObjectMeta) bool {
-			dropped := dropOwners(m, dangling)
-			return unblockOwners(m, waiting) || dropped
+			return dropOwners(m, append(dangling, waiting...))
 		})
 	}
 	policy := meta.DeletePropagationBackground
