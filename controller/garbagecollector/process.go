@@ -46,30 +46,31 @@ func (gc *Controller) process(ctx context.Context, uid meta.UID) (time.Duration,
 // attemptToDelete deletes n when none of its owners exists any more (or
 // the remaining ones are deleting in the foreground), and otherwise drops
 // references to owners that are gone or deleting in the foreground.
+//
+// Acting on n reads it live first and classifies its current owners: the
+// graph may not have seen an owner just added (a dependent given a second
+// owner right before the first is deleted must not be collected), as
+// Kubernetes' collector reads the latest object.
 func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Duration, error) {
-	var solid, waiting, dangling []meta.UID
-	var retry time.Duration
-	for _, ref := range n.owners {
-		st, err := gc.ownerState(ctx, n, ref)
-		if errors.Is(err, ErrUnresolvableOwner) {
-			gc.opts.Logger.Warn("keeping dependent of an unresolvable owner", "object", n.key(), "owner", ref.Kind, "err", err)
-			st, retry = ownerSolid, gc.opts.DiscoveryPeriod
-		} else if err != nil {
+	solid, waiting, dangling, retry, err := gc.classify(ctx, n)
+	if err != nil || (len(solid) > 0 && len(dangling) == 0 && len(waiting) == 0) {
+		return retry, err // nothing to do
+	}
+	live, err := client.DynamicFor(gc.client, n.mapping, n.namespace).Get(ctx, n.name)
+	if apierrors.IsNotFound(err) || (err == nil && live.UID != n.uid) {
+		return 0, nil // gone, or another object under the name
+	}
+	if err != nil {
+		return 0, fmt.Errorf("get %s: %w", n.key(), err)
+	}
+	if !slices.EqualFunc(live.OwnerReferences, n.owners, func(a, b meta.OwnerReference) bool { return a.UID == b.UID }) {
+		n.owners = live.OwnerReferences
+		if solid, waiting, dangling, retry, err = gc.classify(ctx, n); err != nil {
 			return 0, err
 		}
-		switch st {
-		case ownerSolid:
-			if _, inGraph := gc.graph.get(ref.UID); !inGraph {
-				// Found by a live GET only: its resource is not followed
-				// (yet), so no event will tell when it goes. Look again.
-				retry = gc.opts.DiscoveryPeriod
-			}
-			solid = append(solid, ref.UID)
-		case ownerWaiting:
-			waiting = append(waiting, ref.UID)
-		case ownerDangling:
-			dangling = append(dangling, ref.UID)
-		}
+	}
+	if len(n.owners) == 0 {
+		return 0, nil
 	}
 	if len(solid) > 0 {
 		if len(dangling) == 0 && len(waiting) == 0 {
@@ -94,6 +95,34 @@ func (gc *Controller) attemptToDelete(ctx context.Context, n *node) (time.Durati
 	}
 	gc.opts.Logger.Info("deleting dependent", "object", n.key(), "policy", policy, "danglingOwners", len(dangling), "ownersDeletingInForeground", len(waiting))
 	return 0, gc.delete(ctx, n, policy)
+}
+
+// classify sorts n's owners by their state; retry is set when an owner
+// must be looked at again later (its kind unresolvable, or not followed).
+func (gc *Controller) classify(ctx context.Context, n *node) (solid, waiting, dangling []meta.UID, retry time.Duration, err error) {
+	for _, ref := range n.owners {
+		st, err := gc.ownerState(ctx, n, ref)
+		if errors.Is(err, ErrUnresolvableOwner) {
+			gc.opts.Logger.Warn("keeping dependent of an unresolvable owner", "object", n.key(), "owner", ref.Kind, "err", err)
+			st, retry = ownerSolid, gc.opts.DiscoveryPeriod
+		} else if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		switch st {
+		case ownerSolid:
+			if _, inGraph := gc.graph.get(ref.UID); !inGraph {
+				// Found by a live GET only: its resource is not followed
+				// (yet), so no event will tell when it goes. Look again.
+				retry = gc.opts.DiscoveryPeriod
+			}
+			solid = append(solid, ref.UID)
+		case ownerWaiting:
+			waiting = append(waiting, ref.UID)
+		case ownerDangling:
+			dangling = append(dangling, ref.UID)
+		}
+	}
+	return solid, waiting, dangling, retry, nil
 }
 
 // breakCycle unblocks n's owner references when one of n's dependents is
