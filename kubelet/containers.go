@@ -346,7 +346,7 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 	if k.cfg.LogDir != "" {
 		cfg.LogPath = filepath.Join(c.Name, attemptString(cfg.Metadata.Attempt)+".log")
 	}
-	res := containerResources(pod, c, k.minOOMScoreAdj)
+	res := k.containerResources(pod, c)
 	cfg.Linux.Resources = &res
 	if sc := c.SecurityContext; sc != nil {
 		s := &cfg.Linux.Security
@@ -379,8 +379,9 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *core.Pod, ps *podSta
 }
 
 // containerResources maps c's requests and limits to CFS and memory values,
-// and the QoS class to an OOM score adjustment no lower than minOOM.
-func containerResources(pod *core.Pod, c *core.Container, minOOM int64) cri.LinuxContainerResources {
+// and its OOM score adjustment (oomScoreAdj), no lower than the kubelet's
+// minimum.
+func (k *Kubelet) containerResources(pod *core.Pod, c *core.Container) cri.LinuxContainerResources {
 	r := cri.LinuxContainerResources{CPUPeriod: cfsPeriod}
 	if q, ok := c.Resources.Requests[core.ResourceCPU]; ok {
 		r.CPUShares = milliToShares(q.MilliValue())
@@ -395,16 +396,30 @@ func containerResources(pod *core.Pod, c *core.Container, minOOM int64) cri.Linu
 	if q, ok := c.Resources.Limits[core.ResourceMemory]; ok {
 		r.MemoryLimitInBytes = q.Value()
 	}
+	r.OOMScoreAdj = max(oomScoreAdj(pod, c, k.memCapacity), k.minOOMScoreAdj)
+	return r
+}
+
+// oomScoreAdj is the container's OOM score adjustment by its pod's QoS
+// class, as the kubelet's: Guaranteed -997, BestEffort 1000, Burstable
+// by the share of the node's memory (memCapacity) the container requests,
+// 1000 - 1000*request/capacity, kept within [3, 999] so that Burstable
+// containers go before Guaranteed and after BestEffort ones.
+func oomScoreAdj(pod *core.Pod, c *core.Container, memCapacity int64) int64 {
 	switch core.GetPodQOS(pod) {
 	case core.PodQOSGuaranteed:
-		r.OOMScoreAdj = -997
+		return -997
 	case core.PodQOSBestEffort:
-		r.OOMScoreAdj = 1000
-	default:
-		r.OOMScoreAdj = 500
+		return 1000
 	}
-	r.OOMScoreAdj = max(r.OOMScoreAdj, minOOM)
-	return r
+	if memCapacity <= 0 {
+		return 500
+	}
+	var req int64
+	if q, ok := c.Resources.Requests[core.ResourceMemory]; ok {
+		req = q.Value()
+	}
+	return min(max(1000-(1000*req)/memCapacity, 3), 999)
 }
 
 // minOOMScoreAdj is the lowest OOM score adjustment containers may get:

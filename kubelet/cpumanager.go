@@ -109,7 +109,7 @@ func (k *Kubelet) assignCPUs(ctx context.Context, pod *core.Pod, c *core.Contain
 	if err != nil {
 		return err
 	}
-	res := containerResources(pod, c, k.minOOMScoreAdj)
+	res := k.containerResources(pod, c)
 	res.CpusetCpus = formatCPUList(cpus)
 	if err := k.cfg.Runtime.UpdateContainerResources(ctx, cs.id, res); err != nil {
 		k.cpus.release(cs.id)

@@ -33,8 +33,10 @@ type Kubelet struct {
 	prober  Prober
 	rec     record.Recorder
 	events  *record.Writer // the kubelet's own recorder, or nil
-	// minOOMScoreAdj bounds the containers' OOM score adjustments.
+	// minOOMScoreAdj bounds the containers' OOM score adjustments;
+	// memCapacity, the node's memory, scales the Burstable ones.
 	minOOMScoreAdj int64
+	memCapacity    int64
 
 	mu        sync.Mutex
 	workers   map[meta.UID]*podWorker
@@ -90,6 +92,11 @@ func New(cfg Config) (*Kubelet, error) {
 		k.cpus = newCPUManager(hostCPUs(cfg.Capacity), cfg.ReservedCPUs)
 	}
 	k.minOOMScoreAdj = -1000
+	if q, ok := cfg.Capacity[core.ResourceMemory]; ok {
+		k.memCapacity = q.Value()
+	} else {
+		k.memCapacity = hostMemory()
+	}
 	if cfg.CgroupRoot != "" { // a real node
 		k.minOOMScoreAdj = minOOMScoreAdj()
 	}

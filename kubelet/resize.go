@@ -125,7 +125,7 @@ func withResources(pod *core.Pod, res map[string]core.ResourceRequirements) *cor
 // when a changed resource's policy is RestartContainer. It returns whether
 // the container was killed.
 func (k *Kubelet) actuateResize(ctx context.Context, pod *core.Pod, ps *podState, c *core.Container, cs *ctrState, st *cri.ContainerStatus) bool {
-	want := containerResources(pod, c, k.minOOMScoreAdj)
+	want := k.containerResources(pod, c)
 	want.CpusetCpus = cs.cpus
 	have := st.Resources
 	if have == nil || sameLimits(*have, want) {

@@ -144,3 +144,30 @@ func TestResizeFits(t *testing.T) {
 	assert.Equal(t, core.PodReasonInfeasible, p.reason)
 	assert.Contains(t, p.message, "cpu, requested: 3, capacity: 2")
 }
+
+func TestOOMScoreAdj(t *testing.T) {
+	const gi = int64(1 << 30)
+	pod := func(req, lim core.ResourceList) (*core.Pod, *core.Container) {
+		p := &core.Pod{Spec: core.PodSpec{Containers: []core.Container{{Name: "c",
+			Resources: core.ResourceRequirements{Requests: req, Limits: lim}}}}}
+		return p, &p.Spec.Containers[0]
+	}
+	tests := []struct {
+		name     string
+		req, lim core.ResourceList
+		want     int64
+	}{
+		{"BestEffort", nil, nil, 1000},
+		{"Guaranteed", rlist("1", "1Gi"), rlist("1", "1Gi"), -997},
+		{"Burstable, a tiny memory request", rlist("100m", "35Mi"), nil, 998},
+		{"Burstable, no memory request", rlist("100m", ""), nil, 999},
+		{"Burstable, a quarter of the node", rlist("", "4Gi"), rlist("", "8Gi"), 750},
+		{"Burstable, all of the node", rlist("", "16Gi"), rlist("", "32Gi"), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, c := pod(tt.req, tt.lim)
+			assert.Equal(t, tt.want, oomScoreAdj(p, c, 16*gi))
+		})
+	}
+}

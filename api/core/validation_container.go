@@ -68,8 +68,11 @@ func validateInitContainers(cs []Container, ctx containerContext, names map[stri
 			errs = append(errs, field.NotSupported(ip.Child("restartPolicy"), string(*c.RestartPolicy),
 				[]string{string(ContainerRestartPolicyAlways)}))
 		}
-		if len(c.ResizePolicy) > 0 {
+		if len(c.ResizePolicy) > 0 && !IsRestartableInitContainer(c) {
 			errs = append(errs, field.Invalid(ip.Child("resizePolicy"), "", "must not be set for init containers"))
+		} else if len(c.ResizePolicy) > 0 {
+			// A sidecar restarts whatever the pod's policy.
+			errs = append(errs, validateResizePolicy(c, RestartPolicyAlways, ip.Child("resizePolicy"))...)
 		}
 		errs = append(errs, validateHostPortConflicts(cs[i:i+1], p)...)
 		if IsRestartableInitContainer(c) {

@@ -95,3 +95,18 @@ func TestValidatePodResizeQoS(t *testing.T) {
 	got := strings.Join(errStrings(ValidatePodResize(n, old)), "\n")
 	assert.Contains(t, got, "Pod QOS Class may not change as a result of resizing")
 }
+
+func TestResizePolicyOnInitContainers(t *testing.T) {
+	always := ContainerRestartPolicyAlways
+	policy := []ContainerResizePolicy{{ResourceName: ResourceCPU, RestartPolicy: ResizeRestartContainer}}
+	sidecar := validPod()
+	sidecar.Spec.RestartPolicy = RestartPolicyNever
+	sidecar.Spec.InitContainers[0].RestartPolicy = &always
+	sidecar.Spec.InitContainers[0].ResizePolicy = policy
+	assert.Empty(t, errStrings(ValidatePod(sidecar)), "a sidecar may restart to resize, whatever the pod's policy")
+
+	plain := validPod()
+	plain.Spec.InitContainers[0].ResizePolicy = policy
+	assert.Equal(t, []string{`spec.initContainers[0].resizePolicy: Invalid value: "": must not be set for init containers`},
+		errStrings(ValidatePod(plain)))
+}
