@@ -371,7 +371,7 @@ func checkAcrossHosts(ctx context.Context, t *testing.T, hs *hosttest.Hosts, lb 
 	require.NoError(t, err, ip)
 	seen := map[string]bool{}
 	waitUntil(ctx, t, 60*time.Second, "the ClusterIP reaches pods on all three nodes from node-3", func() bool {
-		out, err := lb.kubectl(ctx, kc, "exec", from, "--", "wget", "http://"+ip+"/")
+		out, err := lb.kubectlStdout(ctx, kc, "exec", from, "--", "wget", "http://"+ip+"/")
 		if p, ok := pods[strings.TrimSpace(out)]; err == nil && ok {
 			seen[p[0]] = true
 		}
@@ -385,7 +385,7 @@ func execWget(ctx context.Context, t *testing.T, lb *serverProc, kc, pod, url st
 	t.Helper()
 	var body string
 	waitUntil(ctx, t, limit, "wget "+url+" from "+pod, func() bool {
-		out, err := lb.kubectl(ctx, kc, "exec", pod, "--", "wget", url)
+		out, err := lb.kubectlStdout(ctx, kc, "exec", pod, "--", "wget", url)
 		if err != nil {
 			t.Logf("wget %s from %s: %v: %s", url, pod, err, out)
 		}

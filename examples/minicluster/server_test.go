@@ -118,6 +118,23 @@ func (p *serverProc) kubectl(ctx context.Context, kubeconfig string, args ...str
 	return string(out), err
 }
 
+// kubectlStdout is kubectl returning only its standard output, for
+// commands whose output is compared (kubectl exec): client-go may log to
+// stderr meanwhile ("Unknown stream id 1, discarding message" when a
+// WebSocket frame arrives before its stream is set up); stderr comes with
+// the error.
+func (p *serverProc) kubectlStdout(ctx context.Context, kubeconfig string, args ...string) (string, error) {
+	args = append([]string{"--kubeconfig", kubeconfig, "--server", "https://" + p.addr, "--request-timeout", "10s"}, args...)
+	var stderr strings.Builder
+	cmd := exec.CommandContext(ctx, "kubectl", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	return string(out), err
+}
+
 // kill sends SIGKILL to the process (by its PID) and waits for it to end.
 func (p *serverProc) kill(t *testing.T) {
 	t.Helper()
