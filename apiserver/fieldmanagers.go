@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -191,15 +190,6 @@ func (s *Server) updateManagedFields(req *Request, next, cur meta.Object) ([]met
 		return nil, err
 	}
 	return fm.Update(live, obj, managerName(req))
-}
-
-// toUnstructured returns obj's JSON form as a map with int64 numbers.
-func toUnstructured(obj any) (map[string]any, error) {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	return decodeUnstructured(b)
 }
 
 // decodeUnstructured decodes a JSON object with int64 numbers.
