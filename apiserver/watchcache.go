@@ -144,7 +144,7 @@ func NewWatchCache(s *Storage, fieldsF FieldsFunc, historySize int, log *slog.Lo
 		history:  historySize,
 		log:      log,
 		objects:  map[string]*cachedObject{},
-		events:   make([]cacheEvent, historySize),
+		events:   make([]cacheEvent, min(historySize, initialHistory)),
 		watchers: map[*cacheWatcher]struct{}{},
 		synced:   make(chan struct{}),
 	}
@@ -406,8 +406,22 @@ func (c *WatchCache) apply(ev store.Event) error {
 	return nil
 }
 
-// push appends to the history ring, dropping the oldest event when full.
+// initialHistory is the history ring's first size. It doubles as events
+// come, up to the history size: a server has a cache per resource, and
+// most resources see few writes (70 rings of 10,000 events would hold
+// 28 MB for nothing).
+const initialHistory = 64
+
+// push appends to the history ring, growing it up to the history size,
+// then dropping the oldest event when full.
 func (c *WatchCache) push(ce cacheEvent) {
+	if c.count == len(c.events) && len(c.events) < c.history {
+		grown := make([]cacheEvent, min(2*len(c.events), c.history))
+		for i := range c.count {
+			grown[i] = c.events[(c.start+i)%len(c.events)]
+		}
+		c.events, c.start = grown, 0
+	}
 	if c.count == len(c.events) {
 		c.oldest = c.events[c.start].rv
 		c.start = (c.start + 1) % len(c.events)

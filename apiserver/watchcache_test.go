@@ -272,3 +272,32 @@ func TestWatchCacheRefusesWatchersOnceStopped(t *testing.T) {
 		assert.Nil(t, w)
 	}
 }
+
+// The history ring starts small and grows to the history size, keeping
+// events in order; beyond it the oldest are dropped and resuming from
+// them expires.
+func TestWatchCacheHistoryRingGrows(t *testing.T) {
+	c := NewWatchCache(nil, nil, 100, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	assert.Len(t, c.events, initialHistory)
+	ring := func() (rvs []int64) {
+		for i := range c.count {
+			rvs = append(rvs, c.events[(c.start+i)%len(c.events)].rv)
+		}
+		return rvs
+	}
+	for rv := int64(1); rv <= 250; rv++ {
+		c.push(cacheEvent{typ: meta.Added, rv: rv})
+		if rv == 70 {
+			assert.Len(t, c.events, 100, "doubled, capped at the history size")
+			assert.Equal(t, int64(1), ring()[0])
+			assert.Equal(t, int64(70), ring()[69])
+		}
+	}
+	assert.Len(t, c.events, 100)
+	rvs := ring()
+	require.Len(t, rvs, 100)
+	for i, rv := range rvs {
+		assert.Equal(t, int64(151+i), rv)
+	}
+	assert.Equal(t, int64(150), c.oldest)
+}
