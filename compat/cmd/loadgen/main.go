@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -35,10 +36,10 @@ import (
 )
 
 type flags struct {
-	mode, kubeconfig, dataDir, cpuProfile, namespace string
-	ownConnections, protobuf                         bool
-	n, workers, watchers, writes, nodes              int
-	interval, leaseInterval, timeout                 time.Duration
+	mode, kubeconfig, dataDir, cpuProfile, memProfile, namespace string
+	ownConnections, protobuf                                     bool
+	n, workers, watchers, writes, nodes                          int
+	interval, leaseInterval, timeout                             time.Duration
 }
 
 func main() {
@@ -47,6 +48,7 @@ func main() {
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "server to load; empty starts an orkit control plane in-process")
 	flag.StringVar(&f.dataDir, "data-dir", "", "in-process control plane's data directory; empty means a temporary one, removed at exit")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process (generator and in-process server) to this file")
+	flag.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to this file when the mode has ended (its clients and informers stopped; an in-process control plane still holds every object)")
 	flag.StringVar(&f.namespace, "namespace", "loadgen", "namespace to write in (created when missing)")
 	flag.BoolVar(&f.protobuf, "protobuf", false, "clients send and accept Kubernetes protobuf (application/vnd.kubernetes.protobuf, then JSON) as kube's own components do; default JSON")
 	flag.BoolVar(&f.ownConnections, "own-connections", false, "creates: each writer gets its own client and TLS connection (as apiload's clients) instead of one shared clientset")
@@ -105,12 +107,31 @@ func run(ctx context.Context, f flags, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, r)
+	if f.memProfile != "" {
+		if err := writeHeapProfile(f.memProfile); err != nil {
+			return err
+		}
+	}
 	enc := "json"
 	if f.protobuf {
 		enc = "protobuf"
 	}
 	fmt.Fprintf(out, "bodies: %s; load before: %s; after: %s; peak RSS of this process: %s\n", enc, before, loadavg(), peakRSS())
 	return nil
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(pf); err != nil {
+		pf.Close()
+		return err
+	}
+	return pf.Close()
 }
 
 // server returns the REST config of the server to load and a function
