@@ -62,7 +62,7 @@ func (p *RuntimeClass) Admit(ctx context.Context, a *Attributes) error {
 		return err
 	}
 	if rc.Overhead != nil {
-		if len(pod.Spec.Overhead) > 0 && !sameList(pod.Spec.Overhead, rc.Overhead.PodFixed) {
+		if len(pod.Spec.Overhead) > 0 && !pod.Spec.Overhead.Equal(rc.Overhead.PodFixed) {
 			return forbidden(a, fmt.Errorf("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"))
 		}
 		pod.Spec.Overhead = rc.Overhead.PodFixed.DeepCopy()
@@ -94,7 +94,7 @@ func (p *RuntimeClass) Validate(ctx context.Context, a *Attributes) error {
 		return err
 	}
 	if rc != nil && rc.Overhead != nil {
-		if !sameList(pod.Spec.Overhead, rc.Overhead.PodFixed) {
+		if !pod.Spec.Overhead.Equal(rc.Overhead.PodFixed) {
 			return forbidden(a, fmt.Errorf("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead"))
 		}
 		return nil
@@ -126,18 +126,4 @@ func (p *RuntimeClass) prepare(ctx context.Context, a *Attributes) (*core.Pod, *
 		return nil, nil, apierrors.NewInternalError(fmt.Errorf("get runtimeclass %q: %w", *pod.Spec.RuntimeClassName, err))
 	}
 	return pod, rc, nil
-}
-
-// sameList compares two resource lists by value.
-func sameList(a, b core.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for n, x := range a {
-		y, ok := b[n]
-		if !ok || x.Cmp(y) != 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -273,20 +273,7 @@ func copyRequirements(r core.ResourceRequirements) core.ResourceRequirements {
 
 // sameRequirements compares requests and limits by value ("1000m" is "1").
 func sameRequirements(a, b core.ResourceRequirements) bool {
-	return sameList(a.Requests, b.Requests) && sameList(a.Limits, b.Limits)
-}
-
-func sameList(a, b core.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, q := range a {
-		o, ok := b[name]
-		if !ok || !q.Equal(o) {
-			return false
-		}
-	}
-	return true
+	return a.Requests.Equal(b.Requests) && a.Limits.Equal(b.Limits)
 }
 
 // sameAllocation compares two allocations container by container.

@@ -80,7 +80,7 @@ func TestFakeInPlaceResize(t *testing.T) {
 	got := waitPod(t, tc.admin, "default", "rs", 10*time.Second, "Running with its resources", resized)
 	assert.Equal(t, int64(1), got.Generation)
 	app := got.Status.ContainerStatuses[0]
-	assert.True(t, sameList(rlist("100m", "64Mi"), app.AllocatedResources), "allocatedResources: %v", app.AllocatedResources)
+	assert.True(t, rlist("100m", "64Mi").Equal(app.AllocatedResources), "allocatedResources: %v", app.AllocatedResources)
 	assert.Equal(t, int64(20000), runtimeResources(t, rt, app).CPUQuota)
 
 	// cpu and memory up in place: no restart, the runtime's limits follow.
@@ -92,7 +92,7 @@ func TestFakeInPlaceResize(t *testing.T) {
 	assert.Equal(t, int64(2), got.Generation)
 	app = got.Status.ContainerStatuses[0]
 	assert.Equal(t, int32(0), app.RestartCount)
-	assert.True(t, sameList(rlist("200m", "64Mi"), app.AllocatedResources))
+	assert.True(t, rlist("200m", "64Mi").Equal(app.AllocatedResources))
 	have := runtimeResources(t, rt, app)
 	assert.Equal(t, int64(40000), have.CPUQuota)
 	assert.Equal(t, int64(256<<20), have.MemoryLimitInBytes)
@@ -118,8 +118,8 @@ func TestFakeInPlaceResize(t *testing.T) {
 		return p.Status.ObservedGeneration == p.Generation && c != nil && c.Reason == core.PodReasonInfeasible
 	})
 	app = got.Status.ContainerStatuses[0]
-	assert.True(t, sameList(rlist("200m", "64Mi"), app.AllocatedResources), "the old allocation stays")
-	assert.True(t, sameList(rlist("400m", "256Mi"), app.Resources.Limits))
+	assert.True(t, rlist("200m", "64Mi").Equal(app.AllocatedResources), "the old allocation stays")
+	assert.True(t, rlist("400m", "256Mi").Equal(app.Resources.Limits))
 	assert.Equal(t, int64(40000), runtimeResources(t, rt, app).CPUQuota)
 
 	// Back within the node: granted, the condition goes.

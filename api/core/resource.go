@@ -89,6 +89,21 @@ func (rl ResourceList) StorageEphemeral() *resource.Quantity {
 // Pods returns a copy of the pods quantity, or zero.
 func (rl ResourceList) Pods() *resource.Quantity { return rl.Name(ResourcePods, resource.DecimalSI) }
 
+// Equal says whether rl and other hold the same resources with equal
+// values ("1000m" equals "1"); nil equals empty.
+func (rl ResourceList) Equal(other ResourceList) bool {
+	if len(rl) != len(other) {
+		return false
+	}
+	for name, q := range rl {
+		o, ok := other[name]
+		if !ok || !q.Equal(o) {
+			return false
+		}
+	}
+	return true
+}
+
 // DeepCopy returns a copy of rl that shares no memory with it (nil stays nil).
 func (rl ResourceList) DeepCopy() ResourceList {
 	if rl == nil {

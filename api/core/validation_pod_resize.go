@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/orkit/orkit/api/field"
 	"github.com/orkit/orkit/api/validation"
@@ -92,22 +93,13 @@ func sameBesides(a, b ResourceList, skip []ResourceName) bool {
 	keep := func(rl ResourceList) map[ResourceName]string {
 		m := map[ResourceName]string{}
 		for name, q := range rl {
-			if !containsName(skip, name) {
+			if !slices.Contains(skip, name) {
 				m[name] = q.String()
 			}
 		}
 		return m
 	}
 	return reflect.DeepEqual(keep(a), keep(b))
-}
-
-func containsName(names []ResourceName, n ResourceName) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // validateResizePolicy checks a container's resize policies: cpu or

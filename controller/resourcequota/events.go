@@ -46,7 +46,7 @@ func (f filteredSource[T]) AddEventHandler(h informer.Handler[T], opts ...inform
 // changes (the admission plugin's charges, this controller's writes) do
 // not.
 func quotaNeedsSync(q *core.ResourceQuota) bool {
-	if !equalLists(q.Spec.Hard, q.Status.Hard) {
+	if !q.Spec.Hard.Equal(q.Status.Hard) {
 		return true
 	}
 	for name := range q.Status.Hard {
@@ -64,7 +64,7 @@ func quotaEvents(src controller.Source[*core.ResourceQuota]) controller.Source[*
 		src: src,
 		add: func(*core.ResourceQuota) bool { return true },
 		update: func(o, n *core.ResourceQuota) bool {
-			return !equalLists(o.Spec.Hard, n.Spec.Hard) || quotaNeedsSync(n)
+			return !o.Spec.Hard.Equal(n.Spec.Hard) || quotaNeedsSync(n)
 		},
 	}
 }
@@ -81,7 +81,7 @@ func objectEvents[T meta.Object](src controller.Source[T], gr meta.GroupResource
 		add: func(T) bool { return false },
 		update: func(o, n T) bool {
 			t := now()
-			return !equalLists(admission.QuotaCharge(gr, o, t), admission.QuotaCharge(gr, n, t))
+			return !admission.QuotaCharge(gr, o, t).Equal(admission.QuotaCharge(gr, n, t))
 		},
 	}
 }

@@ -214,7 +214,7 @@ func (r *Controller) objects(ctx context.Context, ns string) admission.QuotaObje
 // cached resourceVersion: a conflict (the admission plugin charged
 // meanwhile) is returned, so the quota is recomputed from a fresher cache.
 func (r *Controller) writeStatus(ctx context.Context, q *core.ResourceQuota, st core.ResourceQuotaStatus) error {
-	if equalLists(q.Status.Hard, st.Hard) && equalLists(q.Status.Used, st.Used) {
+	if q.Status.Hard.Equal(st.Hard) && q.Status.Used.Equal(st.Used) {
 		return nil
 	}
 	upd := *q
@@ -227,18 +227,4 @@ func (r *Controller) writeStatus(ctx context.Context, q *core.ResourceQuota, st 
 		return fmt.Errorf("update status of resourcequota %s/%s: %w", q.Namespace, q.Name, err)
 	}
 	return nil
-}
-
-// equalLists compares two resource lists by value ("1000m" equals "1").
-func equalLists(a, b core.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, x := range a {
-		y, ok := b[name]
-		if !ok || x.Cmp(y) != 0 {
-			return false
-		}
-	}
-	return true
 }
