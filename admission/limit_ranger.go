@@ -46,9 +46,10 @@ func (f LimitRangeListerFunc) LimitRanges(namespace string) []*core.LimitRange {
 // with a 403 whose message lists every violation
 // (`maximum cpu usage per Container is 1, but limit is 2`).
 //
-// Pod updates pass: containers and their resources cannot change after
-// creation, and checking them would block status updates, which is why
-// Kubernetes stopped doing it. Subresources pass.
+// Pod updates pass: containers cannot change after creation, and checking
+// them would block status updates, which is why Kubernetes stopped doing
+// it. Subresources pass, except pods/resize, whose new resources are
+// validated (not defaulted): an in-place resize may not leave the limits.
 //
 // A LimitRanger holds no state of its own and is safe for concurrent use.
 type LimitRanger struct {
@@ -76,7 +77,15 @@ var (
 
 // applies reports whether LimitRanger acts on a.
 func (l *LimitRanger) applies(a *Attributes) bool {
-	if a.Subresource != "" || a.Object == nil {
+	if a.Object == nil {
+		return false
+	}
+	if a.Subresource == "resize" {
+		// An in-place resize changes the containers' resources: they must
+		// stay within the limits, as on create (kube-apiserver checks it).
+		return a.Resource.GroupResource() == podsResource && a.Operation == Update
+	}
+	if a.Subresource != "" {
 		return false
 	}
 	switch a.Resource.GroupResource() {
@@ -90,7 +99,7 @@ func (l *LimitRanger) applies(a *Attributes) bool {
 
 // Admit sets container defaults on a new pod.
 func (l *LimitRanger) Admit(_ context.Context, a *Attributes) error {
-	if !l.applies(a) || a.Resource.GroupResource() != podsResource {
+	if !l.applies(a) || a.Resource.GroupResource() != podsResource || a.Subresource != "" {
 		return nil
 	}
 	pod, ok := a.Object.(*core.Pod)
@@ -103,7 +112,7 @@ func (l *LimitRanger) Admit(_ context.Context, a *Attributes) error {
 	return nil
 }
 
-// Validate enforces the limits on a new pod or a claim.
+// Validate enforces the limits on a new or resized pod, or a claim.
 func (l *LimitRanger) Validate(_ context.Context, a *Attributes) error {
 	if !l.applies(a) {
 		return nil

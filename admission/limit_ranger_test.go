@@ -196,3 +196,41 @@ func TestLimitRangerChain(t *testing.T) {
 	err = l.Validate(context.Background(), attrs(Create, "pods", "ns", "x", &core.ConfigMap{}))
 	requireStatus(t, err, http.StatusBadRequest, "resource pods was marked with kind Pod but was unable to be converted: admission: object of the wrong type for its resource")
 }
+
+// An in-place resize (pods/resize) is held to the limits, not defaulted;
+// other subresources and ordinary updates pass.
+func TestLimitRangerResize(t *testing.T) {
+	lr := limitRange(core.LimitRangeItem{Type: core.LimitTypeContainer, Max: rl("cpu", "1", "memory", "1Gi"),
+		Default: rl("cpu", "500m", "memory", "256Mi")})
+	l := NewLimitRanger(listerOf(lr))
+	resize := func(p *core.Pod) *Attributes {
+		return &Attributes{Operation: Update, Resource: gvr("pods"), Subresource: "resize", Namespace: "ns", Name: p.Name,
+			Object: p, OldObject: pod("ns", p.Name, container("web", rl("cpu", "500m"), rl("cpu", "500m")))}
+	}
+	cases := []struct {
+		name string
+		a    *Attributes
+		want string // the refusal, empty for none
+	}{
+		{"resize within the limits", resize(pod("ns", "web", container("web", rl("cpu", "800m"), rl("cpu", "800m", "memory", "512Mi")))), ""},
+		{"resize over the max", resize(pod("ns", "web", container("web", rl("cpu", "2"), rl("cpu", "2", "memory", "512Mi")))),
+			`pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2`},
+		{"ordinary update over the max", attrs(Update, "pods", "ns", "web", pod("ns", "web", container("web", rl("cpu", "2"), rl("cpu", "2")))), ""},
+		{"status update over the max", &Attributes{Operation: Update, Resource: gvr("pods"), Subresource: "status", Namespace: "ns", Name: "web",
+			Object: pod("ns", "web", container("web", rl("cpu", "2"), rl("cpu", "2")))}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.a.Object.(*core.Pod)
+			before := p.Spec.Containers[0].Resources.Limits.DeepCopy()
+			require.NoError(t, l.Admit(context.Background(), tc.a))
+			assertRL(t, before, p.Spec.Containers[0].Resources.Limits, "never defaulted")
+			err := l.Validate(context.Background(), tc.a)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			requireStatus(t, err, http.StatusForbidden, tc.want)
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,4 +62,19 @@ func TestPodResizeSubresource(t *testing.T) {
 
 	discovery := mustKubectl(t, c.admin, "", "get", "--raw", "/api/v1")
 	assert.True(t, strings.Contains(discovery, `"name":"pods/resize"`), "pods/resize is discovered")
+
+	// A resize is held to the namespace's LimitRange, as a create is.
+	mustKubectl(t, c.admin, `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"max","namespace":"team"},
+"spec":{"limits":[{"type":"Container","max":{"cpu":"1"}}]}}`, "apply", "-f", "-")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, errOut, err := kubectl(t, c.admin, "", "-n", "team", "patch", "pod", "web", "--subresource=resize", "-p",
+			`{"spec":{"containers":[{"name":"app","resources":{"limits":{"cpu":"2"}}}]}}`)
+		if err != nil {
+			assert.Contains(t, errOut, `pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2`)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "a resize over the LimitRange's max was never refused")
+		time.Sleep(50 * time.Millisecond) // polling until the admission plugin's informer has the LimitRange
+	}
 }
