@@ -26,7 +26,7 @@ type cachedObject struct {
 	key         string
 	raw         []byte // wire JSON, resourceVersion included
 	labels      labels.Set
-	fields      fields.Set
+	fields      objectFields
 	rv          int64
 	initialized bool
 	// decoded is the object. Kinds whose selectable fields are all in the
@@ -41,7 +41,51 @@ type cachedObject struct {
 // newDecodedObject returns a cached object for an already decoded obj.
 func newDecodedObject(key string, obj meta.Object, raw []byte, fs fields.Set, rv int64) *cachedObject {
 	m := obj.GetObjectMeta()
-	return &cachedObject{key: key, decoded: obj, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: rv, initialized: m.IsInitialized()}
+	return &cachedObject{key: key, decoded: obj, raw: raw, labels: labels.Set(m.Labels), fields: compactFields(fs), rv: rv, initialized: m.IsInitialized()}
+}
+
+// objectFields are an object's selectable fields as a list: kinds have
+// two or three, pods ten, and a map per object (and per version the
+// history keeps) cost several times the bytes. It is a fields.Fields.
+type objectFields []objectField
+
+type objectField struct{ name, value string }
+
+func compactFields(fs fields.Set) objectFields {
+	out := make(objectFields, 0, len(fs))
+	for k, v := range fs {
+		out = append(out, objectField{k, v})
+	}
+	return out
+}
+
+// Has implements fields.Fields.
+func (f objectFields) Has(name string) bool {
+	for _, x := range f {
+		if x.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Get implements fields.Fields.
+func (f objectFields) Get(name string) string {
+	for _, x := range f {
+		if x.name == name {
+			return x.value
+		}
+	}
+	return ""
+}
+
+// set returns f as a fields.Set.
+func (f objectFields) set() fields.Set {
+	out := make(fields.Set, len(f))
+	for _, x := range f {
+		out[x.name] = x.value
+	}
+	return out
 }
 
 // object returns the decoded object, decoding it on first use. A value
@@ -262,7 +306,7 @@ func (c *WatchCache) makeObject(kv store.KV) (*cachedObject, error) {
 	for k, v := range extra {
 		fs[k] = v
 	}
-	return &cachedObject{key: kv.Key, raw: raw, labels: labels.Set(m.Labels), fields: fs, rv: kv.ModRevision,
+	return &cachedObject{key: kv.Key, raw: raw, labels: labels.Set(m.Labels), fields: compactFields(fs), rv: kv.ModRevision,
 		initialized: m.IsInitialized(), cache: c}, nil
 }
 
@@ -280,7 +324,7 @@ func (c *WatchCache) makePrimedObject(kv store.KV) (*cachedObject, error) {
 	if raw == nil {
 		return c.makeDecodedObject(kv)
 	}
-	return &cachedObject{key: kv.Key, raw: raw, labels: pw.labels, fields: pw.fields, rv: kv.ModRevision,
+	return &cachedObject{key: kv.Key, raw: raw, labels: pw.labels, fields: compactFields(pw.fields), rv: kv.ModRevision,
 		initialized: pw.initialized, cache: c}, nil
 }
 
@@ -444,7 +488,7 @@ func (c *WatchCache) indexAdd(o *cachedObject) {
 	if c.indexField == "" {
 		return
 	}
-	v := o.fields[c.indexField]
+	v := o.fields.Get(c.indexField)
 	if c.index[v] == nil {
 		c.index[v] = map[string]*cachedObject{}
 	}
@@ -455,7 +499,7 @@ func (c *WatchCache) indexRemove(o *cachedObject) {
 	if c.indexField == "" {
 		return
 	}
-	v := o.fields[c.indexField]
+	v := o.fields.Get(c.indexField)
 	delete(c.index[v], o.key)
 	if len(c.index[v]) == 0 {
 		delete(c.index, v)

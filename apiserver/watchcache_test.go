@@ -66,8 +66,8 @@ func TestWatchCacheDecodesMetadataOnlyKindsLazily(t *testing.T) {
 	o := cached(t, c, "ns", "a", parseRV(out.GetObjectMeta().ResourceVersion))
 	assert.Nil(t, o.decoded, "nothing has read the object yet")
 	assert.Equal(t, "x", o.labels["app"])
-	assert.Equal(t, "a", o.fields["metadata.name"])
-	assert.Equal(t, "ns", o.fields["metadata.namespace"])
+	assert.Equal(t, "a", o.fields.Get("metadata.name"))
+	assert.Equal(t, "ns", o.fields.Get("metadata.namespace"))
 	assert.True(t, o.initialized)
 	assert.True(t, Filter{}.matches(o))
 
@@ -102,8 +102,8 @@ func TestWatchCacheDecodesKindsWithFields(t *testing.T) {
 			require.NoError(t, err)
 			o := cached(t, c, "ns", "p", parseRV(out.GetObjectMeta().ResourceVersion))
 			assert.Equal(t, tc.lazy, o.decoded == nil)
-			assert.Equal(t, "n1", o.fields["spec.nodeName"])
-			assert.Equal(t, podFields(o.object()), without(o.fields, "metadata.name", "metadata.namespace"))
+			assert.Equal(t, "n1", o.fields.Get("spec.nodeName"))
+			assert.Equal(t, podFields(o.object()), without(o.fields.set(), "metadata.name", "metadata.namespace"))
 			assert.Equal(t, "a", o.labels["app"])
 			want, err := s.Get(context.Background(), "ns", "p")
 			require.NoError(t, err)
@@ -194,7 +194,7 @@ func TestWatchCacheTakesPrimedWrites(t *testing.T) {
 		assert.Equal(t, labels.Set(wm.Labels).String(), o.labels.String())
 		wantFields := podFields(want)
 		wantFields["metadata.name"], wantFields["metadata.namespace"] = wm.Name, wm.Namespace
-		assert.Equal(t, wantFields, o.fields)
+		assert.Equal(t, wantFields, o.fields.set())
 		assert.Equal(t, wm.IsInitialized(), o.initialized)
 		assert.Equal(t, want, o.object())
 	}
@@ -224,7 +224,7 @@ func TestWatchCacheTakesPrimedWrites(t *testing.T) {
 		require.NoError(t, err)
 		check(t, "b", parseRV(out.GetObjectMeta().ResourceVersion))
 		o, _ := c.Get("ns", "b")
-		assert.Equal(t, "n\uFFFD", o.fields["spec.nodeName"], "what the stored JSON says")
+		assert.Equal(t, "n\uFFFD", o.fields.Get("spec.nodeName"), "what the stored JSON says")
 		assert.Equal(t, int64(1), decodes.Load())
 	})
 	t.Run("other bytes under a primed key are decoded", func(t *testing.T) {
@@ -235,7 +235,7 @@ func TestWatchCacheTakesPrimedWrites(t *testing.T) {
 		rev, err := st.Create(ctx, s.Key("ns", "c"), b)
 		require.NoError(t, err)
 		o := cached(t, c, "ns", "c", rev)
-		assert.Equal(t, "stored-node", o.fields["spec.nodeName"])
+		assert.Equal(t, "stored-node", o.fields.Get("spec.nodeName"))
 		c.primed.mu.Lock()
 		assert.Empty(t, c.primed.writes, "the event took the entry")
 		c.primed.mu.Unlock()
