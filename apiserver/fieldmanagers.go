@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -198,9 +197,5 @@ func decodeUnstructured(b []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("expected a JSON object, got %T", v)
-	}
-	return m, nil
+	return asObject(v)
 }

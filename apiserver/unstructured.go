@@ -31,6 +31,11 @@ func toUnstructured(obj any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return asObject(v)
+}
+
+// asObject returns v, a decoded JSON value, as an object.
+func asObject(v any) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("expected a JSON object, got %T", v)
