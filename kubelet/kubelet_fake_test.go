@@ -255,3 +255,23 @@ func TestFakeDeletedPodGetsTerminalPhase(t *testing.T) {
 		return apierrors.IsNotFound(err)
 	})
 }
+
+// A pod status another writer changed (the node lifecycle controller sets
+// Ready=False while the node is not reporting) is written back by the
+// kubelet (TestStatusManagerRewritesOthersWrites checks it writes once).
+func TestFakeStatusRestoredAfterOtherWriter(t *testing.T) {
+	tc := startCluster(t)
+	tc.startFakeKubelet(t, "node-r", nil)
+	ctx := context.Background()
+	_, err := pods(tc.admin, "default").Create(ctx, simplePod("web", "node-r"))
+	require.NoError(t, err)
+	got := waitPod(t, tc.admin, "default", "web", 10*time.Second, "Ready", isReady)
+
+	core.UpdatePodCondition(&got.Status, core.PodCondition{Type: core.PodReady, Status: meta.ConditionFalse,
+		Reason: "NodeNotReady", LastTransitionTime: meta.Now()})
+	_, err = pods(tc.admin, "default").UpdateStatus(ctx, got)
+	require.NoError(t, err)
+	restored := waitPod(t, tc.admin, "default", "web", 10*time.Second, "Ready again", isReady)
+	_, c := core.GetPodCondition(&restored.Status, core.PodReady)
+	assert.Empty(t, c.Reason)
+}

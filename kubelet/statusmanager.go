@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +38,9 @@ type statusEntry struct {
 	status   core.PodStatus
 	sent     *core.PodStatus // last status the server accepted, as sent
 	written  *core.PodStatus // last status the server accepted, as stored
-	rv       string          // the pod's resourceVersion as last known
+	// writtenRV is the resourceVersion of the kubelet's last accepted
+	// write; a pod seen at it or later shows the server's current status.
+	writtenRV string
 }
 
 func newStatusManager(c *client.Client, log *slog.Logger) *statusManager {
@@ -68,12 +71,18 @@ func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
 		cur := pod.Status
 		e.written = &cur
 	}
-	if e.rv == "" || pod.ResourceVersion > e.rv {
-		e.rv = pod.ResourceVersion
-	}
 	st = keepPhase(e.written.Phase, st)
 	e.status = st
-	if e.sent != nil && statusEqual(*e.sent, st) || e.sent == nil && statusEqual(*e.written, st) {
+	unchanged := e.sent != nil && statusEqual(*e.sent, st) || e.sent == nil && statusEqual(*e.written, st)
+	// Another writer may have changed the status since the kubelet's last
+	// write (the node lifecycle controller marks a pod not Ready while its
+	// node is not reporting): the kubelet's status is then written back, as
+	// the kubelet's status manager reconciles with the API server. Only a
+	// pod newer than that write can show it, and only a difference from
+	// what the server stored for the write counts (not from st, which the
+	// server may normalise), so that no write ever calls for another.
+	overwritten := e.writtenRV != "" && !rvAtLeast(e.writtenRV, pod.ResourceVersion) && !statusEqual(pod.Status, *e.written)
+	if unchanged && !overwritten {
 		return
 	}
 	m.dirty[pod.UID] = true
@@ -81,6 +90,17 @@ func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
 	case m.wake <- struct{}{}:
 	default:
 	}
+}
+
+// rvAtLeast reports whether resourceVersion a is b or later (orkit's are
+// decimal revisions; others compare only equal).
+func rvAtLeast(a, b string) bool {
+	x, err1 := strconv.ParseInt(a, 10, 64)
+	y, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return x >= y
 }
 
 // keepPhase never lets a terminal phase go back.
@@ -219,7 +239,7 @@ func (m *statusManager) flush(ctx context.Context, uid meta.UID) error {
 	}
 	m.writes++
 	if e2 := m.entries[uid]; e2 != nil {
-		e2.written, e2.rv = &written.Status, written.ResourceVersion
+		e2.written, e2.writtenRV = &written.Status, written.ResourceVersion
 		sent := st
 		e2.sent = &sent
 	}

@@ -93,3 +93,46 @@ func TestCopyCRILogOversizedLine(t *testing.T) {
 	assert.Less(t, len(out), maxLogLine+16, "an oversized line is cut")
 	assert.True(t, strings.HasSuffix(out, "after\n"), "the next line still comes")
 }
+
+// A status another writer changed after the kubelet's last write is
+// written back once; the kubelet's own write, or another writer's change
+// elsewhere, calls for no write.
+func TestStatusManagerRewritesOthersWrites(t *testing.T) {
+	tc := startCluster(t)
+	ctx := context.Background()
+	created, err := pods(tc.admin, "default").Create(ctx, simplePod("ow", "nowhere"))
+	require.NoError(t, err)
+	m := newStatusManager(tc.admin, quietLogger())
+	ready := core.PodStatus{Phase: core.PodRunning, Conditions: []core.PodCondition{{Type: core.PodReady, Status: meta.ConditionTrue}}}
+	m.set(created, ready)
+	require.NoError(t, m.flush(ctx, created.UID))
+	get := func() *core.Pod {
+		p, err := pods(tc.admin, "default").Get(ctx, "ow")
+		require.NoError(t, err)
+		return p
+	}
+
+	m.set(get(), ready)
+	assert.False(t, m.isDirty(created.UID), "the pod as the kubelet wrote it")
+
+	p := get()
+	p.Labels = map[string]string{"a": "b"}
+	_, err = pods(tc.admin, "default").Update(ctx, p)
+	require.NoError(t, err)
+	m.set(get(), ready)
+	assert.False(t, m.isDirty(created.UID), "another writer changed the labels, not the status")
+
+	p = get()
+	p.Status.Conditions[0] = core.PodCondition{Type: core.PodReady, Status: meta.ConditionFalse, Reason: "NodeNotReady"}
+	_, err = pods(tc.admin, "default").UpdateStatus(ctx, p)
+	require.NoError(t, err)
+	m.set(created, ready)
+	assert.False(t, m.isDirty(created.UID), "a pod older than the kubelet's write shows nothing")
+	m.set(get(), ready)
+	assert.True(t, m.isDirty(created.UID), "another writer changed the status")
+	require.NoError(t, m.flush(ctx, created.UID))
+	assert.Equal(t, meta.ConditionTrue, get().Status.Conditions[0].Status)
+
+	m.set(get(), ready)
+	assert.False(t, m.isDirty(created.UID), "written back once")
+}
