@@ -123,13 +123,21 @@ func (m *Manager) Factory() *informer.Factory { return m.factory }
 // namespace ("" for all namespaces, or a cluster-scoped kind), creating
 // it on first use (InformerFor[core.ConfigMap](m, "")). Informers list and
 // watch through the manager's client; one made after Run started starts
-// at once. It fails when T is not in the client's scheme.
+// at once. It fails when T is not in the client's scheme. Cached objects
+// carry no metadata.managedFields, as in kube-controller-manager: no
+// controller reads them, they are a large part of a small object, and an
+// update without them keeps the stored ones.
 func InformerFor[T any, PT interface {
 	*T
 	meta.Object
 }](m *Manager, namespace string) (*informer.Informer[PT], error) {
 	return informer.ForResource[T, PT](m.factory, m.cfg.Client, informer.Scope{Namespace: namespace},
-		informer.Config[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger})
+		informer.Config[PT]{ResyncPeriod: m.cfg.ResyncPeriod, Logger: m.cfg.Logger, Transform: stripManagedFields[PT]})
+}
+
+func stripManagedFields[PT meta.Object](o PT) (PT, error) {
+	o.GetObjectMeta().ManagedFields = nil
+	return o, nil
 }
 
 // Recorder returns an Event recorder that records as component (the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orkit/orkit/api/coordination"
 	"github.com/orkit/orkit/api/core"
+	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
 )
 
@@ -149,4 +150,29 @@ func TestManagerStopsWhenAControllerFails(t *testing.T) {
 	err = m.Run(context.Background())
 	assert.ErrorContains(t, err, "cannot start")
 	assert.NotNil(t, c)
+}
+
+// The manager's informers cache objects without managedFields.
+func TestManagerInformersStripManagedFields(t *testing.T) {
+	tc := startCluster(t)
+	cl := tc.client(t)
+	created, err := client.For[core.ConfigMap](cl, "default").Create(context.Background(),
+		&core.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "cm"}, Data: map[string]string{"a": "b"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, created.ManagedFields, "the server records managedFields")
+	m, err := NewManager(ManagerConfig{Client: cl, Logger: quietLogger()})
+	require.NoError(t, err)
+	inf, err := InformerFor[core.ConfigMap](m, "default")
+	require.NoError(t, err)
+	runManager(t, m)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, err := inf.Lister().Get("default", "cm"); err == nil {
+			assert.Nil(t, got.ManagedFields)
+			assert.Equal(t, "b", got.Data["a"])
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the informer never had the ConfigMap")
+		time.Sleep(10 * time.Millisecond) // polling the cache
+	}
 }
