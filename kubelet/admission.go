@@ -84,29 +84,42 @@ func (ResourceFit) Admit(a AdmitAttributes) AdmitResult {
 	if pods, ok := a.Allocatable[core.ResourcePods]; ok && int64(len(a.OtherPods))+1 > pods.Value() {
 		return AdmitResult{Reason: "OutOfpods", Message: fmt.Sprintf("Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d", len(a.OtherPods), pods.Value())}
 	}
+	used := requestsOf(a.OtherPods)
+	for name, req := range core.PodRequests(a.Pod) {
+		alloc, ok := a.Allocatable[name]
+		if !ok || req.IsZero() {
+			continue
+		}
+		if msg, short := notEnough(name, req, used[name], alloc); short {
+			return AdmitResult{Reason: "OutOf" + string(name), Message: msg}
+		}
+	}
+	return AdmitResult{Admit: true}
+}
+
+// requestsOf sums the requests of pods.
+func requestsOf(pods []*core.Pod) core.ResourceList {
 	used := core.ResourceList{}
-	for _, p := range a.OtherPods {
+	for _, p := range pods {
 		for name, q := range core.PodRequests(p) {
 			u := used[name]
 			u.Add(q)
 			used[name] = u
 		}
 	}
-	for name, req := range core.PodRequests(a.Pod) {
-		alloc, ok := a.Allocatable[name]
-		if !ok || req.IsZero() {
-			continue
-		}
-		total := used[name]
-		total.Add(req)
-		if total.Cmp(alloc) > 0 {
-			u := used[name]
-			return AdmitResult{Reason: "OutOf" + string(name), Message: fmt.Sprintf(
-				"Node didn't have enough resource: %s, requested: %s, used: %s, capacity: %s",
-				name, qstr(req), qstr(u), qstr(alloc))}
-		}
+	return used
+}
+
+// notEnough says, as the kubelet's admission does, when req on top of
+// used exceeds alloc of resource name.
+func notEnough(name core.ResourceName, req, used, alloc resource.Quantity) (string, bool) {
+	total := used.DeepCopy()
+	total.Add(req)
+	if total.Cmp(alloc) <= 0 {
+		return "", false
 	}
-	return AdmitResult{Admit: true}
+	return fmt.Sprintf("Node didn't have enough resource: %s, requested: %s, used: %s, capacity: %s",
+		name, qstr(req), qstr(used), qstr(alloc)), true
 }
 
 func qstr(q resource.Quantity) string { return q.String() }

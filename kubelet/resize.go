@@ -66,26 +66,14 @@ func (k *Kubelet) resizeFits(pod *core.Pod) *resizePending {
 				"Node didn't have enough capacity: %s, requested: %s, capacity: %s", name, qstr(r), qstr(a))}
 		}
 	}
-	used := core.ResourceList{}
-	for _, p := range k.activePods(pod.UID) {
-		for name, q := range core.PodRequests(p) {
-			u := used[name]
-			u.Add(q)
-			used[name] = u
-		}
-	}
+	used := requestsOf(k.activePods(pod.UID))
 	for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
 		a, ok := alloc[name]
 		if !ok {
 			continue
 		}
-		total := used[name]
-		total.Add(req[name])
-		if total.Cmp(a) > 0 {
-			u := used[name]
-			return &resizePending{core.PodReasonDeferred, fmt.Sprintf(
-				"Node didn't have enough resource: %s, requested: %s, used: %s, capacity: %s",
-				name, qstr(req[name]), qstr(u), qstr(a))}
+		if msg, short := notEnough(name, req[name], used[name], a); short {
+			return &resizePending{core.PodReasonDeferred, msg}
 		}
 	}
 	return nil
