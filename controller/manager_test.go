@@ -164,6 +164,7 @@ func TestManagerInformersStripManagedFields(t *testing.T) {
 	require.NoError(t, err)
 	inf, err := InformerFor[core.ConfigMap](m, "default")
 	require.NoError(t, err)
+	require.NoError(t, m.Add(untilStopped{})) // a manager runs while something does
 	runManager(t, m)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -175,4 +176,12 @@ func TestManagerInformersStripManagedFields(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the informer never had the ConfigMap")
 		time.Sleep(10 * time.Millisecond) // polling the cache
 	}
+}
+
+// untilStopped is a Runnable that runs until its context ends.
+type untilStopped struct{}
+
+func (untilStopped) Run(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
 }
