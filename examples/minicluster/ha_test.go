@@ -135,7 +135,7 @@ func TestHABehindBalancer(t *testing.T) {
 	out, err = lb.kubectl(ctx, kc, "get", "csr", "-o", "name")
 	require.NoError(t, err, out)
 	assert.Len(t, strings.Fields(out), 6, "no new request: %s", out)
-	serials := regexp.MustCompile(`client certificate system:node:agent-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logTail(), -1)
+	serials := regexp.MustCompile(`client certificate system:node:agent-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logText(), -1)
 	require.Len(t, serials, 2, "the first start's line and the restart's (one log file)")
 	assert.Equal(t, serials[0][1], serials[1][1], "the same certificate")
 	waitUntil(ctx, t, 60*time.Second, "the evicted pods are gone", func() bool {
@@ -189,9 +189,9 @@ func startHAAgents(ctx context.Context, t *testing.T, bin string, lb *serverProc
 		waitNodeCondition(ctx, t, lb, kc, name, "True", 90*time.Second)
 		_, err := os.Stat(filepath.Join(dirs[name], "pki", clientcert.FileName))
 		require.NoError(t, err, "%s keeps its certificate", name)
-		assert.Contains(t, a.logTail(), "client certificate system:node:"+name)
+		assert.Contains(t, a.logText(), "client certificate system:node:"+name)
 	}
-	assert.Contains(t, agents["agent-1"].logTail(), "cluster CA taken from "+lb.URL())
+	assert.Contains(t, agents["agent-1"].logText(), "cluster CA taken from "+lb.URL())
 	return agents, dirs
 }
 
@@ -431,9 +431,9 @@ func checkResumeWithoutRelist(ctx context.Context, t *testing.T, lb *serverProc,
 	}
 	cut := 0
 	for _, a := range agents {
-		cut += strings.Count(a.logTail(), "informer: watch failed")
+		cut += strings.Count(a.logText(), "informer: watch failed")
 	}
-	t.Logf("since before the kill the survivors served %d lists and ended %d watches; the agents saw %d watches cut",
+	t.Logf("since before the kill the survivors served %d lists and ended %d watches; the agents logged %d cut watches in all",
 		lists-lists0, watches-watches0, cut)
 	assert.Zero(t, lists-lists0, "informers resume their watches without relisting")
 }

@@ -311,7 +311,7 @@ func killHostAgent(ctx context.Context, t *testing.T, bin string, h *hosttest.Ho
 	out, err = lb.kubectl(ctx, kc, "get", "csr", "-o", "name")
 	require.NoError(t, err, out)
 	assert.Equal(t, strings.Fields(csrs), strings.Fields(out), "no new request")
-	serials := regexp.MustCompile(`client certificate system:node:node-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logTail(), -1)
+	serials := regexp.MustCompile(`client certificate system:node:node-3 \(serial ([0-9a-f]+)\)`).FindAllStringSubmatch(again.logText(), -1)
 	require.Len(t, serials, 2, "the first start's line and the restart's (one log file)")
 	assert.Equal(t, serials[0][1], serials[1][1], "the same certificate")
 	waitUntil(ctx, t, 120*time.Second, "8 web and 2 mover pods Running, the evicted ones gone", func() bool {

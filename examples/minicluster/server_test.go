@@ -160,10 +160,17 @@ func (p *serverProc) stop(t *testing.T) {
 }
 
 func (p *serverProc) logTail() string {
-	b, _ := os.ReadFile(p.log)
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
+	s := p.logText()
+	if len(s) > 4000 {
+		s = s[len(s)-4000:]
 	}
+	return s
+}
+
+// logText is the process's whole log, for checks on what it printed: a
+// tail may have scrolled past a line written at start.
+func (p *serverProc) logText() string {
+	b, _ := os.ReadFile(p.log)
 	return string(b)
 }
 
