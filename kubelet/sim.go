@@ -57,6 +57,14 @@ type SimConfig struct {
 	// of the nodes (a twentieth per tick); 0 means 500ms, so each node is
 	// visited every 10 s.
 	HeartbeatTick time.Duration
+	// Pods and Nodes, when set, are informers of every pod and every node
+	// that the caller runs and shares with the other components of its
+	// process (one decoded copy of each object in the process, not one per
+	// component); the pool only adds its handlers, removed when Run
+	// returns, and never modifies their objects. Nil: the pool makes and
+	// runs its own.
+	Pods  *informer.Informer[*core.Pod]
+	Nodes *informer.Informer[*core.Node]
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -76,10 +84,22 @@ func NewSimPool(c *client.Client, cfg SimConfig) *SimPool {
 // Run starts the shared pod informer and heartbeat loop and every node
 // added so far, and blocks until ctx ends and all nodes have stopped.
 func (p *SimPool) Run(ctx context.Context) error {
-	lw := informer.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
-	inf := informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
-		Transform: func(pod *core.Pod) (*core.Pod, error) { pod.ManagedFields = nil; return pod, nil }})
-	reg := inf.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
+	pods, nodes := p.cfg.Pods, p.cfg.Nodes
+	if pods == nil {
+		lw := informer.NewListerWatcher(client.For[core.Pod](p.c, ""), "", "")
+		pods = informer.New[*core.Pod](lw, informer.Config[*core.Pod]{Name: "pods", Logger: p.cfg.Logger,
+			Transform: func(pod *core.Pod) (*core.Pod, error) { pod.ManagedFields = nil; return pod, nil }})
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); _ = pods.Run(ctx) }()
+	}
+	if nodes == nil {
+		nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](p.c, ""), "", ""),
+			informer.Config[*core.Node]{Name: "nodes", Logger: p.cfg.Logger,
+				Transform: func(n *core.Node) (*core.Node, error) { n.ManagedFields = nil; return n, nil }})
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); _ = nodes.Run(ctx) }()
+	}
+	reg := pods.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
 		AddFunc:    func(pod *core.Pod, initial bool) { p.route(pod, func(k *Kubelet) { k.OnAdd(pod, initial) }) },
 		UpdateFunc: func(old, pod *core.Pod) { p.route(pod, func(k *Kubelet) { k.OnUpdate(old, pod) }) },
 		DeleteFunc: func(obj any) {
@@ -87,7 +107,7 @@ func (p *SimPool) Run(ctx context.Context) error {
 				p.route(pod, func(k *Kubelet) { k.OnDelete(obj) })
 			}
 		},
-	})
+	}, informer.WithResync(0))
 	p.mu.Lock()
 	p.ctx = ctx
 	pending := p.pending
@@ -96,16 +116,11 @@ func (p *SimPool) Run(ctx context.Context) error {
 	for _, k := range pending {
 		p.runKubelet(k)
 	}
-	nodes := informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](p.c, ""), "", ""),
-		informer.Config[*core.Node]{Name: "nodes", Logger: p.cfg.Logger,
-			Transform: func(n *core.Node) (*core.Node, error) { n.ManagedFields = nil; return n, nil }})
-	nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
+	nreg := nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
 		AddFunc:    func(n *core.Node, _ bool) { p.observeNode(n) },
 		UpdateFunc: func(_, n *core.Node) { p.observeNode(n) },
-	})
-	p.wg.Add(3)
-	go func() { defer p.wg.Done(); _ = inf.Run(ctx) }()
-	go func() { defer p.wg.Done(); _ = nodes.Run(ctx) }()
+	}, informer.WithResync(0))
+	p.wg.Add(1)
 	go func() { defer p.wg.Done(); p.heartbeats(ctx) }()
 	if informer.WaitForCacheSync(ctx, reg.HasSynced) {
 		p.mu.Lock()
@@ -116,6 +131,9 @@ func (p *SimPool) Run(ctx context.Context) error {
 		p.mu.Unlock()
 	}
 	<-ctx.Done()
+	// A shared informer outlives the pool: its handlers go first.
+	reg.Remove()
+	nreg.Remove()
 	p.wg.Wait()
 	return ctx.Err()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
 )
 
 func startPool(t testing.TB, tc *testCluster, cfg SimConfig) (*SimPool, func()) {
@@ -73,6 +74,62 @@ func TestSimPoolRunsPods(t *testing.T) {
 	waitFor(t, 20*time.Second, "p3 deleted", func() bool {
 		_, err := pods(tc.admin, "default").Get(ctx, "p3")
 		return err != nil
+	})
+}
+
+// TestSimPoolSharedInformers: a pool given the process's pod and node
+// informers runs pods through them without running them itself, and
+// leaves them running, their objects untouched, when it stops.
+func TestSimPoolSharedInformers(t *testing.T) {
+	tc := startCluster(t)
+	podInf := informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](tc.admin, ""), "", ""), informer.Config[*core.Pod]{})
+	nodeInf := informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](tc.admin, ""), "", ""), informer.Config[*core.Node]{})
+	p, stopPool := startPool(t, tc, SimConfig{Pods: podInf, Nodes: nodeInf})
+	for i := range 2 {
+		_, err := p.Add(fmt.Sprintf("sim-node-%d", i))
+		require.NoError(t, err)
+	}
+	// The informers are the test's: the pool has not started them (Run
+	// would return ErrAlreadyRunning at once).
+	ctx, cancel := context.WithCancel(context.Background())
+	runErrs := make(chan error, 2)
+	go func() { runErrs <- podInf.Run(ctx) }()
+	go func() { runErrs <- nodeInf.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		for range 2 {
+			assert.NoError(t, <-runErrs, "the test's Run of a shared informer")
+		}
+	})
+	waitFor(t, 20*time.Second, "2 ready nodes", func() bool { return countReadyNodes(tc) == 2 })
+	for i := range 4 {
+		_, err := pods(tc.admin, "default").Create(context.Background(), simplePod(fmt.Sprintf("p%d", i), fmt.Sprintf("sim-node-%d", i%2)))
+		require.NoError(t, err)
+	}
+	for i := range 4 {
+		waitPod(t, tc.admin, "default", fmt.Sprintf("p%d", i), 20*time.Second, "Running", func(p *core.Pod) bool {
+			return running(p) && isReady(p)
+		})
+	}
+	// The cached pods are the server's objects, unmodified by the pool.
+	for i := range 4 {
+		cached, ok := podInf.Indexer().Get("default/" + fmt.Sprintf("p%d", i))
+		require.True(t, ok)
+		stored, err := pods(tc.admin, "default").Get(context.Background(), cached.Name)
+		require.NoError(t, err)
+		if cached.ResourceVersion == stored.ResourceVersion {
+			assert.Equal(t, stored, cached, "%s: the cache holds what the server stored", cached.Name)
+		}
+	}
+
+	stopPool()
+	assert.True(t, podInf.HasSynced(), "the pod informer outlives the pool")
+	assert.True(t, nodeInf.HasSynced(), "the node informer outlives the pool")
+	_, err := pods(tc.admin, "default").Create(context.Background(), simplePod("after", "sim-node-0"))
+	require.NoError(t, err)
+	waitFor(t, 20*time.Second, "the pod made after the pool stopped in the shared cache", func() bool {
+		_, ok := podInf.Indexer().Get("default/after")
+		return ok
 	})
 }
 

@@ -14,11 +14,17 @@ import (
 // buildInformers makes the scheduler's own informers (not started).
 func (s *Scheduler) buildInformers() {
 	c := s.cfg.Client
-	strip := func(p *core.Pod) (*core.Pod, error) { p.ManagedFields = nil; return p, nil }
-	s.pods = informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](c, ""), "", ""), informer.Config[*core.Pod]{
-		Name: "pods", Transform: strip, Logger: s.log})
-	s.nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](c, ""), "", ""), informer.Config[*core.Node]{
-		Name: "nodes", Logger: s.log})
+	s.pods, s.nodes = s.cfg.Pods, s.cfg.Nodes
+	if s.pods == nil {
+		strip := func(p *core.Pod) (*core.Pod, error) { p.ManagedFields = nil; return p, nil }
+		s.pods = informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](c, ""), "", ""), informer.Config[*core.Pod]{
+			Name: "pods", Transform: strip, Logger: s.log})
+	}
+	if s.nodes == nil {
+		strip := func(n *core.Node) (*core.Node, error) { n.ManagedFields = nil; return n, nil }
+		s.nodes = informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](c, ""), "", ""), informer.Config[*core.Node]{
+			Name: "nodes", Transform: strip, Logger: s.log})
+	}
 	s.namespaces = newNamespaceInformer(informer.NewListerWatcher(client.For[core.Namespace](c, ""), "", ""), s)
 	s.algo.namespaces = namespaceLabels{s.namespaces}
 	if s.cfg.PriorityClasses {
@@ -28,8 +34,9 @@ func (s *Scheduler) buildInformers() {
 }
 
 // addHandlers registers the event handlers and returns their synced
-// functions.
-func (s *Scheduler) addHandlers() []func() bool {
+// functions, and the registrations on the shared informers (Config.Pods,
+// Config.Nodes), which Run removes when it returns.
+func (s *Scheduler) addHandlers() (synced []func() bool, shared []*informer.Registration) {
 	regs := []func() bool{s.namespaces.HasSynced}
 	if s.classes != nil {
 		regs = append(regs, s.classes.HasSynced)
@@ -40,7 +47,9 @@ func (s *Scheduler) addHandlers() []func() bool {
 	if s.dra != nil {
 		regs = append(regs, s.dra.addHandlers(func() { s.queue.MoveOnEvent(EventDRAChange) })...)
 	}
-	r := s.nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
+	// No resyncs: the scheduler's cache follows changes only (a shared
+	// informer's default period is its other users').
+	nr := s.nodes.AddEventHandler(informer.HandlerFuncs[*core.Node]{
 		AddFunc: func(n *core.Node, _ bool) {
 			s.cache.AddNode(n)
 			s.queue.MoveOnEvent(EventNodeAdd)
@@ -56,14 +65,19 @@ func (s *Scheduler) addHandlers() []func() bool {
 				s.cache.RemoveNode(n.Name)
 			}
 		},
-	})
-	regs = append(regs, r.HasSynced)
-	r = s.pods.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
+	}, informer.WithResync(0))
+	pr := s.pods.AddEventHandler(informer.HandlerFuncs[*core.Pod]{
 		AddFunc:    func(p *core.Pod, _ bool) { s.onPodAdd(p) },
 		UpdateFunc: s.onPodUpdate,
 		DeleteFunc: s.onPodDelete,
-	})
-	return append(regs, r.HasSynced)
+	}, informer.WithResync(0))
+	if s.cfg.Nodes != nil {
+		shared = append(shared, nr)
+	}
+	if s.cfg.Pods != nil {
+		shared = append(shared, pr)
+	}
+	return append(regs, nr.HasSynced, pr.HasSynced), shared
 }
 
 // nodeSchedulingChanged reports whether a node change can make a parked

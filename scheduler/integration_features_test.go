@@ -16,6 +16,7 @@ import (
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/api/scheduling"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/internal/simcluster"
 	"github.com/orkit/orkit/scheduler"
 	"github.com/orkit/orkit/scheduler/framework"
@@ -334,4 +335,58 @@ func TestIntegrationAffinityNamespaceSelector(t *testing.T) {
 	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{web}, 1))
 	bound := waitBound(t, c.Admin, 1, 20*time.Second)
 	assert.Equal(t, "n2", bound["web"].Spec.NodeName, "n1 runs an app=db pod in an env=prod namespace")
+}
+
+// TestIntegrationSharedInformers: a scheduler given the process's pod and
+// node informers schedules through them without running them itself, and
+// leaves them running when it stops.
+func TestIntegrationSharedInformers(t *testing.T) {
+	c := simcluster.Start(t)
+	ctx := context.Background()
+	require.NoError(t, simcluster.CreateNodes(ctx, c.Admin, []*core.Node{simcluster.Node("n1", "z", "2", "2Gi"), simcluster.Node("n2", "z", "2", "2Gi")}, 2))
+	pods := informer.New[*core.Pod](informer.NewListerWatcher(client.For[core.Pod](c.Admin, ""), "", ""), informer.Config[*core.Pod]{})
+	nodes := informer.New[*core.Node](informer.NewListerWatcher(client.For[core.Node](c.Admin, ""), "", ""), informer.Config[*core.Node]{})
+	s, err := scheduler.New(scheduler.Config{Client: c.Scheduler, Pods: pods, Nodes: nodes, Logger: quiet()})
+	require.NoError(t, err)
+	sctx, stopScheduler := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(sctx) }()
+	t.Cleanup(stopScheduler)
+
+	// The informers are the test's: the scheduler has not started them
+	// (Run would return ErrAlreadyRunning at once).
+	ictx, stopInformers := context.WithCancel(ctx)
+	runErrs := make(chan error, 2)
+	go func() { runErrs <- pods.Run(ictx) }()
+	go func() { runErrs <- nodes.Run(ictx) }()
+	t.Cleanup(func() {
+		stopInformers()
+		for range 2 {
+			assert.NoError(t, <-runErrs, "the test's Run of a shared informer")
+		}
+	})
+	select {
+	case <-s.Synced():
+	case <-time.After(30 * time.Second):
+		t.Fatal("scheduler did not sync")
+	}
+	var batch []*core.Pod
+	for i := range 4 {
+		batch = append(batch, simcluster.Pod(fmt.Sprintf("p%d", i), "500m", ""))
+	}
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", batch, 2))
+	bound := waitBound(t, c.Admin, 4, 20*time.Second)
+	for _, p := range bound {
+		assert.Contains(t, []string{"n1", "n2"}, p.Spec.NodeName)
+	}
+
+	stopScheduler()
+	require.NoError(t, <-done)
+	assert.True(t, pods.HasSynced(), "the pod informer outlives the scheduler")
+	assert.True(t, nodes.HasSynced(), "the node informer outlives the scheduler")
+	require.NoError(t, simcluster.CreateAll(ctx, c.Admin, "default", []*core.Pod{simcluster.Pod("after", "100m", "")}, 1))
+	waitFor(t, 20*time.Second, "the pod made after the scheduler stopped in the shared cache", func() bool {
+		_, ok := pods.Indexer().Get("default/after")
+		return ok
+	})
 }

@@ -83,6 +83,14 @@ type Config struct {
 	// Instance names this scheduler in its own Writer's Events
 	// (source.host, reportingInstance); default none.
 	Instance string
+	// Pods and Nodes, when set, are informers of every pod and every node
+	// that the caller runs and shares with the other components of its
+	// process, so that the process holds one decoded copy of each object
+	// instead of one per component. The scheduler only adds its handlers
+	// (removed when Run returns) and waits for them to sync; it never
+	// modifies their objects. Nil: the scheduler makes and runs its own.
+	Pods  *informer.Informer[*core.Pod]
+	Nodes *informer.Informer[*core.Node]
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 }
@@ -293,7 +301,12 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
-	regs := s.addHandlers()
+	regs, shared := s.addHandlers()
+	defer func() {
+		for _, r := range shared {
+			r.Remove()
+		}
+	}()
 	runInformer := func(name string, run func(context.Context) error) {
 		goRun(func() {
 			if err := run(ctx); err != nil && ctx.Err() == nil {
@@ -301,8 +314,12 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 		})
 	}
-	runInformer("pods", s.pods.Run)
-	runInformer("nodes", s.nodes.Run)
+	if s.cfg.Pods == nil {
+		runInformer("pods", s.pods.Run)
+	}
+	if s.cfg.Nodes == nil {
+		runInformer("nodes", s.nodes.Run)
+	}
 	runInformer("namespaces", s.namespaces.Run)
 	if s.classes != nil {
 		runInformer("priorityclasses", s.classes.Run)

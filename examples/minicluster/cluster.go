@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/orkit/orkit/admission"
+	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/apiserver"
 	"github.com/orkit/orkit/authz"
 	"github.com/orkit/orkit/client"
 	"github.com/orkit/orkit/controlplane"
 	"github.com/orkit/orkit/cri/containerd/daemon"
 	"github.com/orkit/orkit/images"
+	"github.com/orkit/orkit/informer"
 	"github.com/orkit/orkit/kubelet"
 	"github.com/orkit/orkit/kubelet/clientcert"
 	"github.com/orkit/orkit/scheduler"
@@ -89,6 +91,12 @@ type cluster struct {
 
 	containerd *daemon.Daemon
 	simPool    *kubelet.SimPool // nil without simulated nodes
+	// podInformer and nodeInformer are the controller manager's informers of every pod
+	// and Node, which the scheduler and the simulated nodes share: one
+	// decoded copy of each in the process instead of three. The manager
+	// runs them (a standby's too) for as long as the process runs.
+	podInformer  *informer.Informer[*core.Pod]
+	nodeInformer *informer.Informer[*core.Node]
 
 	// failed receives the error of a component the process cannot run
 	// without (server role: a leader that lost its lease); run ends.
@@ -219,10 +227,12 @@ func startCluster(ctx context.Context, opts options) (_ *cluster, retErr error) 
 		c.step("agents enforce NetworkPolicies with: --network-policy-kubeconfig %s",
 			filepath.Join(opts.DataDir, "kubeconfigs", sanitize(authz.NetworkPolicyAgentUser)+".kubeconfig"))
 	}
-	if err := c.startScheduler(ctx); err != nil {
+	// The controller manager first: its pod and node informers are the
+	// scheduler's and the simulated nodes' too.
+	if err := c.startControllers(ctx); err != nil {
 		return nil, err
 	}
-	if err := c.startControllers(ctx); err != nil {
+	if err := c.startScheduler(ctx); err != nil {
 		return nil, err
 	}
 	for i := 1; i <= opts.Nodes; i++ {
@@ -298,7 +308,8 @@ func (c *cluster) startScheduler(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, VolumeBinding: true, DynamicResources: true, Logger: c.opts.Logger})
+	s, err := scheduler.New(scheduler.Config{Client: cl, PriorityClasses: true, VolumeBinding: true, DynamicResources: true,
+		Pods: c.podInformer, Nodes: c.nodeInformer, Logger: c.opts.Logger})
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,12 @@ func (c *cluster) startControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.podInformer, err = controller.InformerFor[core.Pod](m, ""); err != nil {
+		return err
+	}
+	if c.nodeInformer, err = controller.InformerFor[core.Node](m, ""); err != nil {
+		return err
+	}
 	// LoadBalancer Services get loopback addresses, reachable on this host.
 	lb, err := servicelb.NewLoopback(netip.MustParsePrefix("127.0.100.0/24"))
 	if err != nil {
@@ -140,7 +146,8 @@ func (c *cluster) startSimNodes(ctx context.Context, n int) error {
 	runtime := func(string) (*fake.Runtime, error) {
 		return fake.New(fake.WithEventBuffer(16), fake.WithProgram(fake.ImageProgram))
 	}
-	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base, Runtime: runtime})
+	pool := kubelet.NewSimPool(c.admin, kubelet.SimConfig{Logger: c.opts.Logger, Base: base, Runtime: runtime,
+		Pods: c.podInformer, Nodes: c.nodeInformer})
 	c.simPool = pool
 	for i := 0; i < n; i++ {
 		if _, err := pool.Add(fmt.Sprintf("sim-node-%d", i)); err != nil {
