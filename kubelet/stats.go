@@ -65,14 +65,15 @@ func (k *Kubelet) Summary(ctx context.Context) (*stats.Summary, error) {
 	now := time.Now()
 	out := &stats.Summary{Node: stats.NodeStats{NodeName: k.cfg.NodeName, StartTime: meta.NewTime(k.started)}}
 	var nodeCPU, nodeMem uint64
-	for _, pod := range k.statPods() {
+	for _, sp := range k.statPods() {
+		pod := sp.pod
 		ps := stats.PodStats{PodRef: stats.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)}}
-		if pod.Status.StartTime != nil {
-			ps.StartTime = *pod.Status.StartTime
+		if sp.start != nil {
+			ps.StartTime = *sp.start
 		}
 		var podCPU, podMem uint64
 		for _, c := range pod.Spec.Containers {
-			cpu, mem, ok := k.containerUsage(pod, c.Name, now)
+			cpu, mem, ok := k.containerUsage(sp, c.Name, now)
 			if !ok {
 				continue
 			}
@@ -105,9 +106,19 @@ func memStats(now time.Time, b uint64) *stats.MemoryStats {
 	return &stats.MemoryStats{Time: meta.NewTime(now), UsageBytes: &b, WorkingSetBytes: &b}
 }
 
-// statPods returns the pods this kubelet runs, with their latest status
-// (container IDs) from the status manager.
-func (k *Kubelet) statPods() []*core.Pod {
+// statPod is what Summary reads of a running pod: the worker's pod for its
+// identity and containers (shared, read-only) and, from its latest status,
+// the start time and the container statuses (for container IDs).
+type statPod struct {
+	pod        *core.Pod
+	start      *meta.Time
+	containers []core.ContainerStatus
+}
+
+// statPods returns the pods this kubelet runs whose latest status (the
+// status manager's, else the pod's own) is Running. Nothing is copied:
+// a scrape of every node must not duplicate every pod.
+func (k *Kubelet) statPods() []statPod {
 	k.mu.Lock()
 	var pods []*core.Pod
 	for _, w := range k.workers {
@@ -116,14 +127,15 @@ func (k *Kubelet) statPods() []*core.Pod {
 		}
 	}
 	k.mu.Unlock()
-	out := make([]*core.Pod, 0, len(pods))
+	out := make([]statPod, 0, len(pods))
 	for _, p := range pods {
-		cp := *p
-		if st, ok := k.status.latest(p.UID); ok {
-			cp.Status = st
-		}
-		if cp.Status.Phase == core.PodRunning {
-			out = append(out, &cp)
+		sp := statPod{pod: p, start: p.Status.StartTime, containers: p.Status.ContainerStatuses}
+		phase := p.Status.Phase
+		k.status.view(p.UID, func(st *core.PodStatus) {
+			phase, sp.start, sp.containers = st.Phase, st.StartTime, st.ContainerStatuses
+		})
+		if phase == core.PodRunning {
+			out = append(out, sp)
 		}
 	}
 	return out
@@ -131,16 +143,16 @@ func (k *Kubelet) statPods() []*core.Pod {
 
 // containerUsage returns a container's cumulative CPU (core-nanoseconds)
 // and working set (bytes).
-func (k *Kubelet) containerUsage(pod *core.Pod, name string, now time.Time) (uint64, uint64, bool) {
+func (k *Kubelet) containerUsage(sp statPod, name string, now time.Time) (uint64, uint64, bool) {
 	if k.cgroups == nil {
 		if k.cfg.SyntheticUsage == nil {
 			return 0, 0, false
 		}
-		u := k.cfg.SyntheticUsage(pod, name)
+		u := k.cfg.SyntheticUsage(sp.pod, name)
 		cpu, mem := u[core.ResourceCPU], u[core.ResourceMemory]
-		return k.meter.advance(string(pod.UID)+"/"+name, cpu.MilliValue(), now), uint64(max(mem.Value(), 0)), true
+		return k.meter.advance(string(sp.pod.UID)+"/"+name, cpu.MilliValue(), now), uint64(max(mem.Value(), 0)), true
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
+	for _, cs := range sp.containers {
 		if cs.Name != name || cs.State.Running == nil {
 			continue
 		}
@@ -148,7 +160,7 @@ func (k *Kubelet) containerUsage(pod *core.Pod, name string, now time.Time) (uin
 		if !ok {
 			return 0, 0, false
 		}
-		return k.cgroups.usage(filepath.Join(PodCgroupName(pod), id))
+		return k.cgroups.usage(filepath.Join(PodCgroupName(sp.pod), id))
 	}
 	return 0, 0, false
 }

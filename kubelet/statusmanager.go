@@ -2,7 +2,9 @@ package kubelet
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"reflect"
 	"strconv"
@@ -37,7 +39,12 @@ type statusEntry struct {
 	uid      meta.UID
 	status   core.PodStatus
 	sent     *core.PodStatus // last status the server accepted, as sent
-	written  *core.PodStatus // last status the server accepted, as stored
+	// writtenPhase and writtenSum are the phase and the statusSum of the
+	// status the server stored for the kubelet's last accepted write
+	// (before any, of the pod's status when first seen): a sum rather than
+	// the status, which would be one more copy of every pod's status.
+	writtenPhase core.PodPhase
+	writtenSum   uint64
 	// writtenRV is the resourceVersion of the kubelet's last accepted
 	// write; a pod seen at it or later shows the server's current status.
 	writtenRV string
@@ -59,6 +66,18 @@ func (m *statusManager) latest(uid meta.UID) (core.PodStatus, bool) {
 	return *meta.DeepCopy(&e.status), true
 }
 
+// view calls f with the newest status recorded for the pod uid, if there
+// is one, under the manager's lock. f must not modify it; what f keeps of
+// it (slices) stays valid, as a recorded status is replaced, never
+// changed in place. It spares readers such as Summary latest's deep copy.
+func (m *statusManager) view(uid meta.UID, f func(*core.PodStatus)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.entries[uid]; e != nil {
+		f(&e.status)
+	}
+}
+
 // set records pod's newest status; it is written soon unless equal to the
 // last one written.
 func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
@@ -68,12 +87,11 @@ func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
 	if e == nil {
 		e = &statusEntry{ns: pod.Namespace, name: pod.Name, uid: pod.UID}
 		m.entries[pod.UID] = e
-		cur := pod.Status
-		e.written = &cur
+		e.writtenPhase, e.writtenSum = pod.Status.Phase, statusSum(pod.Status)
 	}
-	st = keepPhase(e.written.Phase, st)
+	st = keepPhase(e.writtenPhase, st)
 	e.status = st
-	unchanged := e.sent != nil && statusEqual(*e.sent, st) || e.sent == nil && statusEqual(*e.written, st)
+	unchanged := e.sent != nil && statusEqual(*e.sent, st) || e.sent == nil && statusSum(st) == e.writtenSum
 	// Another writer may have changed the status since the kubelet's last
 	// write (the node lifecycle controller marks a pod not Ready while its
 	// node is not reporting): the kubelet's status is then written back, as
@@ -81,7 +99,7 @@ func (m *statusManager) set(pod *core.Pod, st core.PodStatus) {
 	// pod newer than that write can show it, and only a difference from
 	// what the server stored for the write counts (not from st, which the
 	// server may normalise), so that no write ever calls for another.
-	overwritten := e.writtenRV != "" && !rvAtLeast(e.writtenRV, pod.ResourceVersion) && !statusEqual(pod.Status, *e.written)
+	overwritten := e.writtenRV != "" && !rvAtLeast(e.writtenRV, pod.ResourceVersion) && statusSum(pod.Status) != e.writtenSum
 	if unchanged && !overwritten {
 		return
 	}
@@ -113,16 +131,31 @@ func keepPhase(old core.PodPhase, st core.PodStatus) core.PodStatus {
 
 // statusEqual compares statuses ignoring condition probe/transition times.
 func statusEqual(a, b core.PodStatus) bool {
-	strip := func(s core.PodStatus) core.PodStatus {
-		c := s
-		c.Conditions = make([]core.PodCondition, len(s.Conditions))
-		for i, cond := range s.Conditions {
-			cond.LastTransitionTime, cond.LastProbeTime = meta.Time{}, meta.Time{}
-			c.Conditions[i] = cond
-		}
-		return c
+	return reflect.DeepEqual(withoutConditionTimes(a), withoutConditionTimes(b))
+}
+
+// statusSum fingerprints a status as it reads on the wire, ignoring
+// condition probe/transition times: equal sums are equal statuses (up to
+// a 64-bit FNV collision), and nil and empty lists, which the wire does
+// not tell apart, sum the same.
+func statusSum(st core.PodStatus) uint64 {
+	b, err := json.Marshal(withoutConditionTimes(st))
+	if err != nil { // not for a status decoded from or made for the wire
+		return 0
 	}
-	return reflect.DeepEqual(strip(a), strip(b))
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
+
+func withoutConditionTimes(s core.PodStatus) core.PodStatus {
+	c := s
+	c.Conditions = make([]core.PodCondition, len(s.Conditions))
+	for i, cond := range s.Conditions {
+		cond.LastTransitionTime, cond.LastProbeTime = meta.Time{}, meta.Time{}
+		c.Conditions[i] = cond
+	}
+	return c
 }
 
 // isDirty reports whether uid has a status waiting to be written.
@@ -239,7 +272,7 @@ func (m *statusManager) flush(ctx context.Context, uid meta.UID) error {
 	}
 	m.writes++
 	if e2 := m.entries[uid]; e2 != nil {
-		e2.written, e2.writtenRV = &written.Status, written.ResourceVersion
+		e2.writtenPhase, e2.writtenSum, e2.writtenRV = written.Status.Phase, statusSum(written.Status), written.ResourceVersion
 		sent := st
 		e2.sent = &sent
 	}
