@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -163,4 +164,37 @@ func TestContinueAfterCompaction(t *testing.T) {
 		cont = p.Metadata.Continue
 	}
 	assert.Equal(t, total, found)
+}
+
+// TestRemainingItemCountUnderSelector: a page of a list with a label or
+// field selector leaves remainingItemCount unset (how many of the rest
+// match is unknown), as kube-apiserver does; without one it counts the
+// rest.
+func TestRemainingItemCountUnderSelector(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for i := range 6 {
+		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": fmt.Sprintf("c%d", i), "labels": map[string]string{"half": strconv.Itoa(i % 2)}}})
+		code, out := ts.do(t, "POST", "/api/v1/namespaces/default/configmaps", "application/json", b)
+		require.Equal(t, http.StatusCreated, code, string(out))
+	}
+	for _, tc := range []struct {
+		query string
+		want  *int64
+	}{
+		{"limit=2", ptrTo(int64(4))},
+		{"limit=1&labelSelector=half%3D1", nil},
+		{"limit=1&fieldSelector=metadata.name%21%3Dc0", nil},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			code, body := ts.do(t, "GET", "/api/v1/namespaces/default/configmaps?"+tc.query, "", nil)
+			require.Equal(t, http.StatusOK, code, string(body))
+			var l struct {
+				Metadata meta.ListMeta `json:"metadata"`
+			}
+			require.NoError(t, json.Unmarshal(body, &l))
+			assert.NotEmpty(t, l.Metadata.Continue, "more pages")
+			assert.Equal(t, tc.want, l.Metadata.RemainingItemCount)
+		})
+	}
 }

@@ -233,6 +233,11 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 			return items, listRV, "", nil, nil
 		}
 		if limit > 0 && len(items) >= limit {
+			if f.selects() {
+				// How many of the rest match is unknown: kube-apiserver
+				// leaves remainingItemCount unset under a selector.
+				return items, listRV, res.Continue, nil, nil
+			}
 			rem := res.Remaining
 			return items, listRV, res.Continue, &rem, nil
 		}

@@ -124,6 +124,11 @@ type Filter struct {
 	IncludeUninitialized bool
 }
 
+// selects reports whether f has a label or field selector.
+func (f Filter) selects() bool {
+	return f.Label != nil && !f.Label.Empty() || f.Field != nil && !f.Field.Empty()
+}
+
 func (f Filter) matches(o *cachedObject) bool {
 	if o == nil {
 		return false
