@@ -20,6 +20,7 @@ import (
 	"github.com/orkit/orkit/api/labels"
 	"github.com/orkit/orkit/api/meta"
 	"github.com/orkit/orkit/client"
+	"github.com/orkit/orkit/informer"
 )
 
 func TestWithoutOwner(t *testing.T) {
@@ -199,4 +200,50 @@ func TestClaimObjectsAdoptsWithFinalizerAndSkipsGone(t *testing.T) {
 
 	_, err = ClaimObjects(context.Background(), c, cl, []*core.Pod{stale})
 	assert.True(t, apierrors.IsConflict(err), "a conflict fails the claim: %v", err)
+}
+
+// TestClaimCandidates: an owner's candidates are the objects it controls
+// and its namespace's orphans, found through ControllerIndex; objects
+// other controllers own, and other namespaces' orphans, are not read.
+func TestClaimCandidates(t *testing.T) {
+	yes := true
+	owner := &core.Pod{ObjectMeta: meta.ObjectMeta{Name: "rs", Namespace: "a", UID: "u-rs"}}
+	pod := func(ns, name string, refs ...meta.OwnerReference) *core.Pod {
+		return &core.Pod{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: refs}}
+	}
+	ctrl := func(uid meta.UID) meta.OwnerReference {
+		return meta.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: string(uid), UID: uid, Controller: &yes}
+	}
+	plain := meta.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "cm", UID: "u-cm"} // not a controller
+	ix := informer.NewIndexer[*core.Pod](nil)
+	for _, p := range []*core.Pod{
+		pod("a", "mine-1", ctrl("u-rs")), pod("a", "mine-2", ctrl("u-rs")),
+		pod("a", "other", ctrl("u-other")),
+		pod("a", "orphan"), pod("a", "orphan-with-plain-owner", plain),
+		pod("b", "orphan-elsewhere"), pod("b", "mine-elsewhere", ctrl("u-rs")),
+	} {
+		_, _, err := ix.Put(p)
+		require.NoError(t, err)
+	}
+	_, err := ClaimCandidates(ix, owner)
+	require.ErrorIs(t, err, informer.ErrIndexNotFound, "without the index")
+
+	require.NoError(t, IndexByController(ix))
+	require.NoError(t, IndexByController(ix), "a second controller on the same cache")
+	got, err := ClaimCandidates(ix, owner)
+	require.NoError(t, err)
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Namespace+"/"+p.Name)
+	}
+	// An owner reference never crosses namespaces: a pod in b naming the
+	// owner's UID is not its candidate.
+	assert.ElementsMatch(t, []string{"a/mine-1", "a/mine-2", "a/orphan", "a/orphan-with-plain-owner"}, names)
+
+	// The index follows changes: a released pod becomes an orphan.
+	_, _, err = ix.Put(pod("a", "mine-2"))
+	require.NoError(t, err)
+	orphans, err := ix.ByIndex(ControllerIndex, OrphanKey("a"))
+	require.NoError(t, err)
+	assert.Len(t, orphans, 3)
 }

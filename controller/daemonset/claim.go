@@ -15,10 +15,14 @@ import (
 // it controls that its selector matches, after adopting the orphans it
 // matches and releasing the pods it controls that it no longer matches.
 func (c *Controller) claimPods(ctx context.Context, ds *apps.DaemonSet, sel labels.Selector) ([]*core.Pod, error) {
+	candidates, err := controller.ClaimCandidates(c.podIndex, ds)
+	if err != nil {
+		return nil, err
+	}
 	return controller.ClaimObjects(ctx, c.client, controller.Claim[*core.Pod]{Owner: ds, Ref: ownerRef(ds), Selector: sel,
 		Recheck: func(ctx context.Context) (meta.Object, error) {
 			return client.For[apps.DaemonSet](c.client, ds.Namespace).Get(ctx, ds.Name)
-		}}, c.pods.Namespace(ds.Namespace).List(nil))
+		}}, candidates)
 }
 
 func ownerRef(ds *apps.DaemonSet) meta.OwnerReference {

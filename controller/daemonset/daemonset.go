@@ -39,6 +39,7 @@ type Controller struct {
 	client    *client.Client
 	sets      informer.Lister[*apps.DaemonSet]
 	pods      informer.Lister[*core.Pod]
+	podIndex  *informer.Indexer[*core.Pod] // by controller (ClaimCandidates)
 	nodes     informer.Lister[*core.Node]
 	revisions informer.Lister[*apps.ControllerRevision]
 	exp       *controller.Expectations
@@ -78,7 +79,10 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), nodes: nodeInf.Lister(),
+	if err := controller.IndexByController(podInf.Indexer()); err != nil {
+		return nil, err
+	}
+	c := &Controller{client: m.Client(), sets: dsInf.Lister(), pods: podInf.Lister(), podIndex: podInf.Indexer(), nodes: nodeInf.Lister(),
 		revisions: revInf.Lister(), exp: controller.NewExpectations(nil, 0), backoff: newFailedBackoff(),
 		placement: &nodePlacement{seen: map[string]placementKey{}},
 		log:       cfg.Logger.With("controller", "daemonset"), now: time.Now}

@@ -71,10 +71,12 @@ type Controller struct {
 	client *client.Client
 	jobs   informer.Lister[*batch.Job]
 	pods   informer.Lister[*core.Pod]
-	exp    *controller.Expectations
-	rec    record.Recorder
-	log    *slog.Logger
-	opts   Config
+	// podIndex is the pod cache, indexed by controller (ClaimCandidates).
+	podIndex *informer.Indexer[*core.Pod]
+	exp      *controller.Expectations
+	rec      record.Recorder
+	log      *slog.Logger
+	opts     Config
 }
 
 var _ controller.Reconciler = (*Controller)(nil)
@@ -96,7 +98,10 @@ func New(m *controller.Manager, cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Controller{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(),
+	if err := controller.IndexByController(podInf.Indexer()); err != nil {
+		return nil, err
+	}
+	r := &Controller{client: m.Client(), jobs: jobInf.Lister(), pods: podInf.Lister(), podIndex: podInf.Indexer(),
 		exp: controller.NewExpectations(nil, 0), log: cfg.Logger, opts: cfg}
 	if r.rec = cfg.Recorder; r.rec == nil {
 		if r.rec, err = m.Recorder(Component); err != nil {

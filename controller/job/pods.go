@@ -42,12 +42,16 @@ func (r *Controller) claimPods(ctx context.Context, j *batch.Job) ([]*core.Pod, 
 	if err != nil || sel.Empty() {
 		sel = labels.Nothing()
 	}
+	candidates, err := controller.ClaimCandidates(r.podIndex, j)
+	if err != nil {
+		return nil, err
+	}
 	return controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: j, Ref: OwnerReference(j), Selector: sel,
 		Adoptable: func(p *core.Pod) bool { return !core.IsPodTerminal(p) },
 		Finalizer: batch.JobTrackingFinalizer,
 		Recheck: func(ctx context.Context) (meta.Object, error) {
 			return client.For[batch.Job](r.client, j.Namespace).Get(ctx, j.Name)
-		}}, r.pods.Namespace(j.Namespace).List(nil))
+		}}, candidates)
 }
 
 // releaseOrphans removes the tracking finalizer from pods controlled by a

@@ -37,10 +37,14 @@ func (r *Controller) ownerKey(pod *core.Pod) (controller.Request, bool) {
 // non-matching pods it controls (controller.ClaimObjects).
 func (r *Controller) claimPods(ctx context.Context, owner meta.Object, sel labels.Selector) ([]*core.Pod, error) {
 	m := owner.GetObjectMeta()
+	candidates, err := controller.ClaimCandidates(r.podIndex, owner)
+	if err != nil {
+		return nil, err
+	}
 	owned, err := controller.ClaimObjects(ctx, r.client, controller.Claim[*core.Pod]{Owner: owner, Ref: r.kind.ref(owner), Selector: sel,
 		Recheck: func(ctx context.Context) (meta.Object, error) {
 			return r.kind.fetch(ctx, m.Namespace, m.Name)
-		}}, r.pods.Namespace(m.Namespace).List(nil))
+		}}, candidates)
 	if err != nil {
 		return nil, err
 	}

@@ -44,12 +44,13 @@ type Controller struct {
 	*controller.Controller
 	client *client.Client
 	kind   kindAdapter
-	pods   informer.Lister[*core.Pod]
-	exp    *controller.Expectations
-	burst  int
-	rec    record.Recorder
-	log    *slog.Logger
-	now    func() time.Time
+	// podIndex is the pod cache, indexed by controller (ClaimCandidates).
+	podIndex *informer.Indexer[*core.Pod]
+	exp      *controller.Expectations
+	burst    int
+	rec      record.Recorder
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 var _ controller.Reconciler = (*Controller)(nil)
@@ -105,7 +106,10 @@ func newController(m *controller.Manager, cfg Config, name string, kind kindAdap
 	if err != nil {
 		return nil, err
 	}
-	r := &Controller{client: m.Client(), kind: kind, pods: podInf.Lister(),
+	if err := controller.IndexByController(podInf.Indexer()); err != nil {
+		return nil, err
+	}
+	r := &Controller{client: m.Client(), kind: kind, podIndex: podInf.Indexer(),
 		exp: controller.NewExpectations(nil, 0), burst: cfg.Burst, log: cfg.Logger, now: time.Now}
 	if r.rec = cfg.Recorder; r.rec == nil {
 		component := Component

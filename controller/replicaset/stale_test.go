@@ -42,7 +42,8 @@ func TestNoDoubleCreatesOnStaleCache(t *testing.T) {
 	_, _, err = rsIx.Put(rs)
 	require.NoError(t, err)
 	podIx := informer.NewIndexer[*core.Pod](informer.Indexers[*core.Pod]{informer.NamespaceIndex: informer.IndexByNamespace[*core.Pod]})
-	r := &Controller{client: c, kind: replicaSetKind(c, informer.NewLister(rsIx)), pods: informer.NewLister(podIx), exp: controller.NewExpectations(nil, 0),
+	require.NoError(t, controller.IndexByController(podIx))
+	r := &Controller{client: c, kind: replicaSetKind(c, informer.NewLister(rsIx)), podIndex: podIx, exp: controller.NewExpectations(nil, 0),
 		burst: DefaultBurst, log: testnode.QuietLogger(), now: time.Now}
 	req := controller.Request{Namespace: "default", Name: "web"}
 	listPods := func() []core.Pod {
