@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -246,4 +247,43 @@ func TestClaimCandidates(t *testing.T) {
 	orphans, err := ix.ByIndex(ControllerIndex, OrphanKey("a"))
 	require.NoError(t, err)
 	assert.Len(t, orphans, 3)
+}
+
+// BenchmarkClaimCandidates: one ReplicaSet's sync reading its candidates
+// in a namespace of 150 ReplicaSets × 1,000 pods (the scalability
+// envelope's shape), through the by-controller index against the
+// namespace list ClaimObjects was handed before, each followed by
+// ClaimObjects (nothing to adopt or release: no API calls).
+func BenchmarkClaimCandidates(b *testing.B) {
+	yes := true
+	const owners, perOwner = 150, 1000
+	ix := informer.NewIndexer[*core.Pod](informer.Indexers[*core.Pod]{informer.NamespaceIndex: informer.IndexByNamespace[*core.Pod]})
+	require.NoError(b, IndexByController(ix))
+	for o := range owners {
+		uid := meta.UID(fmt.Sprintf("rs-%d", o))
+		for i := range perOwner {
+			_, _, err := ix.Put(&core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "envelope", Name: fmt.Sprintf("%s-%d", uid, i),
+				Labels:          map[string]string{"app": string(uid)},
+				OwnerReferences: []meta.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: string(uid), UID: uid, Controller: &yes}}}})
+			require.NoError(b, err)
+		}
+	}
+	owner := &core.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "envelope", Name: "rs-7", UID: "rs-7"}}
+	claim := Claim[*core.Pod]{Owner: owner, Selector: labels.SelectorFromSet(labels.Set{"app": "rs-7"})}
+	for _, tc := range []struct {
+		name       string
+		candidates func() []*core.Pod
+	}{
+		{"index", func() []*core.Pod { c, _ := ClaimCandidates(ix, owner); return c }},
+		{"namespace", func() []*core.Pod { return informer.NewLister(ix).Namespace("envelope").List(nil) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				owned, err := ClaimObjects(context.Background(), nil, claim, tc.candidates())
+				if err != nil || len(owned) != perOwner {
+					b.Fatalf("owned %d, err %v", len(owned), err)
+				}
+			}
+		})
+	}
 }
