@@ -34,6 +34,13 @@ type CompactorConfig struct {
 	// watch caches). It runs on the Compactor's goroutine and must not
 	// block long.
 	OnCompact func(rev int64)
+	// BeforeCompact, if set, is called just before this Compactor
+	// compacts the store to rev, on its goroutine. A reader that must not
+	// serve revisions the store no longer has raises its floor here (the
+	// API server's watch caches do), so no moment exists when the store
+	// has compacted but the reader still serves them. When the compaction
+	// then fails, the floor is merely early.
+	BeforeCompact func(rev int64)
 	// Logger receives a line per compaction and per failure; nil discards.
 	Logger *slog.Logger
 }
@@ -110,6 +117,9 @@ func (c *Compactor) Step(ctx context.Context) error {
 	c.last = rev
 	if target <= 0 {
 		return nil // the first round: nothing was seen an interval ago
+	}
+	if c.cfg.BeforeCompact != nil {
+		c.cfg.BeforeCompact(target)
 	}
 	if err := c.store.Compact(ctx, target); err != nil {
 		return fmt.Errorf("compact to revision %d: %w", target, err)

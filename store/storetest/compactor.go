@@ -18,7 +18,15 @@ func testCompactorTurns(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := testContext(t)
 	var compactedA, compactedB []int64
-	a := store.NewCompactor(s, store.CompactorConfig{OnCompact: func(r int64) { compactedA = append(compactedA, r) }})
+	var beforeA []int64
+	var beforeErr error
+	a := store.NewCompactor(s, store.CompactorConfig{
+		OnCompact: func(r int64) { compactedA = append(compactedA, r) },
+		BeforeCompact: func(r int64) {
+			beforeA = append(beforeA, r)
+			_, beforeErr = s.List(ctx, "/ct/", store.ListOptions{Revision: r - 1})
+		},
+	})
 	b := store.NewCompactor(s, store.CompactorConfig{OnCompact: func(r int64) { compactedB = append(compactedB, r) }})
 	write := func(round int) int64 {
 		var rev int64
@@ -47,6 +55,8 @@ func testCompactorTurns(t *testing.T, open Opener) {
 	seenA2 := revision(t, s)
 	require.NoError(t, b.Step(ctx))
 	require.Equal(t, []int64{seenA}, compactedA)
+	assert.Equal(t, compactedA, beforeA, "BeforeCompact runs for each compaction, with its revision")
+	assert.NoError(t, beforeErr, "BeforeCompact runs while the history below the revision is still there")
 	assert.Empty(t, compactedB, "one compaction per round")
 	_, err := s.List(ctx, "/ct/", store.ListOptions{Revision: seenA - 1})
 	assert.ErrorIs(t, err, store.ErrTooOld, "history below the compacted revision is gone")
