@@ -51,6 +51,7 @@ type conn struct {
 	// The fields below are guarded by g.mu.
 	elem *list.Element // in g.clients[client] while unauthenticated
 	busy bool          // a request is in flight
+	used bool          // a request was answered on it
 	once sync.Once
 }
 
@@ -94,19 +95,28 @@ func (g *Guard) admit(c *conn) (victim *conn, ok bool) {
 		g.clients[c.client] = l
 	}
 	if g.max > 0 && l.Len() >= g.max {
-		for e := l.Front(); e != nil; e = e.Next() {
-			if old := e.Value.(*conn); !old.busy {
-				victim = old
-				g.dropLocked(old)
-				break
-			}
+		victim = oldestIdle(l, true)
+		if victim == nil {
+			victim = oldestIdle(l, false)
 		}
 		if victim == nil {
 			return nil, false
 		}
+		g.dropLocked(victim)
 	}
 	c.elem = l.PushBack(c)
 	return victim, true
+}
+
+// oldestIdle is the oldest connection in l with no request in flight;
+// with used, only among those that answered a request already.
+func oldestIdle(l *list.List, used bool) *conn {
+	for e := l.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*conn); !c.busy && (c.used || !used) {
+			return c
+		}
+	}
+	return nil
 }
 
 // dropLocked stops counting c against its client.
@@ -139,6 +149,7 @@ func (g *Guard) Attach(srv *http.Server) {
 		if c := unwrap(nc); c != nil && c.g == g {
 			g.mu.Lock()
 			c.busy = st == http.StateActive
+			c.used = c.used || st == http.StateIdle
 			g.mu.Unlock()
 		}
 		if prevState != nil {
@@ -175,8 +186,10 @@ func Authenticated(ctx context.Context) {
 
 // Stats are a Guard's counters.
 type Stats struct {
-	// Unauthenticated counts the connections now counted against caps.
-	Unauthenticated int
+	// Unauthenticated counts the connections now counted against caps;
+	// Idle, those of them that answered a request and have none in
+	// flight (the first to be evicted).
+	Unauthenticated, Idle int
 	// Refused and Evicted count connections closed at Accept because
 	// their client was at its cap, and idle ones closed to make room.
 	Refused, Evicted int64
@@ -184,13 +197,18 @@ type Stats struct {
 
 // Stats returns the Guard's counters.
 func (g *Guard) Stats() Stats {
+	st := Stats{Refused: g.refused.Load(), Evicted: g.evicted.Load()}
 	g.mu.Lock()
-	n := 0
+	defer g.mu.Unlock()
 	for _, l := range g.clients {
-		n += l.Len()
+		st.Unauthenticated += l.Len()
+		for e := l.Front(); e != nil; e = e.Next() {
+			if c := e.Value.(*conn); c.used && !c.busy {
+				st.Idle++
+			}
+		}
 	}
-	g.mu.Unlock()
-	return Stats{Unauthenticated: n, Refused: g.refused.Load(), Evicted: g.evicted.Load()}
+	return st
 }
 
 // unwrap finds the Guard's conn under nc (a *tls.Conn for HTTPS).

@@ -152,6 +152,40 @@ func TestIdleUnauthenticatedConnectionsAreCapped(t *testing.T) {
 	c.Close()
 }
 
+// TestEvictionSparesConnectionsNotYetUsed: at the cap, the Guard evicts
+// a connection that answered a request without authenticating before an
+// older one still in its TLS handshake, which may yet authenticate.
+func TestEvictionSparesConnectionsNotYetUsed(t *testing.T) {
+	s := startServer(t, serving.Limits{MaxUnauthenticatedConns: 2})
+	slow, err := net.Dial("tcp", s.addr) // connected, no ClientHello yet
+	require.NoError(t, err)
+	defer slow.Close()
+	used := keepAlive(t, s.addr, s.client)
+	require.NotNil(t, used)
+	defer used.Close()
+	// The server marks a connection idle just after writing its answer.
+	require.Eventually(t, func() bool { return s.guard.Stats().Idle == 1 }, 10*time.Second, time.Millisecond)
+	third := keepAlive(t, s.addr, s.client)
+	require.NotNil(t, third, "a new connection at the cap gets in")
+	defer third.Close()
+
+	require.Eventually(t, func() bool { return !open(used) }, 10*time.Second, 10*time.Millisecond,
+		"the used idle connection is evicted")
+	assert.Equal(t, int64(1), s.guard.Stats().Evicted)
+	assert.True(t, open(slow), "the connection still in its handshake is kept")
+	require.NoError(t, slow.SetReadDeadline(time.Time{})) // open set one
+	cfg := s.authed.Clone()
+	cfg.ServerName = "127.0.0.1"
+	tc := tls.Client(slow, cfg)
+	require.NoError(t, tc.Handshake())
+	_, err = io.WriteString(tc, "GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(tc), nil)
+	require.NoError(t, err, "the slow client authenticates on the connection it kept")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
 // TestAuthenticatedConnectionsAreNotCapped: connections that
 // authenticated do not count against the cap.
 func TestAuthenticatedConnectionsAreNotCapped(t *testing.T) {
