@@ -1,11 +1,14 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orkit/orkit/api/meta"
+	"github.com/orkit/orkit/store"
 )
 
 // TestCompactionExpiresOldVersions: the API server compacts its store on
@@ -197,4 +201,67 @@ func TestRemainingItemCountUnderSelector(t *testing.T) {
 			assert.Equal(t, tc.want, l.Metadata.RemainingItemCount)
 		})
 	}
+}
+
+// compactingStore compacts its store past every revision read so far on
+// the first List that continues a page, as a compactor running between
+// two pages of one list would.
+type compactingStore struct {
+	store.Interface
+	once sync.Once
+}
+
+func (s *compactingStore) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
+	if opts.Continue != "" && strings.Contains(prefix, "/configmaps/") {
+		s.once.Do(func() {
+			rev, err := s.Create(ctx, "/test/bump", []byte("x"))
+			if err == nil {
+				err = s.Compact(ctx, rev)
+			}
+			if err != nil {
+				panic(err)
+			}
+		})
+	}
+	return s.Interface.List(ctx, prefix, opts)
+}
+
+// TestFreshListOutlivesCompaction: a paginated list with a selector reads
+// several store pages at one revision; when a compaction removes that
+// revision between them, a list the client started without a continue
+// token starts again at the latest revision rather than answering 410.
+// (A client's own continue token still expires:
+// TestCompactionExpiresOldVersions.)
+func TestFreshListOutlivesCompaction(t *testing.T) {
+	var cs *compactingStore
+	ts := newTestServer(t, func(c *Config) {
+		cs = &compactingStore{Interface: c.Store}
+		c.Store = cs
+		c.CompactionInterval = -1
+	})
+	for i := range 6 {
+		b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": fmt.Sprintf("c%d", i),
+			"labels": map[string]string{"keep": strconv.FormatBool(i >= 4)}}})
+		code, out := ts.do(t, "POST", "/api/v1/namespaces/default/configmaps", "application/json", b)
+		require.Equal(t, http.StatusCreated, code, string(out))
+	}
+	code, body := ts.do(t, "GET", "/api/v1/namespaces/default/configmaps?limit=2&labelSelector=keep%3Dtrue", "", nil)
+	require.Equal(t, http.StatusOK, code, string(body))
+	var list struct {
+		Metadata meta.ListMeta `json:"metadata"`
+		Items    []struct {
+			Metadata meta.ObjectMeta `json:"metadata"`
+		} `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(body, &list))
+	var names []string
+	for _, it := range list.Items {
+		names = append(names, it.Metadata.Name)
+	}
+	assert.Equal(t, []string{"c4", "c5"}, names, "every matching item, from the restarted list")
+	rv, err := strconv.ParseInt(list.Metadata.ResourceVersion, 10, 64)
+	require.NoError(t, err)
+	compacted, err := cs.Revision(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, compacted, rv, "the list is read at the revision after the compaction")
 }

@@ -190,6 +190,10 @@ func (it listItem) object() meta.Object {
 	return it.obj
 }
 
+// maxListRestarts bounds how often listFromStore starts a fresh list
+// again after a compaction overtook it.
+const maxListRestarts = 3
+
 func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv string) ([]listItem, int64, string, *int64, error) {
 	q := req.Query
 	opts := store.ListOptions{Continue: q.Get("continue")}
@@ -208,6 +212,13 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 		}
 		opts.Revision = n
 	}
+	// A list the client started at the latest revision may read several
+	// store pages (a selector skips items) at the first page's revision;
+	// when a compaction removes that revision meanwhile, the list starts
+	// again at the new latest one, as many as maxListRestarts times: the
+	// client asked for no revision, so a 410 would be ours, not its.
+	fresh := opts.Continue == "" && opts.Revision == 0
+	restarts := 0
 	var items []listItem
 	var listRV int64
 	for {
@@ -216,6 +227,11 @@ func (s *Server) listFromStore(ctx context.Context, req *Request, f Filter, rv s
 			opts.Limit = limit - len(items)
 		}
 		res, err := req.resource.storage.ListRaw(ctx, req.Info.Namespace, opts)
+		if err != nil && fresh && opts.Continue != "" && apierrors.IsResourceExpired(err) && restarts < maxListRestarts {
+			restarts++
+			items, opts.Continue, opts.Revision = items[:0], "", 0
+			continue
+		}
 		if err != nil {
 			return nil, 0, "", nil, err
 		}
