@@ -36,11 +36,11 @@ func (k *Kubelet) allocate(pod *core.Pod, ps *podState) *core.Pod {
 		ps.allocated = requirementsOf(pod)
 		return pod
 	}
-	want := requirementsOf(pod)
-	if sameAllocation(want, ps.allocated) {
+	if allocatedAs(pod, ps.allocated) { // every sync: compare in place
 		ps.resizePending = nil
 		return pod
 	}
+	want := requirementsOf(pod)
 	if p := k.resizeFits(pod); p != nil {
 		if ps.resizePending == nil || *ps.resizePending != *p {
 			k.podEvent(pod, core.EventTypeWarning, "ResizeInfeasible", "%s", p.message)
@@ -79,15 +79,33 @@ func (k *Kubelet) resizeFits(pod *core.Pod) *resizePending {
 	return nil
 }
 
-// requirementsOf returns every container's resources by name.
+// requirementsOf returns every container's resources by name. The
+// requests and limits are pod's own maps, not copies: pods from the
+// informer are read-only, and a resize arrives as a new object.
 func requirementsOf(pod *core.Pod) map[string]core.ResourceRequirements {
 	out := make(map[string]core.ResourceRequirements, len(pod.Spec.Containers)+len(pod.Spec.InitContainers))
 	for _, cs := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range cs {
-			out[cs[i].Name] = copyRequirements(cs[i].Resources)
+			out[cs[i].Name] = cs[i].Resources
 		}
 	}
 	return out
+}
+
+// allocatedAs reports whether pod's containers ask for what alloc holds
+// (requirementsOf(pod) equal to alloc), without building the map.
+func allocatedAs(pod *core.Pod, alloc map[string]core.ResourceRequirements) bool {
+	n := 0
+	for _, cs := range [][]core.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			a, ok := alloc[cs[i].Name]
+			if !ok || !sameRequirements(cs[i].Resources, a) {
+				return false
+			}
+			n++
+		}
+	}
+	return n == len(alloc)
 }
 
 // withResources returns a copy of pod whose containers have the given
@@ -246,34 +264,14 @@ func setResizeConditions(st *core.PodStatus, ps *podState, set func(core.PodCond
 	}
 }
 
-// appliedOf is what the container runs with once c's resources are applied.
+// appliedOf is what the container runs with once c's resources are
+// applied. It shares c's maps, which nothing mutates (see requirementsOf).
 func appliedOf(c *core.Container) *core.ResourceRequirements {
-	r := copyRequirements(c.Resources)
+	r := c.Resources
 	return &r
-}
-
-// copyRequirements deep-copies r's requests and limits.
-func copyRequirements(r core.ResourceRequirements) core.ResourceRequirements {
-	out := r
-	out.Requests, out.Limits = r.Requests.DeepCopy(), r.Limits.DeepCopy()
-	return out
 }
 
 // sameRequirements compares requests and limits by value ("1000m" is "1").
 func sameRequirements(a, b core.ResourceRequirements) bool {
 	return a.Requests.Equal(b.Requests) && a.Limits.Equal(b.Limits)
-}
-
-// sameAllocation compares two allocations container by container.
-func sameAllocation(a, b map[string]core.ResourceRequirements) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for name, r := range a {
-		o, ok := b[name]
-		if !ok || !sameRequirements(r, o) {
-			return false
-		}
-	}
-	return true
 }

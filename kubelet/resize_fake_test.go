@@ -171,3 +171,41 @@ func TestOOMScoreAdj(t *testing.T) {
 		})
 	}
 }
+
+// TestAllocatedAs: the in-place comparison agrees with building the
+// allocation and comparing it container by container.
+func TestAllocatedAs(t *testing.T) {
+	pod := func(init, main core.ResourceList) *core.Pod {
+		p := &core.Pod{}
+		p.Spec.InitContainers = []core.Container{{Name: "init", Resources: core.ResourceRequirements{Requests: init}}}
+		p.Spec.Containers = []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: main, Limits: main}}}
+		return p
+	}
+	base := pod(rlist("100m", ""), rlist("1", "1Gi"))
+	alloc := requirementsOf(base)
+	tests := []struct {
+		name string
+		pod  *core.Pod
+		want bool
+	}{
+		{"same object", base, true},
+		{"same values, other spellings", pod(rlist("0.1", ""), rlist("1000m", "1024Mi")), true},
+		{"a container's request changed", pod(rlist("100m", ""), rlist("2", "1Gi")), false},
+		{"an init container's request changed", pod(rlist("200m", ""), rlist("1", "1Gi")), false},
+		{"a container added", func() *core.Pod {
+			p := pod(rlist("100m", ""), rlist("1", "1Gi"))
+			p.Spec.Containers = append(p.Spec.Containers, core.Container{Name: "extra"})
+			return p
+		}(), false},
+		{"a container gone", func() *core.Pod {
+			p := pod(rlist("100m", ""), rlist("1", "1Gi"))
+			p.Spec.InitContainers = nil
+			return p
+		}(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, allocatedAs(tt.pod, alloc))
+		})
+	}
+}

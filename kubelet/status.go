@@ -110,7 +110,7 @@ func (k *Kubelet) computeStatus(ctx context.Context, pod *core.Pod, ps *podState
 
 // containerStatusOf builds one container's status.
 func (k *Kubelet) containerStatusOf(ctx context.Context, c *core.Container, ps *podState, init, stopping bool) core.ContainerStatus {
-	out := core.ContainerStatus{Name: c.Name, Image: c.Image, AllocatedResources: c.Resources.Requests.DeepCopy()}
+	out := core.ContainerStatus{Name: c.Name, Image: c.Image, AllocatedResources: c.Resources.Requests}
 	cs := ps.containers[c.Name]
 	if cs == nil {
 		out.State.Waiting = &core.ContainerStateWaiting{Reason: ReasonContainerCreating}
