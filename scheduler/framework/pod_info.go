@@ -5,6 +5,7 @@ import (
 
 	"github.com/orkit/orkit/api/core"
 	"github.com/orkit/orkit/api/labels"
+	"github.com/orkit/orkit/api/meta"
 )
 
 // AffinityTerm is a parsed PodAffinityTerm: the pods it selects (by label
@@ -94,6 +95,10 @@ type PodInfo struct {
 	Pod             *core.Pod
 	Requests        Resource
 	NonZeroRequests Resource
+	// ControllerUID is the UID of the pod's controller owner reference,
+	// empty without one: spreading plugins compare it for every pod on
+	// every scored node, without reading the pod itself.
+	ControllerUID meta.UID
 
 	RequiredAffinity      []AffinityTerm
 	RequiredAntiAffinity  []AffinityTerm
@@ -109,6 +114,9 @@ type PodInfo struct {
 func NewPodInfo(pod *core.Pod) *PodInfo {
 	pi := &PodInfo{Pod: pod}
 	pi.Requests, pi.NonZeroRequests = PodRequests(pod)
+	if ref := meta.ControllerOf(&pod.ObjectMeta); ref != nil {
+		pi.ControllerUID = ref.UID
+	}
 	aff := pod.Spec.Affinity
 	if aff == nil {
 		return pi

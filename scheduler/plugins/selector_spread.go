@@ -36,7 +36,9 @@ func (SelectorSpread) Score(_ context.Context, _ *framework.CycleState, pod *cor
 }
 
 // CountSiblings counts the pods on ni (not terminating) in pod's
-// namespace with the same controller as pod.
+// namespace with the same controller as pod. It compares the PodInfos'
+// ControllerUID first, so the other controllers' pods cost no read of the
+// pod (a UID names one object, whatever its namespace).
 func CountSiblings(pod *core.Pod, ni *framework.NodeInfo) int64 {
 	ref := meta.ControllerOf(&pod.ObjectMeta)
 	if ref == nil {
@@ -44,10 +46,7 @@ func CountSiblings(pod *core.Pod, ni *framework.NodeInfo) int64 {
 	}
 	var n int64
 	for _, p := range ni.Pods {
-		if p.Pod.Namespace != pod.Namespace || framework.IsTerminating(p.Pod) {
-			continue
-		}
-		if r := meta.ControllerOf(&p.Pod.ObjectMeta); r != nil && r.UID == ref.UID {
+		if p.ControllerUID == ref.UID && p.Pod.Namespace == pod.Namespace && !framework.IsTerminating(p.Pod) {
 			n++
 		}
 	}
